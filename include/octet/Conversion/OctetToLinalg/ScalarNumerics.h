@@ -1,0 +1,41 @@
+//===- ScalarNumerics.h - Emit Octet's scalar rules as IR -----*- C++ -*-===//
+//
+// Builders that emit, with arith/math ops on scalars (or vectors), exactly the
+// steps of octet/Runtime/Numerics.h. Every lowering that quantizes or
+// dequantizes (linalg bodies, kernel epilogues) calls these, so the rules
+// exist once in C++ (constant folding, runtime) and once as IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H
+#define OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H
+
+#include "octet/Dialect/Octet/IR/Octet.h"
+
+namespace mlir {
+class OpBuilder;
+namespace octet {
+
+/// Quantizes `x` (f32/f16/bf16) with `scale` (f32) and `zeroPoint` (i32, or
+/// null for symmetric schemes). Returns a value of the scheme's storage
+/// element type (i8, i4, f8E4M3FN, f8E5M2).
+Value emitQuantize(OpBuilder &b, Location loc, Value x, Value scale,
+                   Value zeroPoint, SchemeAttr scheme);
+
+/// Dequantizes a storage value to `resultType` (f32/f16/bf16); the
+/// arithmetic is f32.
+Value emitDequantize(OpBuilder &b, Location loc, Value q, Value scale,
+                     Value zeroPoint, SchemeAttr scheme, Type resultType);
+
+/// Encodes an f32 value as the bits of an FP8 format (an i32 in [0, 255]).
+Value emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
+                       StorageFormat format, bool saturate);
+
+/// Decodes FP8 bits (an i32 in [0, 255]) to f32.
+Value emitFp8BitsToF32(OpBuilder &b, Location loc, Value bits,
+                       StorageFormat format);
+
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H

@@ -1,0 +1,100 @@
+//===- OctetAttrs.td - Octet attributes --------------------*- tablegen -*-===//
+
+#ifndef OCTET_DIALECT_OCTET_IR_OCTETATTRS_TD
+#define OCTET_DIALECT_OCTET_IR_OCTETATTRS_TD
+
+include "octet/Dialect/Octet/IR/OctetBase.td"
+include "octet/Dialect/Octet/IR/OctetEnums.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Octet_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Octet_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
+  let summary = "How float values map onto stored codes";
+  let description = [{
+    A scheme names the storage format, the granularity of the scale/zero-point
+    parameters, whether the mapping is symmetric, and (for FP8) what happens
+    on overflow.
+
+    Syntax:
+
+    ```
+    #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)?>
+
+    format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2
+    granularity ::= per_tensor | per_axis(axis) | per_group(axis, size)
+    ```
+
+    - Integer formats store signless `i8` (for `i8`, `u8`) or `i4` (for `i4`,
+      `u4`) elements; the scheme says how the bits are read. The code range
+      defaults to the full range of the format and can be narrowed, e.g.
+      `i8<-127:127>`.
+    - FP8 formats store `f8E4M3FN` / `f8E5M2` elements, are always symmetric
+      and default to saturating conversion (finite overflow and +-inf clamp to
+      the largest finite value, like `cvt.rn.satfinite`). `non_saturating`
+      follows ml_dtypes: E4M3FN overflows to NaN, E5M2 to inf.
+    - `per_tensor`: one scale (`tensor<f32>`).
+      `per_axis(a)`: one scale per index of dimension `a` (`tensor<Dxf32>`).
+      `per_group(a, g)`: dimension `a` is split into groups of `g` consecutive
+      elements; the scale tensor has the input's shape with dimension `a`
+      divided by `g`.
+    - `symmetric` (default): zero point 0, no zero-point operand.
+      `asymmetric`: an `i32` zero-point operand with the scale's shape.
+
+    Examples:
+
+    ```mlir
+    #octet.scheme<i8>
+    #octet.scheme<i8<-127:127>, per_axis(0)>
+    #octet.scheme<u8, per_axis(1), asymmetric>
+    #octet.scheme<i4, per_group(1, 32)>
+    #octet.scheme<f8E4M3FN, non_saturating>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::octet::StorageFormat":$format,
+    "::mlir::octet::Granularity":$granularity,
+    "int64_t":$axis,
+    "int64_t":$groupSize,
+    "bool":$symmetric,
+    "bool":$saturate,
+    "int32_t":$qmin,
+    "int32_t":$qmax
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::mlir::octet::StorageFormat":$format,
+                     CArg<"::mlir::octet::Granularity",
+                          "::mlir::octet::Granularity::per_tensor">:$granularity,
+                     CArg<"int64_t", "0">:$axis,
+                     CArg<"int64_t", "0">:$groupSize,
+                     CArg<"bool", "true">:$symmetric,
+                     CArg<"bool", "true">:$saturate), [{
+      auto range = ::mlir::octet::getFullRange(format);
+      return $_get($_ctxt, format, granularity, axis, groupSize, symmetric,
+                   saturate, range.first, range.second);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// True for the FP8 formats.
+    bool isFloat8() const;
+    /// True for u8 and u4.
+    bool isUnsigned() const;
+    /// Bits per stored code (8 or 4).
+    unsigned getStorageBits() const;
+    /// The builtin element type of storage tensors (i8, i4, f8E4M3FN, f8E5M2).
+    ::mlir::Type getStorageElementType() const;
+    /// True when [qmin, qmax] is narrower than the format's full range.
+    bool hasNarrowRange() const;
+    /// The format's name as written in the syntax ("i8", "f8E4M3FN", ...).
+    ::llvm::StringRef getFormatName() const;
+    /// "per_tensor", "per_axis(1)", "per_group(1, 32)".
+    std::string getGranularityString() const;
+  }];
+}
+
+#endif // OCTET_DIALECT_OCTET_IR_OCTETATTRS_TD

@@ -1,0 +1,130 @@
+//===- OctetOps.td - Octet operations ----------------------*- tablegen -*-===//
+
+#ifndef OCTET_DIALECT_OCTET_IR_OCTETOPS_TD
+#define OCTET_DIALECT_OCTET_IR_OCTETOPS_TD
+
+include "octet/Dialect/Octet/IR/OctetBase.td"
+include "octet/Dialect/Octet/IR/OctetAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Octet_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Octet_StorageTensor
+    : RankedTensorOf<[I8, I<4>, F8E4M3FN, F8E5M2]>;
+def Octet_ScaleTensor : RankedTensorOf<[F32]>;
+def Octet_ZeroPointTensor : RankedTensorOf<[I32]>;
+
+def Octet_QuantizeOp : Octet_Op<"quantize", [Pure]> {
+  let summary = "Quantize a float tensor to storage codes";
+  let description = [{
+    Maps each element `x` of `input` to a stored code with the parameters of
+    its group (chosen by the scheme's granularity). All arithmetic is f32
+    (`f16`/`bf16` inputs are extended first).
+
+    - Integer formats: `q = clamp(roundHalfEven(x / scale) + zp, qmin, qmax)`.
+      The division is a true division (ONNX QuantizeLinear / StableHLO), the
+      sum and the clamp happen in f32 before narrowing. NaN quantizes to the
+      zero point; +-inf saturate to qmax/qmin.
+    - FP8 formats: `q = fp8(x / scale)` with round-to-nearest-even. Saturating
+      schemes clamp finite overflow and +-inf to +-max finite (448 for
+      E4M3FN, 57344 for E5M2); `non_saturating` ones overflow to NaN (E4M3FN)
+      or inf (E5M2). NaN stays NaN, -0 stays -0.
+
+    `scale` must hold positive finite values; its shape follows the scheme's
+    granularity. Asymmetric schemes take an `i32` zero point of the scale's
+    shape with values inside [qmin, qmax].
+
+    Example:
+
+    ```mlir
+    %q = octet.quantize %w scale(%s : tensor<16xf32>)
+           #octet.scheme<i8, per_axis(0)> : tensor<16x64xf32> -> tensor<16x64xi8>
+    %a = octet.quantize %x scale(%sx : tensor<f32>) zero_point(%zx : tensor<i32>)
+           #octet.scheme<u8, asymmetric> : tensor<4x64xf32> -> tensor<4x64xi8>
+    ```
+
+    With constant operands the op folds to a constant computed by the same
+    numerics core as the generated code.
+  }];
+  let arguments = (ins Octet_FloatTensor:$input,
+                       Octet_ScaleTensor:$scale,
+                       Optional<Octet_ZeroPointTensor>:$zero_point,
+                       Octet_SchemeAttr:$scheme);
+  let results = (outs Octet_StorageTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` `(` $scale `:` type($scale) `)`
+    (`zero_point` `(` $zero_point^ `:` type($zero_point) `)`)?
+    `as` $scheme attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Octet_DequantizeOp : Octet_Op<"dequantize", [Pure]> {
+  let summary = "Map storage codes back to float values";
+  let description = [{
+    `x = float(q - zp) * scale` for integer formats and
+    `x = decode(q) * scale` for FP8 formats, computed in f32 and rounded to the
+    result's float type. Parameter shapes follow the scheme's granularity, as
+    for `octet.quantize`.
+
+    `dequantize(quantize(x))` is never folded away: it is exactly how the
+    quantization error enters a model.
+
+    Example:
+
+    ```mlir
+    %w = octet.dequantize %q scale(%s : tensor<16x2xf32>)
+           #octet.scheme<i4, per_group(1, 32)> : tensor<16x64xi4> -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Octet_StorageTensor:$input,
+                       Octet_ScaleTensor:$scale,
+                       Optional<Octet_ZeroPointTensor>:$zero_point,
+                       Octet_SchemeAttr:$scheme);
+  let results = (outs Octet_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` `(` $scale `:` type($scale) `)`
+    (`zero_point` `(` $zero_point^ `:` type($zero_point) `)`)?
+    `as` $scheme attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Octet_RequantizeOp : Octet_Op<"requantize",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "Re-encode codes from one scheme and parameters to another";
+  let description = [{
+    Exactly `quantize(dequantize(input, in_scale, in_zp), out_scale, out_zp)`
+    with an f32 intermediate: the same bits as the unfused pair, in one op.
+    Both schemes are checked against the input/result shapes like the
+    corresponding quantize and dequantize.
+
+    Example:
+
+    ```mlir
+    %r = octet.requantize %q scale(%s0 : tensor<f32>) #octet.scheme<i8>
+           to scale(%s1 : tensor<f32>) zero_point(%z1 : tensor<i32>)
+           #octet.scheme<u8, asymmetric> : tensor<8xi8> -> tensor<8xi8>
+    ```
+  }];
+  let arguments = (ins Octet_StorageTensor:$input,
+                       Octet_ScaleTensor:$in_scale,
+                       Optional<Octet_ZeroPointTensor>:$in_zero_point,
+                       Octet_ScaleTensor:$out_scale,
+                       Optional<Octet_ZeroPointTensor>:$out_zero_point,
+                       Octet_SchemeAttr:$in_scheme,
+                       Octet_SchemeAttr:$out_scheme);
+  let results = (outs Octet_StorageTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` `(` $in_scale `:` type($in_scale) `)`
+    (`zero_point` `(` $in_zero_point^ `:` type($in_zero_point) `)`)?
+    `as` $in_scheme `to`
+    `scale` `(` $out_scale `:` type($out_scale) `)`
+    (`zero_point` `(` $out_zero_point^ `:` type($out_zero_point) `)`)?
+    `as` $out_scheme attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // OCTET_DIALECT_OCTET_IR_OCTETOPS_TD

@@ -1,0 +1,233 @@
+//===- OctetToLinalg.cpp - Lower octet ops to linalg.generic --------------===//
+
+#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_CONVERTOCTETTOLINALG
+#include "octet/Conversion/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+
+namespace {
+
+/// The iteration space of an element-wise octet op and how its parameters
+/// are indexed. Per-group schemes expand the grouped dimension `a` into
+/// (size / g, g) so that every indexing map is a projected permutation.
+struct ElementwiseSpace {
+  Value input;                  ///< Input, expanded for per-group.
+  SmallVector<AffineMap> paramMaps;
+  unsigned rank = 0;            ///< Rank of the iteration space.
+  std::optional<SmallVector<ReassociationIndices>> reassociation;
+};
+
+/// The map from the iteration space to a parameter tensor of `scheme`.
+static AffineMap paramMap(MLIRContext *ctx, SchemeAttr scheme, unsigned rank) {
+  switch (scheme.getGranularity()) {
+  case Granularity::per_tensor:
+    return AffineMap::get(rank, 0, ctx);
+  case Granularity::per_axis:
+    return AffineMap::get(rank, 0, getAffineDimExpr(scheme.getAxis(), ctx));
+  case Granularity::per_group: {
+    // Iteration space has rank + 1 dims; drop the in-group dim (axis + 1).
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != scheme.getAxis() + 1)
+        exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(rank, 0, exprs, ctx);
+  }
+  }
+  llvm_unreachable("unknown granularity");
+}
+
+static FailureOr<ElementwiseSpace>
+buildSpace(OpBuilder &b, Location loc, Value input, SchemeAttr scheme) {
+  auto type = cast<RankedTensorType>(input.getType());
+  ElementwiseSpace space;
+  space.rank = type.getRank();
+  space.input = input;
+  if (scheme.getGranularity() == Granularity::per_group) {
+    int64_t axis = scheme.getAxis();
+    int64_t g = scheme.getGroupSize();
+    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> outputShape;
+    SmallVector<ReassociationIndices> reassociation;
+    for (int64_t d = 0, r = type.getRank(); d < r; ++d) {
+      int64_t size = type.getDimSize(d);
+      OpFoldResult dimSize =
+          ShapedType::isDynamic(size)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, input, d).getResult())
+              : OpFoldResult(b.getIndexAttr(size));
+      if (d != axis) {
+        reassociation.push_back({static_cast<int64_t>(shape.size())});
+        shape.push_back(size);
+        outputShape.push_back(dimSize);
+        continue;
+      }
+      reassociation.push_back({static_cast<int64_t>(shape.size()),
+                               static_cast<int64_t>(shape.size() + 1)});
+      if (ShapedType::isDynamic(size)) {
+        Value groups = arith::DivUIOp::create(
+            b, loc, cast<Value>(dimSize),
+            arith::ConstantIndexOp::create(b, loc, g));
+        shape.push_back(ShapedType::kDynamic);
+        outputShape.push_back(groups);
+      } else {
+        shape.push_back(size / g);
+        outputShape.push_back(b.getIndexAttr(size / g));
+      }
+      shape.push_back(g);
+      outputShape.push_back(b.getIndexAttr(g));
+    }
+    auto expandedType = RankedTensorType::get(shape, type.getElementType());
+    space.input = tensor::ExpandShapeOp::create(b, loc, expandedType, input,
+                                                reassociation, outputShape);
+    space.reassociation = reassociation;
+    space.rank = shape.size();
+  }
+  return space;
+}
+
+/// Builds `linalg.generic` applying `body` element-wise to `space.input` with
+/// the parameters broadcast by `paramMap`, producing `resultElementType`.
+static Value buildGeneric(
+    OpBuilder &b, Location loc, const ElementwiseSpace &space,
+    SchemeAttr scheme, ValueRange params, Type resultElementType,
+    Type finalType,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(space.input.getType());
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(b, loc, space.input);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, resultElementType);
+
+  AffineMap id = AffineMap::getMultiDimIdentityMap(space.rank, ctx);
+  SmallVector<AffineMap> maps{id};
+  SmallVector<Value> inputs{space.input};
+  for (Value p : params) {
+    if (!p)
+      continue;
+    inputs.push_back(p);
+    maps.push_back(paramMap(ctx, scheme, space.rank));
+  }
+  maps.push_back(id);
+  SmallVector<utils::IteratorType> iterators(space.rank,
+                                             utils::IteratorType::parallel);
+  (void)inType;
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  Value result = generic.getResult(0);
+  if (space.reassociation)
+    result = tensor::CollapseShapeOp::create(b, loc, finalType, result,
+                                             *space.reassociation);
+  return result;
+}
+
+struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SchemeAttr scheme = op.getScheme();
+    FailureOr<ElementwiseSpace> space =
+        buildSpace(rewriter, loc, adaptor.getInput(), scheme);
+    if (failed(space))
+      return rewriter.notifyMatchFailure(op, "cannot build iteration space");
+    bool hasZp = static_cast<bool>(adaptor.getZeroPoint());
+    Value result = buildGeneric(
+        rewriter, loc, *space, scheme,
+        {adaptor.getScale(), adaptor.getZeroPoint()},
+        scheme.getStorageElementType(), op.getType(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return emitQuantize(b, l, args[0], args[1], hasZp ? args[2] : Value(),
+                              scheme);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DequantizeLowering : OpConversionPattern<DequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SchemeAttr scheme = op.getScheme();
+    FailureOr<ElementwiseSpace> space =
+        buildSpace(rewriter, loc, adaptor.getInput(), scheme);
+    if (failed(space))
+      return rewriter.notifyMatchFailure(op, "cannot build iteration space");
+    bool hasZp = static_cast<bool>(adaptor.getZeroPoint());
+    Type floatType = op.getType().getElementType();
+    Value result = buildGeneric(
+        rewriter, loc, *space, scheme,
+        {adaptor.getScale(), adaptor.getZeroPoint()}, floatType, op.getType(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return emitDequantize(b, l, args[0], args[1],
+                                hasZp ? args[2] : Value(), scheme, floatType);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// requantize is defined as quantize(dequantize(x)) with an f32
+/// intermediate; lower it as exactly that pair (elementwise fusion merges the
+/// two generics when the granularities allow).
+struct RequantizeLowering : OpConversionPattern<RequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto f32Type = RankedTensorType::get(op.getType().getShape(),
+                                         rewriter.getF32Type());
+    Value x = DequantizeOp::create(rewriter, loc, f32Type, adaptor.getInput(),
+                                   adaptor.getInScale(),
+                                   adaptor.getInZeroPoint(),
+                                   op.getInScheme());
+    rewriter.replaceOpWithNewOp<QuantizeOp>(
+        op, op.getType(), x, adaptor.getOutScale(), adaptor.getOutZeroPoint(),
+        op.getOutScheme());
+    return success();
+  }
+};
+
+struct ConvertOctetToLinalgPass
+    : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateOctetToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering>(
+      patterns.getContext());
+}

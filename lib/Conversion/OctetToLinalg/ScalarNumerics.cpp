@@ -1,0 +1,195 @@
+//===- ScalarNumerics.cpp - Emit Octet's scalar rules as IR ---------------===//
+//
+// Mirrors octet/Runtime/Numerics.h step by step; keep the two in sync (the
+// integration tests compare both against numpy/ml_dtypes bit for bit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "octet/Runtime/Numerics.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+namespace num = ::octet::numerics;
+
+namespace {
+/// Small helper that builds constants and ops of a (possibly vector) shape.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+  Type shapeOf; ///< Scalar or vector type whose shape new values take.
+
+  Type like(Type elementType) const {
+    if (auto vt = dyn_cast<VectorType>(shapeOf))
+      return VectorType::get(vt.getShape(), elementType, vt.getScalableDims());
+    return elementType;
+  }
+  Value i32(uint32_t v) const {
+    Type t = like(b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, t,
+        isa<VectorType>(t)
+            ? cast<TypedAttr>(DenseElementsAttr::get(
+                  cast<ShapedType>(t), b.getI32IntegerAttr(v).getValue()))
+            : cast<TypedAttr>(b.getI32IntegerAttr(v)));
+  }
+  Value f32(float v) const {
+    Type t = like(b.getF32Type());
+    return arith::ConstantOp::create(
+        b, loc, t,
+        isa<VectorType>(t)
+            ? cast<TypedAttr>(DenseElementsAttr::get(
+                  cast<ShapedType>(t), b.getF32FloatAttr(v).getValue()))
+            : cast<TypedAttr>(b.getF32FloatAttr(v)));
+  }
+  Value and_(Value a, Value c) const { return arith::AndIOp::create(b, loc, a, c); }
+  Value or_(Value a, Value c) const { return arith::OrIOp::create(b, loc, a, c); }
+  Value add(Value a, Value c) const { return arith::AddIOp::create(b, loc, a, c); }
+  Value sub(Value a, Value c) const { return arith::SubIOp::create(b, loc, a, c); }
+  Value shl(Value a, uint32_t n) const {
+    return arith::ShLIOp::create(b, loc, a, i32(n));
+  }
+  Value shr(Value a, uint32_t n) const {
+    return arith::ShRUIOp::create(b, loc, a, i32(n));
+  }
+  Value cmp(arith::CmpIPredicate p, Value a, Value c) const {
+    return arith::CmpIOp::create(b, loc, p, a, c);
+  }
+  Value select(Value c, Value t, Value f) const {
+    return arith::SelectOp::create(b, loc, c, t, f);
+  }
+  Value bitcast(Value v, Type elementType) const {
+    return arith::BitcastOp::create(b, loc, like(elementType), v);
+  }
+};
+} // namespace
+
+Value mlir::octet::emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
+                                    StorageFormat format, bool saturate) {
+  using P = arith::CmpIPredicate;
+  Emitter e{b, loc, x.getType()};
+  const num::Fp8Spec s = num::fp8Spec(static_cast<num::StorageFormat>(format));
+  const unsigned shift = 23 - s.manBits;
+  const uint32_t rebias = static_cast<uint32_t>(127 - s.bias);
+  const uint32_t minNormal = (rebias + 1) << 23;
+  const uint32_t magic = (rebias + 1 - s.manBits + 23) << 23;
+
+  Value u = e.bitcast(x, b.getI32Type());
+  Value sign = e.and_(e.shr(u, 24), e.i32(0x80));
+  Value a = e.and_(u, e.i32(0x7fffffff));
+  Value isNan = e.cmp(P::ugt, a, e.i32(0x7f800000));
+
+  // Subnormal (and zero) path: the FPU rounds at the fp8 quantum.
+  Value sum = arith::AddFOp::create(b, loc, e.bitcast(a, b.getF32Type()),
+                                    e.f32(num::floatOf(magic)));
+  Value sub = e.sub(e.bitcast(sum, b.getI32Type()), e.i32(magic));
+
+  // Normal path: round-to-nearest-even on the bits, then rebias.
+  Value odd = e.and_(e.shr(a, shift), e.i32(1));
+  Value rounded = e.add(e.add(a, e.i32((1u << (shift - 1)) - 1u)), odd);
+  Value norm = e.sub(e.shr(rounded, shift), e.i32(rebias << s.manBits));
+
+  Value code = e.select(e.cmp(P::ult, a, e.i32(minNormal)), sub, norm);
+  Value over = e.cmp(P::ugt, code, e.i32(s.maxCode));
+  code = e.select(over, e.i32(saturate ? s.maxCode : s.infCode), code);
+  code = e.select(isNan, e.i32(s.nanCode), code);
+  return e.or_(sign, code);
+}
+
+Value mlir::octet::emitFp8BitsToF32(OpBuilder &b, Location loc, Value c,
+                                    StorageFormat format) {
+  using P = arith::CmpIPredicate;
+  Emitter e{b, loc, c.getType()};
+  const num::Fp8Spec s = num::fp8Spec(static_cast<num::StorageFormat>(format));
+  const uint32_t manMask = (1u << s.manBits) - 1u;
+
+  Value sign = e.shl(e.and_(c, e.i32(0x80)), 24);
+  Value mag = e.and_(c, e.i32(0x7f));
+  Value ex = e.shr(mag, s.manBits);
+  Value m = e.and_(mag, e.i32(manMask));
+
+  Value normal = e.or_(e.shl(e.add(ex, e.i32(127u - s.bias)), 23),
+                       e.shl(m, 23 - s.manBits));
+  // Subnormal: m * 2^(1 - bias - manBits), exact in f32.
+  Value mf = arith::UIToFPOp::create(b, loc, e.like(b.getF32Type()), m);
+  Value subf = arith::MulFOp::create(
+      b, loc, mf,
+      e.f32(std::ldexp(1.0f, 1 - s.bias - static_cast<int>(s.manBits))));
+  Value bits = e.select(e.cmp(P::eq, ex, e.i32(0)),
+                        e.bitcast(subf, b.getI32Type()), normal);
+  if (s.hasInf) {
+    Value special = e.cmp(P::eq, ex, e.i32((1u << s.expBits) - 1u));
+    Value infOrNan = e.select(e.cmp(P::eq, m, e.i32(0)), e.i32(0x7f800000),
+                              e.i32(0x7fc00000));
+    bits = e.select(special, infOrNan, bits);
+  } else {
+    bits = e.select(e.cmp(P::eq, mag, e.i32(s.nanCode)), e.i32(0x7fc00000),
+                    bits);
+  }
+  return e.bitcast(e.or_(bits, sign), b.getF32Type());
+}
+
+Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
+                                Value scale, Value zeroPoint,
+                                SchemeAttr scheme) {
+  Emitter e{b, loc, x.getType()};
+  Type f32 = e.like(b.getF32Type());
+  if (getElementTypeOrSelf(x.getType()) != b.getF32Type())
+    x = arith::ExtFOp::create(b, loc, f32, x);
+  Value v = arith::DivFOp::create(b, loc, x, scale);
+  Type storage = e.like(scheme.getStorageElementType());
+
+  if (scheme.isFloat8()) {
+    Value bits =
+        emitF32ToFp8Bits(b, loc, v, scheme.getFormat(), scheme.getSaturate());
+    Value byte = arith::TruncIOp::create(b, loc, e.like(b.getI8Type()), bits);
+    return arith::BitcastOp::create(b, loc, storage, byte);
+  }
+
+  v = math::RoundEvenOp::create(b, loc, v);
+  Value isNan =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  v = e.select(isNan, e.f32(0.0f), v);
+  if (zeroPoint)
+    v = arith::AddFOp::create(
+        b, loc, v, arith::SIToFPOp::create(b, loc, f32, zeroPoint));
+  v = arith::MaxNumFOp::create(b, loc, v,
+                               e.f32(static_cast<float>(scheme.getQmin())));
+  v = arith::MinNumFOp::create(b, loc, v,
+                               e.f32(static_cast<float>(scheme.getQmax())));
+  // In range now: convert to i32 first (u8 codes above 127 do not fit a
+  // signed i8), then keep the low bits.
+  Value i = arith::FPToSIOp::create(b, loc, e.like(b.getI32Type()), v);
+  return arith::TruncIOp::create(b, loc, storage, i);
+}
+
+Value mlir::octet::emitDequantize(OpBuilder &b, Location loc, Value q,
+                                  Value scale, Value zeroPoint,
+                                  SchemeAttr scheme, Type resultType) {
+  Emitter e{b, loc, q.getType()};
+  Type i32 = e.like(b.getI32Type());
+  Type f32 = e.like(b.getF32Type());
+  Value x;
+  if (scheme.isFloat8()) {
+    Value byte = arith::BitcastOp::create(b, loc, e.like(b.getI8Type()), q);
+    Value bits = arith::ExtUIOp::create(b, loc, i32, byte);
+    x = emitFp8BitsToF32(b, loc, bits, scheme.getFormat());
+  } else {
+    Value wide = scheme.isUnsigned()
+                     ? arith::ExtUIOp::create(b, loc, i32, q).getResult()
+                     : arith::ExtSIOp::create(b, loc, i32, q).getResult();
+    if (zeroPoint)
+      wide = arith::SubIOp::create(b, loc, wide, zeroPoint);
+    x = arith::SIToFPOp::create(b, loc, f32, wide);
+  }
+  x = arith::MulFOp::create(b, loc, x, scale);
+  Type target = e.like(getElementTypeOrSelf(resultType));
+  if (target != f32)
+    x = arith::TruncFOp::create(b, loc, target, x);
+  return x;
+}

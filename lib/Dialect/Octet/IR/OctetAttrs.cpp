@@ -1,0 +1,219 @@
+//===- OctetAttrs.cpp - Octet attributes ----------------------------------===//
+
+#include "octet/Dialect/Octet/IR/Octet.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "octet/Runtime/Numerics.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+
+#define GET_ATTRDEF_CLASSES
+#include "octet/Dialect/Octet/IR/OctetAttrs.cpp.inc"
+
+namespace num = ::octet::numerics;
+
+void OctetDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "octet/Dialect/Octet/IR/OctetAttrs.cpp.inc"
+      >();
+}
+
+static_assert(static_cast<int>(StorageFormat::i8) ==
+                  static_cast<int>(num::StorageFormat::I8) &&
+              static_cast<int>(StorageFormat::u8) ==
+                  static_cast<int>(num::StorageFormat::U8) &&
+              static_cast<int>(StorageFormat::i4) ==
+                  static_cast<int>(num::StorageFormat::I4) &&
+              static_cast<int>(StorageFormat::u4) ==
+                  static_cast<int>(num::StorageFormat::U4) &&
+              static_cast<int>(StorageFormat::f8E4M3FN) ==
+                  static_cast<int>(num::StorageFormat::F8E4M3FN) &&
+              static_cast<int>(StorageFormat::f8E5M2) ==
+                  static_cast<int>(num::StorageFormat::F8E5M2),
+              "dialect and numerics storage formats must agree");
+
+std::pair<int32_t, int32_t> mlir::octet::getFullRange(StorageFormat format) {
+  num::IntRange r =
+      num::fullRange(static_cast<num::StorageFormat>(format));
+  return {r.qmin, r.qmax};
+}
+
+bool SchemeAttr::isFloat8() const {
+  return num::isFloat8(static_cast<num::StorageFormat>(getFormat()));
+}
+bool SchemeAttr::isUnsigned() const {
+  return num::isUnsigned(static_cast<num::StorageFormat>(getFormat()));
+}
+unsigned SchemeAttr::getStorageBits() const {
+  return num::storageBits(static_cast<num::StorageFormat>(getFormat()));
+}
+bool SchemeAttr::hasNarrowRange() const {
+  auto full = getFullRange(getFormat());
+  return !isFloat8() && (getQmin() != full.first || getQmax() != full.second);
+}
+StringRef SchemeAttr::getFormatName() const {
+  return stringifyStorageFormat(getFormat());
+}
+
+Type SchemeAttr::getStorageElementType() const {
+  MLIRContext *ctx = getContext();
+  switch (getFormat()) {
+  case StorageFormat::i8:
+  case StorageFormat::u8:
+    return IntegerType::get(ctx, 8);
+  case StorageFormat::i4:
+  case StorageFormat::u4:
+    return IntegerType::get(ctx, 4);
+  case StorageFormat::f8E4M3FN:
+    return Float8E4M3FNType::get(ctx);
+  case StorageFormat::f8E5M2:
+    return Float8E5M2Type::get(ctx);
+  }
+  llvm_unreachable("unknown storage format");
+}
+
+std::string SchemeAttr::getGranularityString() const {
+  switch (getGranularity()) {
+  case Granularity::per_tensor:
+    return "per_tensor";
+  case Granularity::per_axis:
+    return ("per_axis(" + Twine(getAxis()) + ")").str();
+  case Granularity::per_group:
+    return ("per_group(" + Twine(getAxis()) + ", " + Twine(getGroupSize()) +
+            ")")
+        .str();
+  }
+  llvm_unreachable("unknown granularity");
+}
+
+LogicalResult
+SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   StorageFormat format, Granularity granularity, int64_t axis,
+                   int64_t groupSize, bool symmetric, bool saturate,
+                   int32_t qmin, int32_t qmax) {
+  bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(format));
+  if (fp8) {
+    if (!symmetric)
+      return emitError() << "FP8 schemes are symmetric; '"
+                         << stringifyStorageFormat(format)
+                         << "' cannot be asymmetric";
+  } else {
+    if (!saturate)
+      return emitError() << "'non_saturating' applies to FP8 formats only, "
+                            "not '"
+                         << stringifyStorageFormat(format) << "'";
+    auto full = getFullRange(format);
+    if (qmin < full.first || qmax > full.second || qmin >= qmax)
+      return emitError() << "code range [" << qmin << ", " << qmax
+                         << "] is not a non-empty sub-range of '"
+                         << stringifyStorageFormat(format) << "' ["
+                         << full.first << ", " << full.second << "]";
+  }
+  if (granularity != Granularity::per_tensor && axis < 0)
+    return emitError() << "axis must be non-negative, got " << axis;
+  if (granularity == Granularity::per_group && groupSize <= 0)
+    return emitError() << "group size must be positive, got " << groupSize;
+  return success();
+}
+
+Attribute SchemeAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  // `u8`/`u4` lex as bare identifiers; `i8`, `i4` and the FP8 names lex as
+  // builtin types.
+  std::string formatName;
+  StringRef keyword;
+  if (succeeded(parser.parseOptionalKeyword(&keyword))) {
+    formatName = keyword.str();
+  } else {
+    Type type;
+    if (parser.parseType(type))
+      return {};
+    llvm::raw_string_ostream os(formatName);
+    os << type;
+  }
+  std::optional<StorageFormat> format = symbolizeStorageFormat(formatName);
+  if (!format) {
+    parser.emitError(loc) << "unknown storage format '" << formatName
+                          << "'; expected one of i8, u8, i4, u4, f8E4M3FN, "
+                             "f8E5M2";
+    return {};
+  }
+  auto [qmin, qmax] = getFullRange(*format);
+  if (succeeded(parser.parseOptionalLess())) {
+    // Re-parse the whole `<qmin:qmax>` group: parseRange expects the `<`.
+    if (parser.parseInteger(qmin) || parser.parseColon() ||
+        parser.parseInteger(qmax) || parser.parseGreater())
+      return {};
+  }
+  Granularity granularity = Granularity::per_tensor;
+  int64_t axis = 0, groupSize = 0;
+  bool symmetric = true, saturate = true;
+  bool seenGranularity = false, seenSymmetry = false, seenOverflow = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc kwLoc = parser.getCurrentLocation();
+    StringRef kw;
+    if (parser.parseKeyword(&kw))
+      return {};
+    auto duplicate = [&](bool &seen, StringRef what) {
+      if (seen) {
+        parser.emitError(kwLoc) << "the " << what << " is given twice";
+        return true;
+      }
+      seen = true;
+      return false;
+    };
+    if (kw == "per_tensor" || kw == "per_axis" || kw == "per_group") {
+      if (duplicate(seenGranularity, "granularity"))
+        return {};
+      granularity = *symbolizeGranularity(kw);
+      if (granularity == Granularity::per_tensor)
+        continue;
+      if (parser.parseLParen() || parser.parseInteger(axis))
+        return {};
+      if (granularity == Granularity::per_group &&
+          (parser.parseComma() || parser.parseInteger(groupSize)))
+        return {};
+      if (parser.parseRParen())
+        return {};
+    } else if (kw == "symmetric" || kw == "asymmetric") {
+      if (duplicate(seenSymmetry, "symmetry"))
+        return {};
+      symmetric = kw == "symmetric";
+    } else if (kw == "saturate" || kw == "non_saturating") {
+      if (duplicate(seenOverflow, "overflow mode"))
+        return {};
+      saturate = kw == "saturate";
+    } else {
+      parser.emitError(kwLoc)
+          << "unknown scheme keyword '" << kw
+          << "'; expected per_tensor, per_axis(axis), per_group(axis, size), "
+             "symmetric, asymmetric, saturate or non_saturating";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return SchemeAttr::getChecked(
+      [&]() { return parser.emitError(loc); }, ctx, *format, granularity, axis,
+      groupSize, symmetric, saturate, qmin, qmax);
+}
+
+void SchemeAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getFormatName();
+  if (hasNarrowRange())
+    printer << "<" << getQmin() << ":" << getQmax() << ">";
+  if (getGranularity() != Granularity::per_tensor)
+    printer << ", " << getGranularityString();
+  if (!getSymmetric())
+    printer << ", asymmetric";
+  if (!getSaturate())
+    printer << ", non_saturating";
+  printer << ">";
+}

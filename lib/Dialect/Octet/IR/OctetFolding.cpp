@@ -1,0 +1,127 @@
+//===- OctetFolding.cpp - Compile-time evaluation of octet ops ------------===//
+
+#include "octet/Dialect/Octet/IR/OctetFolding.h"
+
+#include "mlir/IR/Matchers.h"
+#include "octet/Runtime/Numerics.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+namespace num = ::octet::numerics;
+
+ParamIndexer::ParamIndexer(SchemeAttr scheme, ArrayRef<int64_t> shape)
+    : kind(scheme.getGranularity()) {
+  if (kind == Granularity::per_tensor)
+    return;
+  int64_t axis = scheme.getAxis();
+  dim = shape[axis];
+  for (int64_t d : shape.drop_front(axis + 1))
+    inner *= d;
+  if (kind == Granularity::per_group)
+    group = scheme.getGroupSize();
+}
+
+bool mlir::octet::sameParameterValues(Value a, Value b) {
+  if (a == b)
+    return true;
+  if (!a || !b)
+    return false;
+  Attribute ca, cb;
+  if (!matchPattern(a, m_Constant(&ca)) || !matchPattern(b, m_Constant(&cb)))
+    return false;
+  return ca == cb;
+}
+
+bool mlir::octet::isExactRoundTrip(DequantizeOp dq, QuantizeOp q) {
+  if (dq.getScheme() != q.getScheme() ||
+      dq.getInput().getType() != q.getResult().getType() ||
+      !sameParameterValues(dq.getScale(), q.getScale()) ||
+      !sameParameterValues(dq.getZeroPoint(), q.getZeroPoint()))
+    return false;
+  Type floatType = dq.getResult().getType().getElementType();
+  // Every code survives an f32 round trip for positive, finite, normal
+  // scales: |q - zp| <= 255 needs 9 bits of f32's 24.
+  if (floatType.isF32())
+    return true;
+  // f16 keeps 11 bits, enough for 8-bit codes, but only inside its normal
+  // range: require constant scales with s >= 2^-14 and (qmax - qmin) * s
+  // below f16's max.
+  if (!floatType.isF16() || dq.getScheme().isFloat8())
+    return false;
+  DenseElementsAttr scales;
+  if (!matchPattern(dq.getScale(), m_Constant(&scales)))
+    return false;
+  double span = dq.getScheme().getQmax() - dq.getScheme().getQmin();
+  for (float s : getFloatValues(scales))
+    if (s < 0x1p-14f || span * s > 65504.0)
+      return false;
+  return true;
+}
+
+std::vector<float> mlir::octet::getFloatValues(DenseElementsAttr attr) {
+  std::vector<float> out;
+  out.reserve(attr.getNumElements());
+  Type et = attr.getElementType();
+  if (et.isF32()) {
+    for (float v : attr.getValues<float>())
+      out.push_back(v);
+    return out;
+  }
+  for (APFloat v : attr.getValues<APFloat>()) {
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    out.push_back(v.convertToFloat());
+  }
+  return out;
+}
+
+DenseElementsAttr mlir::octet::getStorageAttr(RankedTensorType type,
+                                              ArrayRef<int32_t> codes) {
+  Type et = type.getElementType();
+  if (auto intType = dyn_cast<IntegerType>(et)) {
+    SmallVector<APInt> values;
+    values.reserve(codes.size());
+    for (int32_t c : codes)
+      values.push_back(APInt(intType.getWidth(), static_cast<uint64_t>(c),
+                             /*isSigned=*/false, /*implicitTrunc=*/true));
+    return DenseElementsAttr::get(type, values);
+  }
+  auto floatType = cast<FloatType>(et);
+  SmallVector<APFloat> values;
+  values.reserve(codes.size());
+  for (int32_t c : codes)
+    values.push_back(APFloat(floatType.getFloatSemantics(),
+                             APInt(8, static_cast<uint64_t>(c & 0xff))));
+  return DenseElementsAttr::get(type, values);
+}
+
+DenseElementsAttr mlir::octet::foldQuantize(DenseElementsAttr input,
+                                            DenseElementsAttr scale,
+                                            DenseElementsAttr zeroPoint,
+                                            SchemeAttr scheme,
+                                            RankedTensorType resultType) {
+  if (!resultType.hasStaticShape() || !isa<FloatType>(input.getElementType()))
+    return {};
+  std::vector<float> x = getFloatValues(input);
+  std::vector<float> s = getFloatValues(scale);
+  SmallVector<int32_t> zp;
+  if (zeroPoint)
+    for (const APInt &v : zeroPoint.getValues<APInt>())
+      zp.push_back(static_cast<int32_t>(v.getSExtValue()));
+  for (float v : s)
+    if (!(v > 0.0f) || !std::isfinite(v))
+      return {}; // The verifier reports invalid scales.
+
+  auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+  ParamIndexer index(scheme, resultType.getShape());
+  SmallVector<int32_t> codes(x.size());
+  for (size_t i = 0, e = x.size(); i < e; ++i) {
+    int64_t p = index(i);
+    if (scheme.isFloat8())
+      codes[i] = num::quantizeFp8(x[i], s[p], format, scheme.getSaturate());
+    else
+      codes[i] = num::quantizeInt(x[i], s[p], zp.empty() ? 0 : zp[p],
+                                  scheme.getQmin(), scheme.getQmax());
+  }
+  return getStorageAttr(resultType, codes);
+}

@@ -1,0 +1,352 @@
+//===- Numerics.h - Octet's scalar quantization rules -------------*- C++ -*-===//
+//
+// The one implementation of Octet's numerics contract (docs/numerics.md).
+// Header-only, no MLIR or LLVM dependency: the compiler links it for
+// compile-time constant folding, the runtime links it for its helpers, and the
+// MLIR lowering (lib/Conversion/OctetToLinalg) emits IR that performs exactly
+// these steps, in this order, so every path produces the same bits.
+//
+// Rules (see docs/numerics.md for the rationale and the oracles):
+//   integer quantize   q = clamp(roundHalfEven(x / scale) + zp, qmin, qmax),
+//                      computed in f32, clamped in f32 before narrowing;
+//                      NaN quantizes to the zero point.
+//   integer dequantize x = float(q - zp) * scale, in f32.
+//   fp8 quantize       encode(x / scale): round to nearest even; saturating
+//                      (default) clamps finite overflow and +-inf to +-max
+//                      finite; non-saturating follows ml_dtypes (E4M3FN
+//                      overflow -> NaN, E5M2 overflow -> inf). NaN stays NaN
+//                      (sign kept), -0 stays -0.
+//   fp8 dequantize     x = decode(q) * scale, in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_RUNTIME_NUMERICS_H
+#define OCTET_RUNTIME_NUMERICS_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#if defined(__CUDACC__)
+#define OCTET_HD __host__ __device__ inline
+#else
+#define OCTET_HD inline
+#endif
+
+namespace octet {
+namespace numerics {
+
+/// Storage formats. Signedness of the integer formats is part of the format;
+/// the storage element type in IR is signless (i8 / i4) or the builtin FP8
+/// type.
+enum class StorageFormat : uint8_t { I8, U8, I4, U4, F8E4M3FN, F8E5M2 };
+
+OCTET_HD bool isFloat8(StorageFormat f) {
+  return f == StorageFormat::F8E4M3FN || f == StorageFormat::F8E5M2;
+}
+OCTET_HD bool isUnsigned(StorageFormat f) {
+  return f == StorageFormat::U8 || f == StorageFormat::U4;
+}
+/// Width in bits of one stored code.
+OCTET_HD unsigned storageBits(StorageFormat f) {
+  return (f == StorageFormat::I4 || f == StorageFormat::U4) ? 4 : 8;
+}
+
+/// Inclusive integer code range.
+struct IntRange {
+  int32_t qmin;
+  int32_t qmax;
+};
+
+/// The full range of an integer format (i8 [-128,127], u8 [0,255],
+/// i4 [-8,7], u4 [0,15]). Not meaningful for FP8 formats.
+OCTET_HD IntRange fullRange(StorageFormat f) {
+  switch (f) {
+  case StorageFormat::I8:
+    return {-128, 127};
+  case StorageFormat::U8:
+    return {0, 255};
+  case StorageFormat::I4:
+    return {-8, 7};
+  case StorageFormat::U4:
+    return {0, 15};
+  default:
+    return {0, 0};
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Bit casts and rounding
+//===----------------------------------------------------------------------===//
+
+OCTET_HD uint32_t bitsOf(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return u;
+}
+OCTET_HD float floatOf(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, sizeof(x));
+  return x;
+}
+
+/// Round to nearest integer, ties to even, independent of the floating-point
+/// environment. NaN and +-inf are returned unchanged, -0 stays -0. Same
+/// result as llvm.roundeven / math.roundeven.
+OCTET_HD float roundHalfEven(float x) {
+  // |x| >= 2^23 (and inf/NaN) is already integral.
+  if (!(std::fabs(x) < 8388608.0f))
+    return x;
+  float t = std::trunc(x);
+  float d = x - t; // exact for |x| < 2^23
+  float ad = std::fabs(d);
+  if (ad > 0.5f || (ad == 0.5f && std::fmod(t, 2.0f) != 0.0f))
+    t += (x < 0.0f) ? -1.0f : 1.0f;
+  // Keep the sign of zero (e.g. -0.4 -> -0).
+  return std::copysign(t, x);
+}
+
+//===----------------------------------------------------------------------===//
+// Integer formats
+//===----------------------------------------------------------------------===//
+
+/// q = clamp(roundHalfEven(x / scale) + zp, qmin, qmax). Divides (ONNX and
+/// StableHLO semantics; multiplying by a reciprocal changes ties). The sum and
+/// the clamp happen in f32, so no out-of-range float is ever narrowed. NaN
+/// maps to zp (which callers keep inside [qmin, qmax]); +-inf saturate.
+OCTET_HD int32_t quantizeInt(float x, float scale, int32_t zp, int32_t qmin,
+                             int32_t qmax) {
+  float v = x / scale;
+  v = roundHalfEven(v);
+  if (std::isnan(v))
+    v = 0.0f;
+  v = v + static_cast<float>(zp);
+  v = std::fmax(v, static_cast<float>(qmin));
+  v = std::fmin(v, static_cast<float>(qmax));
+  return static_cast<int32_t>(v);
+}
+
+/// x = float(q - zp) * scale, in f32.
+OCTET_HD float dequantizeInt(int32_t q, float scale, int32_t zp) {
+  return static_cast<float>(q - zp) * scale;
+}
+
+//===----------------------------------------------------------------------===//
+// FP8 formats (OCP E4M3FN and E5M2)
+//===----------------------------------------------------------------------===//
+
+/// Parameters of an 8-bit float format.
+struct Fp8Spec {
+  unsigned expBits;
+  unsigned manBits;
+  int bias;
+  uint8_t maxCode;   ///< Largest finite magnitude code.
+  uint8_t nanCode;   ///< Canonical (positive) NaN code.
+  uint8_t infCode;   ///< Infinity code; equals nanCode when there is no inf.
+  bool hasInf;
+  float maxFinite;
+};
+
+OCTET_HD Fp8Spec fp8Spec(StorageFormat f) {
+  if (f == StorageFormat::F8E5M2)
+    return {5, 2, 15, 0x7B, 0x7E, 0x7C, true, 57344.0f};
+  // E4M3FN: no infinities, only S.1111.111 is NaN.
+  return {4, 3, 7, 0x7E, 0x7F, 0x7F, false, 448.0f};
+}
+
+/// Largest finite value of an FP8 format (448 for E4M3FN, 57344 for E5M2).
+OCTET_HD float fp8MaxFinite(StorageFormat f) { return fp8Spec(f).maxFinite; }
+
+/// Encodes an f32 value as FP8 with round-to-nearest-even.
+///
+/// The steps are written so that the MLIR lowering can emit the same
+/// branch-free sequence (see emitF32ToFp8 in lib/Conversion/OctetToLinalg):
+///   a = |bits(x)|;
+///   NaN                 -> sign | nanCode
+///   a < minNormal(fp8)  -> subnormal: float(|x|) + magic, minus magic's bits
+///                          (the FPU's own round-to-nearest-even at the fp8
+///                          subnormal quantum)
+///   otherwise           -> add the round-to-nearest-even bias to the bits,
+///                          shift, rebias the exponent
+///   code > maxCode      -> saturate ? maxCode : (hasInf ? inf : NaN)
+OCTET_HD uint8_t encodeFp8(float x, StorageFormat f, bool saturate) {
+  const Fp8Spec s = fp8Spec(f);
+  const uint32_t u = bitsOf(x);
+  const uint32_t sign = (u >> 24) & 0x80u;
+  const uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u)
+    return static_cast<uint8_t>(sign | s.nanCode);
+  const unsigned shift = 23 - s.manBits;
+  const uint32_t rebias = static_cast<uint32_t>(127 - s.bias);
+  // f32 bits of the smallest fp8 normal, 2^(1 - bias).
+  const uint32_t minNormal = (rebias + 1) << 23;
+  uint32_t code;
+  if (a < minNormal) {
+    // Magic constant 2^(1 - bias - manBits + 23): its ulp is the fp8
+    // subnormal quantum, so the addition rounds |x| to that quantum.
+    const uint32_t magic = (rebias + 1 - s.manBits + 23) << 23;
+    code = bitsOf(floatOf(a) + floatOf(magic)) - magic;
+  } else {
+    const uint32_t odd = (a >> shift) & 1u;
+    const uint32_t rounded = a + ((1u << (shift - 1)) - 1u) + odd;
+    code = (rounded >> shift) - (rebias << s.manBits);
+  }
+  if (code > s.maxCode)
+    code = saturate ? s.maxCode : s.infCode;
+  return static_cast<uint8_t>(sign | code);
+}
+
+/// Decodes an FP8 code to f32 (exact).
+OCTET_HD float decodeFp8(uint8_t c, StorageFormat f) {
+  const Fp8Spec s = fp8Spec(f);
+  const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;
+  const uint32_t mag = c & 0x7fu;
+  const uint32_t e = mag >> s.manBits;
+  const uint32_t m = mag & ((1u << s.manBits) - 1u);
+  uint32_t bits;
+  if (s.hasInf ? (e == (1u << s.expBits) - 1u) : (mag == s.nanCode)) {
+    bits = (s.hasInf && m == 0) ? 0x7f800000u : 0x7fc00000u;
+  } else if (e == 0) {
+    // Subnormal: m * 2^(1 - bias - manBits), exact in f32.
+    float v = static_cast<float>(m) *
+              std::ldexp(1.0f, 1 - s.bias - static_cast<int>(s.manBits));
+    bits = bitsOf(v);
+  } else {
+    bits = ((e + 127u - static_cast<uint32_t>(s.bias)) << 23) |
+           (m << (23 - s.manBits));
+  }
+  return floatOf(bits | sign);
+}
+
+/// FP8 quantize: encode(x / scale).
+OCTET_HD uint8_t quantizeFp8(float x, float scale, StorageFormat f,
+                             bool saturate) {
+  return encodeFp8(x / scale, f, saturate);
+}
+
+/// FP8 dequantize: decode(q) * scale, in f32.
+OCTET_HD float dequantizeFp8(uint8_t q, float scale, StorageFormat f) {
+  return decodeFp8(q, f) * scale;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameter computation
+//===----------------------------------------------------------------------===//
+
+/// Scale and zero point of one quantization group.
+struct QuantParams {
+  float scale;
+  int32_t zeroPoint;
+};
+
+/// The guard applied to every computed scale: a zero range gives scale 1 (all
+/// codes equal the zero point and dequantize to exactly 0); a scale that
+/// underflows below the smallest normal f32 becomes FLT_MIN; an infinite
+/// range becomes the largest finite one. The result is always a positive,
+/// finite, normal float.
+OCTET_HD float guardScale(float scale, bool zeroRange) {
+  if (zeroRange)
+    return 1.0f;
+  if (!(scale >= std::numeric_limits<float>::min()))
+    return std::numeric_limits<float>::min();
+  if (!(scale <= std::numeric_limits<float>::max()))
+    return std::numeric_limits<float>::max();
+  return scale;
+}
+
+/// The largest magnitude the symmetric mapping targets: qmax for integers
+/// (127 for i8, 7 for i4; for unsigned formats, which have no negative side,
+/// the symmetric scheme uses zp 0 and maps absmax to qmax) or the largest
+/// finite FP8 value.
+OCTET_HD float symmetricTarget(StorageFormat f, IntRange r) {
+  if (isFloat8(f))
+    return fp8MaxFinite(f);
+  return static_cast<float>(r.qmax);
+}
+
+/// Symmetric parameters from an absolute maximum: scale = absmax / target,
+/// zp = 0. A NaN absmax is treated as zero range; +inf as FLT_MAX.
+OCTET_HD QuantParams symmetricParams(float absmax, StorageFormat f,
+                                     IntRange r) {
+  if (std::isnan(absmax))
+    absmax = 0.0f;
+  absmax = std::fmin(std::fabs(absmax), std::numeric_limits<float>::max());
+  float scale = absmax / symmetricTarget(f, r);
+  return {guardScale(scale, absmax == 0.0f), 0};
+}
+
+/// Asymmetric parameters from a [min, max] range. The range is widened to
+/// include 0 so that real 0 is exactly representable; then
+/// scale = (max - min) / (qmax - qmin) and
+/// zp = clamp(roundHalfEven(qmin - min / scale), qmin, qmax).
+OCTET_HD QuantParams asymmetricParams(float minV, float maxV, IntRange r) {
+  const float big = std::numeric_limits<float>::max();
+  if (std::isnan(minV))
+    minV = 0.0f;
+  if (std::isnan(maxV))
+    maxV = 0.0f;
+  minV = std::fmax(std::fmin(minV, 0.0f), -big);
+  maxV = std::fmin(std::fmax(maxV, 0.0f), big);
+  float range = maxV - minV; // may overflow to +inf; guarded below
+  float scale = range / static_cast<float>(r.qmax - r.qmin);
+  scale = guardScale(scale, range == 0.0f);
+  float zp = roundHalfEven(static_cast<float>(r.qmin) - minV / scale);
+  zp = std::fmin(std::fmax(zp, static_cast<float>(r.qmin)),
+                 static_cast<float>(r.qmax));
+  return {scale, static_cast<int32_t>(zp)};
+}
+
+//===----------------------------------------------------------------------===//
+// Error metrics and packing
+//===----------------------------------------------------------------------===//
+
+/// Running sums for SQNR: 10 log10(sum x^2 / sum (x - xhat)^2), in double.
+struct SqnrAccumulator {
+  double signal = 0.0;
+  double noise = 0.0;
+  void add(float x, float xhat) {
+    double dx = static_cast<double>(x);
+    double e = dx - static_cast<double>(xhat);
+    signal += dx * dx;
+    noise += e * e;
+  }
+  void merge(const SqnrAccumulator &o) {
+    signal += o.signal;
+    noise += o.noise;
+  }
+  /// +inf when the reconstruction is exact; -inf for an all-zero signal
+  /// reconstructed with error.
+  double db() const {
+    if (noise == 0.0)
+      return std::numeric_limits<double>::infinity();
+    if (signal == 0.0)
+      return -std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(signal / noise);
+  }
+};
+
+/// Packs two 4-bit codes per byte, low nibble first (element 2i in bits 0-3,
+/// element 2i+1 in bits 4-7). An odd count leaves the last high nibble 0.
+inline void packNibbles(const int8_t *codes, size_t n, uint8_t *out) {
+  for (size_t i = 0; i < n; i += 2) {
+    uint8_t lo = static_cast<uint8_t>(codes[i]) & 0x0fu;
+    uint8_t hi = (i + 1 < n) ? (static_cast<uint8_t>(codes[i + 1]) & 0x0fu)
+                             : 0u;
+    out[i / 2] = static_cast<uint8_t>(lo | (hi << 4));
+  }
+}
+
+/// Inverse of packNibbles; sign-extends when the format is signed.
+inline void unpackNibbles(const uint8_t *packed, size_t n, bool isSigned,
+                          int8_t *codes) {
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t v = (packed[i / 2] >> ((i & 1) * 4)) & 0x0fu;
+    codes[i] = static_cast<int8_t>(isSigned && (v & 0x8u) ? (v | 0xf0u) : v);
+  }
+}
+
+} // namespace numerics
+} // namespace octet
+
+#endif // OCTET_RUNTIME_NUMERICS_H

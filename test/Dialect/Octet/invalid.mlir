@@ -1,0 +1,179 @@
+// RUN: octet-opt %s -split-input-file -verify-diagnostics
+
+// One case per diagnostic of the scheme attribute and the ops.
+
+// expected-error @+1 {{unknown storage format 'i16'; expected one of i8, u8, i4, u4, f8E4M3FN, f8E5M2}}
+func.func @unknown_format() attributes {s = #octet.scheme<i16>} { return }
+
+// -----
+
+// expected-error @+1 {{unknown scheme keyword 'per_row'}}
+func.func @unknown_keyword() attributes {s = #octet.scheme<i8, per_row>} { return }
+
+// -----
+
+// expected-error @+1 {{the granularity is given twice}}
+func.func @twice() attributes {s = #octet.scheme<i8, per_axis(0), per_tensor>} { return }
+
+// -----
+
+// expected-error @+1 {{FP8 schemes are symmetric; 'f8E4M3FN' cannot be asymmetric}}
+func.func @fp8_asymmetric() attributes {s = #octet.scheme<f8E4M3FN, asymmetric>} { return }
+
+// -----
+
+// expected-error @+1 {{'non_saturating' applies to FP8 formats only, not 'i8'}}
+func.func @int_non_saturating() attributes {s = #octet.scheme<i8, non_saturating>} { return }
+
+// -----
+
+// expected-error @+1 {{code range [-127, 200] is not a non-empty sub-range of 'i8' [-128, 127]}}
+func.func @bad_range() attributes {s = #octet.scheme<i8<-127:200>>} { return }
+
+// -----
+
+// expected-error @+1 {{axis must be non-negative, got -1}}
+func.func @negative_axis() attributes {s = #octet.scheme<i8, per_axis(-1)>} { return }
+
+// -----
+
+// expected-error @+1 {{group size must be positive, got 0}}
+func.func @zero_group() attributes {s = #octet.scheme<i4, per_group(1, 0)>} { return }
+
+// -----
+
+func.func @axis_out_of_range(%x: tensor<4x8xf32>, %s: tensor<8xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.quantize' op axis 2 is out of range for a rank-2 tensor}}
+  %q = octet.quantize %x scale(%s : tensor<8xf32>) as <i8, per_axis(2)> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @group_does_not_divide(%x: tensor<4x48xf32>, %s: tensor<4x1xf32>) -> tensor<4x48xi4> {
+  // expected-error @+1 {{'octet.quantize' op group size 32 does not divide dimension 1 of size 48}}
+  %q = octet.quantize %x scale(%s : tensor<4x1xf32>) as <i4, per_group(1, 32)> : tensor<4x48xf32> -> tensor<4x48xi4>
+  return %q : tensor<4x48xi4>
+}
+
+// -----
+
+func.func @scale_shape(%x: tensor<4x8xf32>, %s: tensor<4xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.quantize' op scale of type 'tensor<4xf32>' does not match the per_axis(1) granularity; expected tensor<8xf32>}}
+  %q = octet.quantize %x scale(%s : tensor<4xf32>) as <i8, per_axis(1)> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @scale_not_scalar(%x: tensor<4x8xf32>, %s: tensor<1xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{does not match the per_tensor granularity; expected tensor<f32>}}
+  %q = octet.quantize %x scale(%s : tensor<1xf32>) as <i8> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @zero_scale(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %s = arith.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{'octet.quantize' op scale must be positive and finite, got 0}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// -----
+
+func.func @fp8_zero_point(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{'octet.quantize' op FP8 schemes take no zero point, but one is given}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i32>) as <f8E4M3FN> : tensor<4xf32> -> tensor<4xf8E4M3FN>
+  return %q : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+func.func @symmetric_with_zero_point(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xi8> {
+  // expected-error @+1 {{'octet.quantize' op a zero point is given for a symmetric scheme; use 'asymmetric' or drop the zero point}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i32>) as <i8> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// -----
+
+func.func @asymmetric_without_zero_point(%q: tensor<4xi8>, %s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'octet.dequantize' op the asymmetric scheme requires a zero point}}
+  %d = octet.dequantize %q scale(%s : tensor<f32>) as <u8, asymmetric> : tensor<4xi8> -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+func.func @zero_point_shape(%x: tensor<4x8xf32>, %s: tensor<8xf32>, %z: tensor<4xi32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.quantize' op zero point of type 'tensor<4xi32>' must have the scale's shape; expected tensor<8xi32>}}
+  %q = octet.quantize %x scale(%s : tensor<8xf32>) zero_point(%z : tensor<4xi32>) as <u8, per_axis(1), asymmetric> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @zero_point_type(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<4xi8> {
+  // expected-error @+1 {{operand #2 must be ranked tensor of 32-bit signless integer values}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i8>) as <u8, asymmetric> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// -----
+
+func.func @zero_point_range(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi8> {
+  %z = arith.constant dense<300> : tensor<i32>
+  // expected-error @+1 {{'octet.quantize' op zero point 300 is outside the code range [0, 255] of 'u8'}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i32>) as <u8, asymmetric> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// -----
+
+func.func @storage_type(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi8> {
+  // expected-error @+1 {{'octet.quantize' op result element type 'i8' does not match the scheme's storage format 'i4' (expected 'i4')}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i4> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// -----
+
+func.func @fp8_storage_type(%q: tensor<4xf8E5M2>, %s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'octet.dequantize' op input element type 'f8E5M2' does not match the scheme's storage format 'f8E4M3FN' (expected 'f8E4M3FN')}}
+  %d = octet.dequantize %q scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<4xf8E5M2> -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+func.func @storage_not_supported(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi16> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 8-bit signless integer or 4-bit signless integer or f8E4M3FN type or f8E5M2 type values}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<4xf32> -> tensor<4xi16>
+  return %q : tensor<4xi16>
+}
+
+// -----
+
+func.func @shape_mismatch(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<5xi8> {
+  // expected-error @+1 {{'octet.quantize' op float and storage shapes differ: 'tensor<4xf32>' vs 'tensor<5xi8>'}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<4xf32> -> tensor<5xi8>
+  return %q : tensor<5xi8>
+}
+
+// -----
+
+func.func @requantize_shapes(%q: tensor<4xi8>, %s: tensor<f32>) -> tensor<5xi8> {
+  // expected-error @+1 {{'octet.requantize' op input and result shapes differ: 'tensor<4xi8>' vs 'tensor<5xi8>'}}
+  %r = octet.requantize %q scale(%s : tensor<f32>) as <i8> to scale(%s : tensor<f32>) as <i8> : tensor<4xi8> -> tensor<5xi8>
+  return %r : tensor<5xi8>
+}
+
+// -----
+
+func.func @requantize_output_params(%q: tensor<4x8xi8>, %s: tensor<f32>, %s4: tensor<4xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.requantize' op output scale of type 'tensor<4xf32>' does not match the per_axis(1) granularity; expected tensor<8xf32>}}
+  %r = octet.requantize %q scale(%s : tensor<f32>) as <i8> to scale(%s4 : tensor<4xf32>) as <i8, per_axis(1)> : tensor<4x8xi8> -> tensor<4x8xi8>
+  return %r : tensor<4x8xi8>
+}

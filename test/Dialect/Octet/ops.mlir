@@ -1,0 +1,87 @@
+// RUN: octet-opt %s | FileCheck %s
+// RUN: octet-opt %s | octet-opt | FileCheck %s
+// RUN: octet-opt %s --mlir-print-op-generic | octet-opt | FileCheck %s
+
+// Round trip of every scheme form and every op.
+
+// CHECK-LABEL: func.func @per_tensor_i8
+// CHECK: octet.quantize %{{.*}} scale(%{{.*}} : tensor<f32>) as <i8> : tensor<4x8xf32> -> tensor<4x8xi8>
+func.func @per_tensor_i8(%x: tensor<4x8xf32>, %s: tensor<f32>) -> tensor<4x8xi8> {
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// The defaults (per_tensor, symmetric, saturate) are not printed.
+// CHECK-LABEL: func.func @explicit_defaults
+// CHECK: as <i8> :
+func.func @explicit_defaults(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi8> {
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <i8, per_tensor, symmetric> : tensor<4xf32> -> tensor<4xi8>
+  return %q : tensor<4xi8>
+}
+
+// CHECK-LABEL: func.func @narrow_range
+// CHECK: as <i8<-127:127>, per_axis(0)>
+func.func @narrow_range(%x: tensor<4x8xf32>, %s: tensor<4xf32>) -> tensor<4x8xi8> {
+  %q = octet.quantize %x scale(%s : tensor<4xf32>) as <i8<-127:127>, per_axis(0)> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// CHECK-LABEL: func.func @u8_asymmetric_per_axis
+// CHECK: octet.quantize %{{.*}} scale(%{{.*}} : tensor<8xf32>) zero_point(%{{.*}} : tensor<8xi32>) as <u8, per_axis(1), asymmetric>
+func.func @u8_asymmetric_per_axis(%x: tensor<4x8xf32>, %s: tensor<8xf32>, %z: tensor<8xi32>) -> tensor<4x8xi8> {
+  %q = octet.quantize %x scale(%s : tensor<8xf32>) zero_point(%z : tensor<8xi32>) as <u8, per_axis(1), asymmetric> : tensor<4x8xf32> -> tensor<4x8xi8>
+  return %q : tensor<4x8xi8>
+}
+
+// CHECK-LABEL: func.func @i4_per_group
+// CHECK: as <i4, per_group(1, 32)> : tensor<16x64xf16> -> tensor<16x64xi4>
+// CHECK: as <i4, per_group(1, 32)> : tensor<16x64xi4> -> tensor<16x64xf16>
+func.func @i4_per_group(%x: tensor<16x64xf16>, %s: tensor<16x2xf32>) -> tensor<16x64xf16> {
+  %q = octet.quantize %x scale(%s : tensor<16x2xf32>) as <i4, per_group(1, 32)> : tensor<16x64xf16> -> tensor<16x64xi4>
+  %d = octet.dequantize %q scale(%s : tensor<16x2xf32>) as <i4, per_group(1, 32)> : tensor<16x64xi4> -> tensor<16x64xf16>
+  return %d : tensor<16x64xf16>
+}
+
+// CHECK-LABEL: func.func @u4_asymmetric_group_first_axis
+// CHECK: as <u4, per_group(0, 4), asymmetric>
+func.func @u4_asymmetric_group_first_axis(%x: tensor<8x3xbf16>, %s: tensor<2x3xf32>, %z: tensor<2x3xi32>) -> tensor<8x3xi4> {
+  %q = octet.quantize %x scale(%s : tensor<2x3xf32>) zero_point(%z : tensor<2x3xi32>) as <u4, per_group(0, 4), asymmetric> : tensor<8x3xbf16> -> tensor<8x3xi4>
+  return %q : tensor<8x3xi4>
+}
+
+// CHECK-LABEL: func.func @fp8
+// CHECK: as <f8E4M3FN> : tensor<?x8xf32> -> tensor<?x8xf8E4M3FN>
+// CHECK: as <f8E5M2, per_axis(1), non_saturating> : tensor<?x8xf32> -> tensor<?x8xf8E5M2>
+func.func @fp8(%x: tensor<?x8xf32>, %s: tensor<f32>, %s8: tensor<8xf32>) -> (tensor<?x8xf8E4M3FN>, tensor<?x8xf8E5M2>) {
+  %a = octet.quantize %x scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<?x8xf32> -> tensor<?x8xf8E4M3FN>
+  %b = octet.quantize %x scale(%s8 : tensor<8xf32>) as <f8E5M2, per_axis(1), non_saturating> : tensor<?x8xf32> -> tensor<?x8xf8E5M2>
+  return %a, %b : tensor<?x8xf8E4M3FN>, tensor<?x8xf8E5M2>
+}
+
+// CHECK-LABEL: func.func @dynamic_scales
+// CHECK: octet.dequantize %{{.*}} scale(%{{.*}} : tensor<?xf32>) as <i8, per_axis(0)> : tensor<?x16xi8> -> tensor<?x16xf32>
+func.func @dynamic_scales(%q: tensor<?x16xi8>, %s: tensor<?xf32>) -> tensor<?x16xf32> {
+  %d = octet.dequantize %q scale(%s : tensor<?xf32>) as <i8, per_axis(0)> : tensor<?x16xi8> -> tensor<?x16xf32>
+  return %d : tensor<?x16xf32>
+}
+
+// CHECK-LABEL: func.func @requantize
+// CHECK: octet.requantize %{{.*}} scale(%{{.*}} : tensor<4xf32>) as <i8, per_axis(0)> to scale(%{{.*}} : tensor<f32>) zero_point(%{{.*}} : tensor<i32>) as <u8, asymmetric> : tensor<4x8xi8> -> tensor<4x8xi8>
+func.func @requantize(%q: tensor<4x8xi8>, %s0: tensor<4xf32>, %s1: tensor<f32>, %z1: tensor<i32>) -> tensor<4x8xi8> {
+  %r = octet.requantize %q scale(%s0 : tensor<4xf32>) as <i8, per_axis(0)> to scale(%s1 : tensor<f32>) zero_point(%z1 : tensor<i32>) as <u8, asymmetric> : tensor<4x8xi8> -> tensor<4x8xi8>
+  return %r : tensor<4x8xi8>
+}
+
+// CHECK-LABEL: func.func @requantize_asymmetric_input
+// CHECK: octet.requantize %{{.*}} scale(%{{.*}} : tensor<f32>) zero_point(%{{.*}} : tensor<i32>) as <u8, asymmetric> to scale(%{{.*}} : tensor<f32>) as <f8E4M3FN>
+func.func @requantize_asymmetric_input(%q: tensor<8xi8>, %s0: tensor<f32>, %z0: tensor<i32>, %s1: tensor<f32>) -> tensor<8xf8E4M3FN> {
+  %r = octet.requantize %q scale(%s0 : tensor<f32>) zero_point(%z0 : tensor<i32>) as <u8, asymmetric> to scale(%s1 : tensor<f32>) as <f8E4M3FN> : tensor<8xi8> -> tensor<8xf8E4M3FN>
+  return %r : tensor<8xf8E4M3FN>
+}
+
+// Schemes are ordinary attributes too.
+// CHECK-LABEL: func.func @scheme_attribute
+// CHECK: octet.schemes = [#octet.scheme<u4, per_group(0, 16), asymmetric>, #octet.scheme<f8E5M2, non_saturating>]
+func.func @scheme_attribute() attributes {octet.schemes = [#octet.scheme<u4, per_group(0, 16), asymmetric>, #octet.scheme<f8E5M2, non_saturating>]} {
+  return
+}

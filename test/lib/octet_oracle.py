@@ -1,0 +1,710 @@
+"""Independent numpy/ml_dtypes oracle for Octet's numerics contract, plus
+helpers that write MLIR test programs and JIT-run them with octet-run.
+
+Nothing here calls into Octet to compute an expected value: the expected bits
+come from numpy float32 arithmetic and ml_dtypes conversions that follow the
+"Numerics contract" of DESIGN.md:
+
+  integer quantize   q = clamp(rint(x / scale) + zp, qmin, qmax) in float32
+                     (true division, round half to even), NaN -> zp,
+                     +-inf saturate.
+  integer dequantize x = float32(q - zp) * scale, then rounded to the result
+                     float type (round to nearest even).
+  fp8 quantize       v = x / scale in float32; saturating (default): NaN kept,
+                     everything else clipped to +-max finite, then ml_dtypes
+                     astype (round to nearest even); non_saturating: exactly
+                     ml_dtypes astype (E4M3FN overflow -> NaN, E5M2 -> inf).
+  fp8 dequantize     x = float32(decode(q)) * scale, rounded to the result type.
+
+Values travel to and from octet-run as .npy files: f32 as float32, f16 as
+float16, bf16 as uint16 bits, FP8 codes as uint8 bits, i8/u8 codes as int8
+(u8 reinterpreted), i4/u4 codes as int8 sign-extended.
+
+Used by the lit tests in test/Integration (lit puts test/lib on PYTHONPATH and
+sets OCTET_TOOLS_DIR).
+"""
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import ml_dtypes
+import numpy as np
+
+F32 = np.float32
+FLT_MAX = F32(np.finfo(np.float32).max)
+FLT_MIN = F32(np.finfo(np.float32).tiny)  # smallest normal, 2^-126
+FLT_TRUE_MIN = np.array([1], np.uint32).view(np.float32)[0]  # 2^-149
+
+# ---------------------------------------------------------------------------
+# Formats and schemes
+# ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Format:
+    name: str          # as written in a scheme ("i8", "f8E4M3FN", ...)
+    storage: str       # MLIR element type of storage tensors
+    qmin: int          # full integer range (0 for FP8)
+    qmax: int
+    fp8: object = None  # ml_dtypes type for FP8 formats
+    max_finite: float = 0.0
+
+    @property
+    def is_fp8(self):
+        return self.fp8 is not None
+
+    @property
+    def is_unsigned(self):
+        return self.name in ("u8", "u4")
+
+    @property
+    def bits(self):
+        return 4 if self.storage == "i4" else 8
+
+
+FORMATS = {
+    "i8": Format("i8", "i8", -128, 127),
+    "u8": Format("u8", "i8", 0, 255),
+    "i4": Format("i4", "i4", -8, 7),
+    "u4": Format("u4", "i4", 0, 15),
+    "f8E4M3FN": Format("f8E4M3FN", "f8E4M3FN", 0, 0, ml_dtypes.float8_e4m3fn,
+                       448.0),
+    "f8E5M2": Format("f8E5M2", "f8E5M2", 0, 0, ml_dtypes.float8_e5m2,
+                     57344.0),
+}
+INT_FORMATS = ["i8", "u8", "i4", "u4"]
+FP8_FORMATS = ["f8E4M3FN", "f8E5M2"]
+
+# Float element types of octet's float tensors and their numpy carriers.
+FLOAT_TYPES = {
+    "f32": np.float32,
+    "f16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Scheme:
+    """A #octet.scheme: format, granularity, symmetry, saturation, range."""
+
+    fmt: str
+    gran: str = "per_tensor"  # per_tensor | per_axis | per_group
+    axis: int = 0
+    group: int = 0
+    symmetric: bool = True
+    saturate: bool = True
+    qmin: int = None  # None: the format's full range
+    qmax: int = None
+
+    def __post_init__(self):
+        f = FORMATS[self.fmt]
+        if self.qmin is None:
+            object.__setattr__(self, "qmin", f.qmin)
+        if self.qmax is None:
+            object.__setattr__(self, "qmax", f.qmax)
+        assert self.gran in ("per_tensor", "per_axis", "per_group")
+        assert not (f.is_fp8 and not self.symmetric)
+
+    @property
+    def format(self):
+        return FORMATS[self.fmt]
+
+    @property
+    def narrow(self):
+        f = self.format
+        return not f.is_fp8 and (self.qmin, self.qmax) != (f.qmin, f.qmax)
+
+    def attr(self):
+        """The scheme as written after `as` (`<i8<-127:127>, per_axis(0)>`)."""
+        s = self.fmt
+        if self.narrow:
+            s += "<%d:%d>" % (self.qmin, self.qmax)
+        if self.gran == "per_axis":
+            s += ", per_axis(%d)" % self.axis
+        elif self.gran == "per_group":
+            s += ", per_group(%d, %d)" % (self.axis, self.group)
+        if not self.symmetric:
+            s += ", asymmetric"
+        if not self.saturate:
+            s += ", non_saturating"
+        return "<" + s + ">"
+
+    def describe(self):
+        return self.attr()
+
+    def param_shape(self, shape):
+        """Shape of the scale / zero-point tensor for an input of `shape`
+        (entries may be None for dynamic dimensions)."""
+        if self.gran == "per_tensor":
+            return ()
+        if self.gran == "per_axis":
+            return (shape[self.axis],)
+        out = list(shape)
+        if out[self.axis] is not None:
+            assert out[self.axis] % self.group == 0, (shape, self)
+            out[self.axis] //= self.group
+        return tuple(out)
+
+    def expand(self, p, shape):
+        """Broadcasts a parameter array to the element shape `shape`."""
+        p = np.asarray(p)
+        if self.gran == "per_tensor":
+            return np.broadcast_to(p, shape)
+        if self.gran == "per_axis":
+            view = [1] * len(shape)
+            view[self.axis] = shape[self.axis]
+            return np.broadcast_to(p.reshape(view), shape)
+        return np.repeat(p, self.group, axis=self.axis)
+
+
+# ---------------------------------------------------------------------------
+# The oracle
+# ---------------------------------------------------------------------------
+
+
+def _f32(a):
+    return np.asarray(a).astype(np.float32)
+
+
+def quantize(x, scheme, scale, zp=None):
+    """Reference octet.quantize. `x` in any float dtype (extended exactly to
+    f32), `scale`/`zp` in the scheme's parameter shape. Returns int32 codes
+    (logical values, u8 in 0..255) for integer formats and uint8 bit patterns
+    for FP8 formats."""
+    x = _f32(x)
+    s = _f32(scheme.expand(_f32(scale), x.shape))
+    f = scheme.format
+    with np.errstate(all="ignore"):
+        v = x / s  # float32 true division
+        if f.is_fp8:
+            if scheme.saturate:
+                m = F32(f.max_finite)
+                v = np.where(np.isnan(v), v, np.clip(v, -m, m))
+            return np.ascontiguousarray(v.astype(f.fp8)).view(np.uint8)
+        z = np.zeros(x.shape, np.int32) if zp is None else \
+            scheme.expand(np.asarray(zp, np.int32), x.shape)
+        v = np.rint(v)  # round half to even, in float32
+        v = np.where(np.isnan(v), F32(0), v)
+        v = v + z.astype(np.float32)
+        v = np.clip(v, F32(scheme.qmin), F32(scheme.qmax))
+        return v.astype(np.int32)
+
+
+def dequantize(codes, scheme, scale, zp=None, out="f32"):
+    """Reference octet.dequantize; `codes` as returned by quantize().
+    Returns an array of FLOAT_TYPES[out]."""
+    codes = np.asarray(codes)
+    s = _f32(scheme.expand(_f32(scale), codes.shape))
+    f = scheme.format
+    with np.errstate(all="ignore"):
+        if f.is_fp8:
+            v = codes.astype(np.uint8).view(f.fp8).astype(np.float32) * s
+        else:
+            z = np.zeros(codes.shape, np.int32) if zp is None else \
+                scheme.expand(np.asarray(zp, np.int32), codes.shape)
+            v = (codes.astype(np.int32) - z).astype(np.float32) * s
+        return v.astype(FLOAT_TYPES[out])
+
+
+def requantize(codes, in_scheme, in_scale, in_zp, out_scheme, out_scale,
+               out_zp):
+    """Reference octet.requantize = quantize(dequantize(.) in f32, .)."""
+    x = dequantize(codes, in_scheme, in_scale, in_zp, "f32")
+    return quantize(x, out_scheme, out_scale, out_zp)
+
+
+def all_codes(scheme):
+    """Every storage code of the format (logical values / FP8 bits)."""
+    f = scheme.format
+    if f.is_fp8:
+        return np.arange(256).astype(np.uint8)
+    lo = -(1 << (f.bits - 1)) if not f.is_unsigned else 0
+    return np.arange(lo, lo + (1 << f.bits)).astype(np.int32)
+
+
+# ---------------------------------------------------------------------------
+# .npy carriers
+# ---------------------------------------------------------------------------
+
+
+def codes_to_npy(codes, scheme):
+    """Logical codes -> the array octet-run reads for a storage tensor."""
+    f = scheme.format
+    codes = np.asarray(codes)
+    if f.is_fp8:
+        return codes.astype(np.uint8)
+    if f.bits == 4:
+        c = codes.astype(np.int32) & 0xF
+        return np.where(c >= 8, c - 16, c).astype(np.int8)  # sign-extended
+    return (codes.astype(np.int32) & 0xFF).astype(np.uint8).view(np.int8)
+
+
+def npy_to_codes(arr, scheme):
+    """The array octet-run wrote for a storage tensor -> logical codes
+    (int32) or FP8 bits (uint8)."""
+    f = scheme.format
+    arr = np.asarray(arr)
+    if f.is_fp8:
+        assert arr.dtype.itemsize == 1, arr.dtype
+        return arr.view(np.uint8)
+    assert arr.dtype == np.int8, arr.dtype
+    c = arr.astype(np.int32)
+    if f.bits == 4:
+        c = c & 0xF
+        if not f.is_unsigned:
+            c = np.where(c >= 8, c - 16, c)
+        return c
+    if f.is_unsigned:
+        return c & 0xFF
+    return c
+
+
+def floats_to_npy(x, ftype):
+    """Float values (any dtype) -> octet-run's carrier for `ftype`, rounding
+    to the type first (round to nearest even)."""
+    with np.errstate(all="ignore"):
+        a = np.asarray(x).astype(FLOAT_TYPES[ftype])
+    if ftype == "bf16":
+        return a.view(np.uint16)
+    return a
+
+
+def npy_to_floats(arr, ftype):
+    arr = np.asarray(arr)
+    if ftype == "bf16":
+        assert arr.dtype == np.uint16, arr.dtype
+        return arr.view(ml_dtypes.bfloat16)
+    assert arr.dtype == FLOAT_TYPES[ftype], (arr.dtype, ftype)
+    return arr
+
+
+def bits(a):
+    """Unsigned-integer view of an array's bit patterns (for bit-exact
+    comparisons that distinguish -0.0 and NaN payloads)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 4:
+        return a.astype(np.int64)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32,
+                   8: np.uint64}[a.dtype.itemsize])
+
+
+# ---------------------------------------------------------------------------
+# MLIR text
+# ---------------------------------------------------------------------------
+
+
+def tensor_type(shape, elt):
+    dims = "".join(("?" if d is None else str(d)) + "x" for d in shape)
+    return "tensor<%s%s>" % (dims, elt)
+
+
+def float_hex(a, ftype):
+    """A dense hex literal holding exactly the bits of `a` (converted to
+    `ftype`), little-endian as MLIR expects."""
+    raw = np.ascontiguousarray(floats_to_npy(a, ftype))
+    return '"0x%s"' % raw.tobytes().hex().upper()
+
+
+def dense_const(a, elt):
+    """`dense<...>` for an array of element type `elt` (float types are
+    written as hex so that NaN, -0 and subnormals keep their bits)."""
+    a = np.asarray(a)
+    if elt in FLOAT_TYPES:
+        return "dense<%s>" % float_hex(a, elt)
+    if elt in ("f8E4M3FN", "f8E5M2"):
+        return 'dense<"0x%s">' % np.ascontiguousarray(
+            a.astype(np.uint8)).tobytes().hex().upper()
+    # Integers: nested list literal (works for i4 too).
+    return "dense<%s>" % _int_literal(a.astype(np.int64))
+
+
+def _int_literal(a):
+    if a.ndim == 0:
+        return str(int(a))
+    return "[" + ", ".join(_int_literal(x) for x in a) + "]"
+
+
+def storage_literal_codes(codes, scheme):
+    """Logical codes -> values for an MLIR constant of the storage type
+    (signless: u8 200 is written as -56, u4 12 as -4; FP8 as bits)."""
+    f = scheme.format
+    if f.is_fp8:
+        return np.asarray(codes).astype(np.uint8)
+    return codes_to_npy(codes, scheme).astype(np.int64)
+
+
+class Params:
+    """Scale and zero point of one scheme, either as function arguments or
+    as constants. `text` renders the `scale(...) zero_point(...)` clause."""
+
+    def __init__(self, scheme, scale, zp, shape, const, prefix):
+        self.scheme = scheme
+        self.scale = np.asarray(scale, np.float32)
+        self.zp = None if scheme.symmetric else np.asarray(zp, np.int32)
+        pshape = scheme.param_shape(shape)
+        self.stype = tensor_type(pshape, "f32")
+        self.ztype = tensor_type(pshape, "i32")
+        self.const = const
+        self.prefix = prefix
+        self.sname = "%" + prefix + "s"
+        self.zname = "%" + prefix + "z"
+
+    def args(self):
+        """(name, type, npy array) of the function arguments."""
+        if self.const:
+            return []
+        out = [(self.sname, self.stype, self.scale)]
+        if self.zp is not None:
+            out.append((self.zname, self.ztype, self.zp))
+        return out
+
+    def body(self):
+        if not self.const:
+            return []
+        out = ["%s = arith.constant %s : %s" % (
+            self.sname, dense_const(self.scale, "f32"), self.stype)]
+        if self.zp is not None:
+            out.append("%s = arith.constant %s : %s" % (
+                self.zname, dense_const(self.zp, "i32"), self.ztype))
+        return out
+
+    def text(self):
+        s = "scale(%s : %s)" % (self.sname, self.stype)
+        if self.zp is not None:
+            s += " zero_point(%s : %s)" % (self.zname, self.ztype)
+        return s
+
+
+class FunctionBuilder:
+    """Accumulates one func.func: arguments (with their .npy inputs), body
+    lines and results (with the oracle's expected values)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.args = []      # (ssa, type, npy array)
+        self.lines = []
+        self.results = []   # (ssa, type, label, checker callback info)
+        self._n = 0
+
+    def fresh(self, stem="v"):
+        self._n += 1
+        return "%%%s%d" % (stem, self._n)
+
+    def arg(self, ssa, type_, array):
+        self.args.append((ssa, type_, array))
+        return ssa
+
+    def const(self, array, shape, elt, stem="c"):
+        v = self.fresh(stem)
+        self.lines.append("%s = arith.constant %s : %s" % (
+            v, dense_const(array, elt), tensor_type(shape, elt)))
+        return v
+
+    def params(self, p):
+        for name, t, a in p.args():
+            self.arg(name, t, a)
+        self.lines.extend(p.body())
+
+    def quantize(self, x, xshape, xelt, p):
+        v = self.fresh("q")
+        st = tensor_type(xshape, p.scheme.format.storage)
+        self.lines.append("%s = octet.quantize %s %s as %s : %s -> %s" % (
+            v, x, p.text(), p.scheme.attr(), tensor_type(xshape, xelt), st))
+        return v, st
+
+    def dequantize(self, q, shape, p, out):
+        v = self.fresh("d")
+        ot = tensor_type(shape, out)
+        self.lines.append("%s = octet.dequantize %s %s as %s : %s -> %s" % (
+            v, q, p.text(), p.scheme.attr(),
+            tensor_type(shape, p.scheme.format.storage), ot))
+        return v, ot
+
+    def requantize(self, q, shape, pin, pout):
+        v = self.fresh("r")
+        self.lines.append(
+            "%s = octet.requantize %s %s as %s to %s as %s : %s -> %s" % (
+                v, q, pin.text(), pin.scheme.attr(), pout.text(),
+                pout.scheme.attr(),
+                tensor_type(shape, pin.scheme.format.storage),
+                tensor_type(shape, pout.scheme.format.storage)))
+        return v, tensor_type(shape, pout.scheme.format.storage)
+
+    def result(self, ssa, type_):
+        self.results.append((ssa, type_))
+
+    def text(self):
+        sig = ", ".join("%s: %s" % (n, t) for n, t, _ in self.args)
+        rt = ", ".join(t for _, t in self.results)
+        out = ["func.func @%s(%s) -> (%s) {" % (self.name, sig, rt)]
+        out += ["  " + l for l in self.lines]
+        out.append("  return %s : %s" % (
+            ", ".join(v for v, _ in self.results), rt))
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def inputs(self):
+        return [a for _, _, a in self.args]
+
+
+# ---------------------------------------------------------------------------
+# Running octet-run
+# ---------------------------------------------------------------------------
+
+
+def find_tool(name):
+    d = os.environ.get("OCTET_TOOLS_DIR")
+    if d:
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    p = shutil.which(name)
+    if p:
+        return p
+    raise RuntimeError("cannot find %s (set OCTET_TOOLS_DIR or PATH)" % name)
+
+
+class OctetRunError(RuntimeError):
+    pass
+
+
+def run_octet(module_text, entry, inputs, num_results, workdir=None,
+              tag=None, extra_args=()):
+    """Writes `module_text` to a file, runs `octet-run --entry entry` on the
+    given input arrays and returns the list of result arrays. Files go to
+    `workdir` (kept, for reproducing failures) or to a temporary directory."""
+    tmp = None
+    if workdir is None:
+        tmp = tempfile.mkdtemp(prefix="octet-oracle-")
+        workdir = tmp
+    os.makedirs(workdir, exist_ok=True)
+    tag = tag or entry
+    mlir = os.path.join(workdir, tag + ".mlir")
+    with open(mlir, "w") as fh:
+        fh.write(module_text)
+    cmd = [find_tool("octet-run"), mlir, "--entry", entry]
+    cmd += list(extra_args)
+    for i, a in enumerate(inputs):
+        p = os.path.join(workdir, "%s.in%d.npy" % (tag, i))
+        np.save(p, np.ascontiguousarray(a))
+        cmd += ["--input", p]
+    outs = [os.path.join(workdir, "%s.out%d.npy" % (tag, i))
+            for i in range(num_results)]
+    for p in outs:
+        if os.path.exists(p):
+            os.remove(p)
+        cmd += ["--output", p]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise OctetRunError("%s failed (exit %d):\n%s\nmodule: %s" % (
+            " ".join(cmd), proc.returncode, proc.stderr.strip(), mlir))
+    res = [np.load(p) for p in outs]
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+# ---------------------------------------------------------------------------
+# Comparing
+# ---------------------------------------------------------------------------
+
+
+def fmt_float(v):
+    v = np.asarray(v)
+    if v.dtype == ml_dtypes.bfloat16:
+        return "%r(bf16 0x%04x)" % (float(v), int(v.view(np.uint16)))
+    b = bits(v.reshape(1))[0]
+    w = v.dtype.itemsize * 2
+    return "%r(0x%0*x)" % (float(v), w, int(b))
+
+
+def fmt_code(v, scheme):
+    if scheme is not None and scheme.format.is_fp8:
+        f = scheme.format.fp8
+        return "0x%02x(=%r)" % (int(v), float(np.uint8(v).view(f)))
+    return str(int(v))
+
+
+class Checker:
+    """Counts compared values and collects mismatches with the inputs that
+    produced them; `finish()` prints a summary and exits non-zero on any
+    mismatch or failed program."""
+
+    def __init__(self, title, max_report=8):
+        self.title = title
+        self.values = 0
+        self.programs = 0
+        self.results = 0
+        self.failures = []   # (label, text)
+        self.max_report = max_report
+
+    def program(self):
+        self.programs += 1
+
+    def error(self, label, message):
+        self.failures.append((label, message))
+        print("ERROR %s: %s" % (label, message))
+
+    def compare(self, label, expected, actual, context=(), scheme=None,
+                kind="float"):
+        """Bit-compares `actual` with `expected` (same shape). `context` is a
+        list of (name, array broadcastable to the shape, 'float'|'code'|'int')
+        printed for each mismatch."""
+        self.results += 1
+        expected = np.asarray(expected)
+        actual = np.asarray(actual)
+        if expected.shape != actual.shape:
+            self.error(label, "shape %s, expected %s" % (
+                actual.shape, expected.shape))
+            return False
+        self.values += expected.size
+        bad = bits(expected) != bits(actual)
+        n = int(np.count_nonzero(bad))
+        if n == 0:
+            return True
+        lines = ["%d of %d values differ" % (n, expected.size)]
+        idx = np.argwhere(bad)
+        for k, i in enumerate(idx[: self.max_report]):
+            i = tuple(i)
+            parts = []
+            for name, arr, how in context:
+                a = np.broadcast_to(np.asarray(arr), expected.shape)[i]
+                parts.append("%s=%s" % (name, self._fmt(a, how, scheme)))
+            parts.append("expected=%s" % self._fmt(expected[i], kind, scheme))
+            parts.append("actual=%s" % self._fmt(actual[i], kind, scheme))
+            lines.append("  at %s: %s" % (list(i), " ".join(parts)))
+        if n > self.max_report:
+            lines.append("  ... and %d more" % (n - self.max_report))
+        self.error(label, "\n".join(lines))
+        return False
+
+    @staticmethod
+    def _fmt(v, how, scheme):
+        if how == "float":
+            return fmt_float(v)
+        if how == "code":
+            return fmt_code(v, scheme)
+        return str(v)
+
+    def finish(self):
+        print("%s: %d programs, %d results, %d values compared bit for bit, "
+              "%d failures" % (self.title, self.programs, self.results,
+                               self.values, len(self.failures)))
+        if self.failures:
+            print("FAILED:")
+            for label, _ in self.failures:
+                print("  " + label)
+            sys.exit(1)
+
+
+# ---------------------------------------------------------------------------
+# Test-value generators
+# ---------------------------------------------------------------------------
+
+SPECIAL_F32 = np.array(
+    [0x00000000, 0x80000000,  # +0, -0
+     0x7F800000, 0xFF800000,  # +-inf
+     0x7FC00000, 0xFFC00000,  # +-NaN
+     0x7FA00000,              # NaN with a payload (signalling)
+     0x00000001, 0x80000001,  # +-smallest subnormal
+     0x00400000, 0x807FFFFF,  # subnormals
+     0x00800000, 0x80800000,  # +-FLT_MIN
+     0x7F7FFFFF, 0xFF7FFFFF,  # +-FLT_MAX
+     ], np.uint32).view(np.float32)
+
+
+def far_values(limit):
+    """Values far outside a range of magnitude `limit` (in scale units)."""
+    v = [limit * 4, limit * 1e3, 1e20, 3e38, 2.0 ** 24 + 1, 2.0 ** 31,
+         2.0 ** 32, 2.0 ** 63]
+    v = np.array(v, np.float64)
+    return np.concatenate([v, -v])
+
+
+def int_unit_values(scheme, zp_e, rng):
+    """For every element (zp_e gives its zero point) a value in units of the
+    scale that targets a code of [qmin-3, qmax+3] at offsets +-0.5 (ties of
+    both signs), 0, +-0.25, +-1.5 and just either side of the ties; every tie
+    is included when the array is large enough. Returns float64 units
+    (x = units * scale)."""
+    n = zp_e.size
+    targets = np.arange(scheme.qmin - 3, scheme.qmax + 4).astype(np.float64)
+    ties = np.concatenate([targets + 0.5, targets - 0.5])
+    others = np.concatenate([targets + f for f in (
+        0.0, 0.25, -0.25, 0.5 - 2 ** -20, 0.5 + 2 ** -20, -0.5 + 2 ** -20,
+        -0.5 - 2 ** -20, 1.5, -1.5, 0.75)])
+    grid = np.concatenate([ties, others])
+    if grid.size <= n:
+        pool = np.concatenate([grid, rng.choice(grid, n - grid.size)])
+    elif ties.size <= n:
+        pool = np.concatenate([ties, rng.choice(others, n - ties.size,
+                                                replace=False)])
+    else:
+        pool = rng.choice(ties, n, replace=False)
+    pool = rng.permutation(pool)
+    # The targets are codes; the zero point is added back by quantize.
+    return pool - zp_e.reshape(-1).astype(np.float64)
+
+
+def fp8_unit_values(fmt, n, rng):
+    """Values (in units of the scale) that stress an FP8 encoder: every
+    finite value, every rounding midpoint between neighbours (and the f32
+    values on either side of it), the overflow thresholds, subnormal
+    midpoints; both signs. float32."""
+    f = FORMATS[fmt]
+    codes = np.arange(256, dtype=np.uint8).view(f.fp8).astype(np.float32)
+    fin = np.unique(np.abs(codes[np.isfinite(codes)]))  # 0 .. max
+    mids = ((fin[:-1].astype(np.float64) + fin[1:]) / 2).astype(np.float32)
+    top = np.float64(f.max_finite)
+    # The first value past max: the midpoint to the next (missing) binade step.
+    step = fin[-1] - fin[-2]
+    over = np.array([top + step / 2, top + step / 2 + 1, top + step,
+                     top * 2, top * 1000], np.float64).astype(np.float32)
+    if fmt == "f8E4M3FN":
+        over = np.concatenate([over, np.float32([464, 465, 463.99997, 480])])
+    else:
+        over = np.concatenate([over, np.float32([61439, 61440, 61439.996,
+                                                  65536])])
+    near = np.concatenate([np.nextafter(mids, F32(np.inf)),
+                           np.nextafter(mids, F32(0))])
+    pos = np.concatenate([fin, mids, near, over])
+    pool = np.concatenate([pos, -pos])
+    if pool.size < n:
+        extra = rng.uniform(-top * 1.2, top * 1.2, n - pool.size)
+        pool = np.concatenate([pool, extra.astype(np.float32)])
+    else:
+        keep = np.concatenate([mids, -mids, over, -over, fin, -fin])
+        rest = np.setdiff1d(pool, keep)
+        pool = np.concatenate([keep, rng.choice(rest, max(0, n - keep.size),
+                                                replace=False)])[:n]
+    return rng.permutation(pool.astype(np.float32))
+
+
+def place_specials(x, specials, rng):
+    """Overwrites len(specials) random positions of flat array `x`."""
+    flat = x.reshape(-1)
+    pos = rng.choice(flat.size, len(specials), replace=False)
+    flat[pos] = specials
+    return pos
+
+
+SCALE_CHOICES_INT = np.float32([0.1, 0.5, 1.0, 0.037, 2.0, 0.25, 1e-3, 3.0,
+                                7.5, 0.0625, 0.3, 1.7])
+# FP8 midpoints times these scales stay exact (short mantissas), plus a few
+# that are not exact.
+SCALE_CHOICES_FP8 = np.float32([1.0, 0.5, 2.0, 0.125, 3.0, 0.75, 2.0 ** -10,
+                                1.5, 0.1, 0.037, 6.0, 2.0 ** 8])
+
+
+def pick_zero_points(scheme, shape, rng):
+    """Zero points inside [qmin, qmax], biased towards the range ends."""
+    lo, hi = scheme.qmin, scheme.qmax
+    mid = (lo + hi) // 2
+    cand = np.array(sorted({lo, lo + 1, hi, hi - 1, mid, 0 if lo <= 0 <= hi
+                            else lo, lo + 2, hi - 2}), np.int32)
+    cand = cand[(cand >= lo) & (cand <= hi)]
+    return rng.choice(cand, size=shape).astype(np.int32)

@@ -1,0 +1,485 @@
+//===- octet-run.cpp - JIT-run an MLIR function on .npy files -------------===//
+//
+//   octet-run FILE.mlir --entry NAME --input a.npy ... --output out.npy ...
+//
+// Lowers the module for the host CPU (the octet-lower-to-host pipeline) if it
+// is not lowered yet, JIT-compiles it, calls NAME with the arrays read from
+// the inputs and writes its results. Tensor arguments and results map to .npy
+// arrays; FP8 elements travel as their uint8 bit patterns, i4 as int8
+// (sign-extended), bf16 as uint16 bits, index as int64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Pipelines/Pipelines.h"
+#include "octet/Runtime/Npy.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+using namespace mlir;
+namespace npy = ::octet::runtime;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<input .mlir>"),
+                                            llvm::cl::Required);
+static llvm::cl::opt<std::string>
+    entryName("entry", llvm::cl::desc("Function to run (default: main)"),
+              llvm::cl::init("main"));
+static llvm::cl::list<std::string>
+    inputFiles("input", llvm::cl::desc("A .npy file per argument, in order"));
+static llvm::cl::list<std::string>
+    outputFiles("output", llvm::cl::desc("A .npy file per result, in order"));
+static llvm::cl::opt<std::string> pipeline(
+    "pipeline",
+    llvm::cl::desc("Lowering pipeline (default: octet-lower-to-host)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<bool>
+    printLowered("print-lowered",
+                 llvm::cl::desc("Print the module after lowering"));
+static llvm::cl::opt<unsigned> repeat(
+    "repeat",
+    llvm::cl::desc("Run the function N times and report the median time "
+                   "on stderr"),
+    llvm::cl::init(1));
+static llvm::cl::opt<unsigned>
+    optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
+             llvm::cl::Prefix, llvm::cl::init(3));
+
+namespace {
+
+/// Prints `octet-run: error: ...` and exits with status 1.
+[[noreturn]] void fail(const llvm::Twine &message) {
+  llvm::errs() << "octet-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The .npy dtype that carries elements of type `t`, or nullopt.
+std::optional<npy::NpyDType> npyTypeFor(Type t) {
+  using D = npy::NpyDType;
+  if (t.isF32())
+    return D::F32;
+  if (t.isF64())
+    return D::F64;
+  if (t.isF16())
+    return D::F16;
+  if (t.isBF16())
+    return D::U16;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return D::U8;
+  if (t.isIndex())
+    return D::I64;
+  if (auto it = dyn_cast<IntegerType>(t)) {
+    switch (it.getWidth()) {
+    case 1:
+      return D::Bool;
+    case 4:
+    case 8:
+      return D::I8;
+    case 16:
+      return D::I16;
+    case 32:
+      return D::I32;
+    case 64:
+      return D::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Whether an .npy file of dtype `have` may feed elements of type `t`:
+/// the exact carrier, or the other signedness of the same width for
+/// signless integers (u8 codes live in i8 tensors).
+bool acceptsDType(Type t, npy::NpyDType have) {
+  using D = npy::NpyDType;
+  std::optional<D> want = npyTypeFor(t);
+  if (!want)
+    return false;
+  if (*want == have)
+    return true;
+  if (auto it = dyn_cast<IntegerType>(t)) {
+    switch (it.getWidth()) {
+    case 4:
+    case 8:
+      return have == D::U8;
+    case 16:
+      return have == D::U16;
+    case 32:
+      return have == D::U32;
+    case 64:
+      return have == D::U64;
+    }
+  }
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return have == D::I8;
+  return false;
+}
+
+/// Bytes one element occupies in memory as the generated code sees it.
+size_t elementBytes(Type t) {
+  if (t.isIndex())
+    return 8;
+  unsigned bits = t.getIntOrFloatBitWidth();
+  return bits <= 8 ? 1 : bits / 8;
+}
+
+/// Memory for one argument or result, kept alive across calls.
+struct Slot {
+  Type type;                 ///< The function's argument/result type.
+  Type elementType;
+  int64_t rank = 0;          ///< -1 for scalars.
+  void *buffer = nullptr;    ///< Aligned allocation for input arrays.
+  std::vector<int64_t> desc; ///< Memref descriptor words or a scalar value.
+};
+
+void *alignedCopy(const std::vector<uint8_t> &data) {
+  size_t size = std::max<size_t>(data.size(), 1);
+  size_t rounded = (size + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded);
+  if (!p)
+    fail("out of memory allocating " + llvm::Twine(rounded) + " bytes");
+  std::memcpy(p, data.data(), data.size());
+  return p;
+}
+
+/// Builds the argument slot for `type` from `array`, checking the match.
+Slot makeArgument(unsigned index, Type type, const npy::NpyArray &array,
+                  const std::string &path) {
+  Slot slot;
+  slot.type = type;
+  auto where = [&]() {
+    return ("argument #" + llvm::Twine(index) + " (" + typeString(type) +
+            ") from '" + path + "'")
+        .str();
+  };
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    if (!shaped.hasRank() || !isa<RankedTensorType, MemRefType>(type))
+      fail(where() + ": only ranked tensors and memrefs are supported");
+    slot.elementType = shaped.getElementType();
+    slot.rank = shaped.getRank();
+    if (!acceptsDType(slot.elementType, array.dtype))
+      fail(where() + ": dtype " + npy::dtypeName(array.dtype) +
+           " does not match element type " + typeString(slot.elementType) +
+           (npyTypeFor(slot.elementType)
+                ? (" (expected " +
+                   std::string(npy::dtypeName(*npyTypeFor(slot.elementType))) +
+                   ")")
+                : std::string(" (unsupported element type)")));
+    if (static_cast<int64_t>(array.shape.size()) != slot.rank)
+      fail(where() + ": rank " + llvm::Twine(array.shape.size()) +
+           " does not match rank " + llvm::Twine(slot.rank));
+    for (int64_t d = 0; d < slot.rank; ++d)
+      if (!shaped.isDynamicDim(d) && shaped.getDimSize(d) != array.shape[d])
+        fail(where() + ": dimension " + llvm::Twine(d) + " is " +
+             llvm::Twine(array.shape[d]) + ", expected " +
+             llvm::Twine(shaped.getDimSize(d)));
+    slot.buffer = alignedCopy(array.data);
+    int64_t ptr = reinterpret_cast<int64_t>(slot.buffer);
+    slot.desc = {ptr, ptr, 0};
+    for (int64_t d : array.shape)
+      slot.desc.push_back(d);
+    std::vector<int64_t> strides(slot.rank, 1);
+    for (int64_t d = slot.rank - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * array.shape[d + 1];
+    slot.desc.insert(slot.desc.end(), strides.begin(), strides.end());
+    return slot;
+  }
+  // Scalars come from 0-d arrays.
+  slot.elementType = type;
+  slot.rank = -1;
+  if (!type.isIntOrIndexOrFloat() || !acceptsDType(type, array.dtype))
+    fail(where() + ": expected a 0-d array of " +
+         (npyTypeFor(type) ? npy::dtypeName(*npyTypeFor(type))
+                           : "a supported scalar type") +
+         ", got dtype " + npy::dtypeName(array.dtype));
+  if (!array.shape.empty())
+    fail(where() + ": a scalar argument needs a 0-d array, got rank " +
+         llvm::Twine(array.shape.size()));
+  slot.desc.assign(1, 0);
+  std::memcpy(slot.desc.data(), array.data.data(),
+              std::min<size_t>(array.data.size(), 8));
+  return slot;
+}
+
+/// Number of 8-byte words a result occupies in the returned struct; scalars
+/// of fewer bytes are padded by the caller-side layout below.
+int64_t resultWords(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    return 3 + 2 * shaped.getRank();
+  return 1;
+}
+
+/// Reads one result from `words` (its slice of the return struct) and
+/// writes it as .npy.
+void writeResult(unsigned index, Type type, const char *base,
+                 const std::string &path, std::set<void *> &ownedBuffers) {
+  npy::NpyArray out;
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    const int64_t *w = reinterpret_cast<const int64_t *>(base);
+    Type et = shaped.getElementType();
+    int64_t rank = shaped.getRank();
+    auto *allocated = reinterpret_cast<void *>(w[0]);
+    auto *aligned = reinterpret_cast<const char *>(w[1]);
+    int64_t offset = w[2];
+    std::vector<int64_t> sizes(w + 3, w + 3 + rank);
+    std::vector<int64_t> strides(w + 3 + rank, w + 3 + 2 * rank);
+    ownedBuffers.insert(allocated);
+    std::optional<npy::NpyDType> dt = npyTypeFor(et);
+    if (!dt)
+      fail("result #" + llvm::Twine(index) + " has element type " +
+           typeString(et) + ", which has no .npy form");
+    out.dtype = *dt;
+    out.shape = sizes;
+    size_t eb = elementBytes(et);
+    int64_t n = npy::numElements(sizes);
+    out.data.resize(n * eb);
+    bool i4 = et.isInteger(4);
+    // Copy honoring strides, element by element in row-major order.
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = offset;
+      for (int64_t d = 0; d < rank; ++d)
+        off += idx[d] * strides[d];
+      std::memcpy(&out.data[i * eb], aligned + off * eb, eb);
+      if (i4) {
+        uint8_t v = out.data[i] & 0x0f;
+        out.data[i] = (v & 0x8) ? (v | 0xf0) : v;
+      }
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < sizes[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+  } else {
+    std::optional<npy::NpyDType> dt = npyTypeFor(type);
+    if (!dt)
+      fail("result #" + llvm::Twine(index) + " of type " + typeString(type) +
+           " has no .npy form");
+    out.dtype = *dt;
+    size_t eb = elementBytes(type);
+    out.data.resize(eb);
+    std::memcpy(out.data.data(), base, eb);
+  }
+  if (path.empty())
+    return;
+  std::string error;
+  if (!npy::writeNpy(path, out, error))
+    fail(error);
+}
+
+/// Returns true if `module` still needs lowering (anything but LLVM ops).
+bool needsLowering(ModuleOp module) {
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (op == module.getOperation())
+      return WalkResult::advance();
+    if (!isa<LLVM::LLVMDialect>(op->getDialect())) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerPassManagerCLOptions();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "octet-run: lower an MLIR module for the host CPU, JIT-run one "
+      "function on .npy inputs and write its results as .npy\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<mlir::octet::OctetDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerAllPasses();
+  mlir::octet::registerAllOctetPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail("could not parse '" + inputFile + "'");
+
+  // The signature before lowering decides how arrays are passed.
+  auto func = module->lookupSymbol<func::FuncOp>(entryName);
+  if (!func) {
+    std::string names;
+    module->walk([&](func::FuncOp f) {
+      names += (names.empty() ? "" : ", ") + f.getSymName().str();
+    });
+    fail("no func.func named '" + entryName + "' in '" + inputFile + "'" +
+         (names.empty() ? std::string(" (octet-run needs the function before "
+                                      "lowering)")
+                        : " (functions: " + names + ")"));
+  }
+  if (func.isExternal())
+    fail("'" + entryName + "' is only a declaration");
+  FunctionType fnType = func.getFunctionType();
+  if (inputFiles.size() != fnType.getNumInputs())
+    fail("'" + entryName + "' takes " + llvm::Twine(fnType.getNumInputs()) +
+         " argument(s) but " + llvm::Twine(inputFiles.size()) +
+         " --input file(s) were given");
+  if (!outputFiles.empty() && outputFiles.size() != fnType.getNumResults())
+    fail("'" + entryName + "' returns " + llvm::Twine(fnType.getNumResults()) +
+         " result(s) but " + llvm::Twine(outputFiles.size()) +
+         " --output file(s) were given");
+  for (auto [i, t] : llvm::enumerate(fnType.getResults()))
+    if (!isa<RankedTensorType, MemRefType>(t) &&
+        !(t.isIntOrIndexOrFloat() && elementBytes(t) == 8))
+      fail("result #" + llvm::Twine(i) + " of type " + typeString(t) +
+           " is not supported (ranked tensors, memrefs and 64-bit scalars)");
+
+  // Read and check the inputs before spending time on compilation.
+  std::vector<Slot> args;
+  for (auto [i, t] : llvm::enumerate(fnType.getInputs())) {
+    npy::NpyArray array;
+    std::string error;
+    if (!npy::readNpy(inputFiles[i], array, error))
+      fail(error);
+    args.push_back(makeArgument(i, t, array, inputFiles[i]));
+  }
+
+  if (needsLowering(*module)) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      fail("invalid pass manager options");
+    std::string text = pipeline.empty()
+                           ? mlir::octet::getLowerToHostPipeline().str()
+                           : pipeline.getValue();
+    if (failed(parsePassPipeline(text, pm, llvm::errs())))
+      fail("invalid --pipeline '" + text + "'");
+    if (failed(pm.run(*module)))
+      fail("lowering '" + inputFile + "' failed");
+  }
+  if (printLowered)
+    module->print(llvm::outs());
+
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    fail("cannot detect the host: " + llvm::toString(tmBuilder.takeError()));
+  auto tm = tmBuilder->createTargetMachine();
+  if (!tm)
+    fail("cannot create a target machine: " + llvm::toString(tm.takeError()));
+  auto transformer =
+      makeOptimizingTransformer(std::min(3u, optLevel.getValue()), 0, tm->get());
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
+      std::min(3u, optLevel.getValue()));
+  auto engine = ExecutionEngine::create(*module, options, std::move(*tm));
+  if (!engine)
+    fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+  auto fn = (*engine)->lookupPacked(entryName);
+  if (!fn)
+    fail("cannot find '" + entryName +
+         "' after lowering: " + llvm::toString(fn.takeError()));
+
+  // Packed calling convention: one pointer per scalar of the expanded
+  // signature, then one to the storage of the (struct) result.
+  std::vector<void *> packed;
+  for (Slot &s : args)
+    for (int64_t &w : s.desc)
+      packed.push_back(&w);
+  int64_t words = 0;
+  for (Type t : fnType.getResults())
+    words += resultWords(t);
+  std::vector<int64_t> results(std::max<int64_t>(words, 1), 0);
+  if (fnType.getNumResults())
+    packed.push_back(results.data());
+
+  std::vector<double> times;
+  std::set<void *> inputBuffers;
+  for (Slot &s : args)
+    if (s.buffer)
+      inputBuffers.insert(s.buffer);
+  for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+    if (r > 0) {
+      // Free the previous run's results (never the inputs).
+      int64_t off = 0;
+      std::set<void *> freed;
+      for (Type t : fnType.getResults()) {
+        if (isa<ShapedType>(t)) {
+          void *p = reinterpret_cast<void *>(results[off]);
+          if (p && !inputBuffers.count(p) && freed.insert(p).second)
+            std::free(p);
+        }
+        off += resultWords(t);
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    (*fn)(packed.data());
+    auto stop = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double>(stop - start).count());
+  }
+  if (repeat > 1) {
+    std::sort(times.begin(), times.end());
+    llvm::errs() << "octet-run: '" << entryName << "' median "
+                 << llvm::format("%.6f", times[times.size() / 2]) << " s, min "
+                 << llvm::format("%.6f", times.front()) << " s over "
+                 << times.size() << " runs\n";
+  }
+
+  std::set<void *> owned;
+  int64_t off = 0;
+  for (auto [i, t] : llvm::enumerate(fnType.getResults())) {
+    writeResult(i, t, reinterpret_cast<const char *>(&results[off]),
+                outputFiles.empty() ? std::string() : outputFiles[i], owned);
+    off += resultWords(t);
+  }
+  if (outputFiles.empty())
+    llvm::outs() << "octet-run: '" << entryName << "' returned "
+                 << fnType.getNumResults() << " result(s)\n";
+  return 0;
+}

@@ -1,0 +1,201 @@
+//===- RuntimeAbiTest.cpp - Tests for liboctet_runtime's C ABI ------------===//
+//
+// Links against the shared library, as generated code does. The scalar rules
+// themselves are tested in NumericsTest.cpp and, against numpy and
+// ml_dtypes, by test/Runtime/numerics_oracle.py; this checks the buffer
+// plumbing, the argument conventions and the exported symbol set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Runtime/OctetRuntime.h"
+#include "octet/Runtime/Numerics.h"
+
+#include "gtest/gtest.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <dlfcn.h>
+
+using namespace octet::numerics;
+
+namespace {
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+TEST(RuntimeAbi, Version) {
+  EXPECT_EQ(octet_runtime_abi_version(), OCTET_RUNTIME_ABI_VERSION);
+}
+
+TEST(RuntimeAbi, EveryEntryPointIsExported) {
+  void *lib = dlopen(OCTET_RUNTIME_SO_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  for (const char *name :
+       {"octet_runtime_abi_version", "octet_quantize_int",
+        "octet_dequantize_int", "octet_encode_fp8", "octet_decode_fp8",
+        "octet_quantize_fp8", "octet_dequantize_fp8", "octet_round_half_even",
+        "octet_symmetric_params", "octet_asymmetric_params", "octet_sqnr_db",
+        "octet_pack_nibbles", "octet_unpack_nibbles", "octet_now_seconds"})
+    EXPECT_NE(dlsym(lib, name), nullptr) << name;
+  dlclose(lib);
+}
+
+TEST(RuntimeAbi, QuantizeDequantizeInt) {
+  // DESIGN.md's example: scale 0.1 -> [3, -17, 35, 25, 127, -128]; NaN -> zp.
+  const float x[] = {0.26f, -1.74f, 3.5f, 2.5f, 400.0f, -1000.0f, kNaN};
+  int32_t q[7];
+  octet_quantize_int(x, 7, 0.1f, 0, -128, 127, q);
+  const int32_t want[] = {3, -17, 35, 25, 127, -128, 0};
+  for (int i = 0; i < 7; ++i)
+    EXPECT_EQ(q[i], want[i]) << i;
+  float back[7];
+  octet_dequantize_int(q, 7, 0.5f, 25, back);
+  EXPECT_EQ(back[3], 0.0f);
+  EXPECT_EQ(back[0], -11.0f);
+}
+
+TEST(RuntimeAbi, NonPositiveCountDoesNothing) {
+  float x[2] = {1.0f, 2.0f};
+  int32_t q[2] = {-7, -7};
+  octet_quantize_int(x, 0, 1.0f, 0, -128, 127, q);
+  octet_quantize_int(x, -5, 1.0f, 0, -128, 127, q);
+  EXPECT_EQ(q[0], -7);
+  uint8_t c[2] = {0xAA, 0xAA};
+  octet_encode_fp8(x, -1, OCTET_FP8_E4M3FN, 1, c);
+  octet_pack_nibbles(nullptr, 0, nullptr);
+  octet_unpack_nibbles(nullptr, -3, 1, nullptr);
+  EXPECT_EQ(c[0], 0xAA);
+  EXPECT_EQ(octet_sqnr_db(nullptr, nullptr, 0),
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(RuntimeAbi, Fp8MatchesScalarRules) {
+  // Every code decodes as decodeFp8 says and re-encodes to itself.
+  for (int format : {OCTET_FP8_E4M3FN, OCTET_FP8_E5M2}) {
+    StorageFormat f = format == OCTET_FP8_E4M3FN ? StorageFormat::F8E4M3FN
+                                                 : StorageFormat::F8E5M2;
+    std::vector<uint8_t> codes(256);
+    for (int i = 0; i < 256; ++i)
+      codes[i] = static_cast<uint8_t>(i);
+    std::vector<float> vals(256);
+    octet_decode_fp8(codes.data(), 256, format, vals.data());
+    for (int i = 0; i < 256; ++i) {
+      float want = decodeFp8(codes[i], f);
+      EXPECT_EQ(std::memcmp(&vals[i], &want, 4), 0) << i;
+    }
+    std::vector<uint8_t> again(256);
+    octet_encode_fp8(vals.data(), 256, format, 0, again.data());
+    for (int i = 0; i < 256; ++i) {
+      if (!std::isnan(vals[i])) {
+        EXPECT_EQ(again[i], codes[i]) << i;
+      }
+    }
+  }
+  // OCP E4M3FN: 464 ties to 448 (0x7E); 465 is NaN non-saturating, 0x7E
+  // saturating. E5M2: 61440 -> inf (0x7C) non-saturating.
+  const float x[] = {464.0f, 465.0f, -kInf, -0.0f};
+  uint8_t nonSat[4], sat[4], e5[4];
+  octet_encode_fp8(x, 4, OCTET_FP8_E4M3FN, 0, nonSat);
+  octet_encode_fp8(x, 4, OCTET_FP8_E4M3FN, 1, sat);
+  EXPECT_EQ(nonSat[0], 0x7E);
+  EXPECT_EQ(nonSat[1], 0x7F);
+  EXPECT_EQ(nonSat[2], 0xFF);
+  EXPECT_EQ(nonSat[3], 0x80);
+  EXPECT_EQ(sat[1], 0x7E);
+  EXPECT_EQ(sat[2], 0xFE);
+  const float y[] = {61440.0f};
+  octet_encode_fp8(y, 1, OCTET_FP8_E5M2, 0, e5);
+  EXPECT_EQ(e5[0], 0x7C);
+  // quantize = encode(x / scale), dequantize = decode(q) * scale.
+  const float z[] = {896.0f, 930.0f};
+  uint8_t qz[2];
+  octet_quantize_fp8(z, 2, 2.0f, OCTET_FP8_E4M3FN, 0, qz);
+  EXPECT_EQ(qz[0], 0x7E);
+  EXPECT_EQ(qz[1], 0x7F); // 465
+  octet_quantize_fp8(z, 2, 2.0f, OCTET_FP8_E4M3FN, 1, qz);
+  EXPECT_EQ(qz[1], 0x7E);
+  float dz[2];
+  octet_dequantize_fp8(qz, 2, 2.0f, OCTET_FP8_E4M3FN, dz);
+  EXPECT_EQ(dz[0], 896.0f);
+}
+
+TEST(RuntimeAbi, InvalidFp8FormatLeavesOutputAlone) {
+  const float x[] = {1.0f};
+  uint8_t c[1] = {0xAA};
+  octet_encode_fp8(x, 1, 7, 1, c);
+  octet_quantize_fp8(x, 1, 1.0f, -1, 1, c);
+  EXPECT_EQ(c[0], 0xAA);
+  float f[1] = {42.0f};
+  octet_decode_fp8(c, 1, 2, f);
+  octet_dequantize_fp8(c, 1, 1.0f, 2, f);
+  EXPECT_EQ(f[0], 42.0f);
+}
+
+TEST(RuntimeAbi, RoundHalfEvenInPlace) {
+  float x[] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 8388609.0f};
+  octet_round_half_even(x, 6, x);
+  EXPECT_EQ(x[0], 0.0f);
+  EXPECT_EQ(x[1], 2.0f);
+  EXPECT_EQ(x[2], 2.0f);
+  EXPECT_EQ(x[3], 0.0f);
+  EXPECT_TRUE(std::signbit(x[3]));
+  EXPECT_EQ(x[4], -2.0f);
+  EXPECT_EQ(x[5], 8388609.0f);
+}
+
+TEST(RuntimeAbi, Params) {
+  float scale;
+  int32_t zp = 99;
+  octet_symmetric_params(12.7f, OCTET_FORMAT_I8, -128, 127, &scale, &zp);
+  EXPECT_EQ(scale, 12.7f / 127.0f);
+  EXPECT_EQ(zp, 0);
+  octet_symmetric_params(896.0f, OCTET_FORMAT_F8E4M3FN, 0, 0, &scale, &zp);
+  EXPECT_EQ(scale, 2.0f);
+  octet_symmetric_params(0.0f, OCTET_FORMAT_I4, -8, 7, &scale, &zp);
+  EXPECT_EQ(scale, 1.0f);
+  octet_symmetric_params(1.0f, 6, -8, 7, &scale, &zp);
+  EXPECT_TRUE(std::isnan(scale));
+  EXPECT_EQ(zp, 0);
+  octet_asymmetric_params(-1.0f, 3.0f, 0, 255, &scale, &zp);
+  EXPECT_EQ(scale, 4.0f / 255.0f);
+  EXPECT_EQ(zp, 64);
+  octet_asymmetric_params(0.0f, 0.0f, 0, 255, &scale, &zp);
+  EXPECT_EQ(scale, 1.0f);
+}
+
+TEST(RuntimeAbi, Sqnr) {
+  const float x[] = {3.0f, 4.0f};
+  const float xhat[] = {3.0f, 4.5f};
+  EXPECT_DOUBLE_EQ(octet_sqnr_db(x, xhat, 2), 20.0);
+  EXPECT_EQ(octet_sqnr_db(x, x, 2), std::numeric_limits<double>::infinity());
+}
+
+TEST(RuntimeAbi, Nibbles) {
+  const int8_t codes[] = {1, -2, 7, -8, 5};
+  uint8_t packed[3];
+  octet_pack_nibbles(codes, 5, packed);
+  EXPECT_EQ(packed[0], 0xE1);
+  EXPECT_EQ(packed[1], 0x87);
+  EXPECT_EQ(packed[2], 0x05);
+  int8_t back[5];
+  octet_unpack_nibbles(packed, 5, 1, back);
+  EXPECT_EQ(std::memcmp(back, codes, 5), 0);
+}
+
+TEST(RuntimeAbi, MonotonicClock) {
+  double t0 = octet_now_seconds();
+  double t1 = t0;
+  for (int i = 0; i < 1000; ++i) {
+    double t = octet_now_seconds();
+    EXPECT_GE(t, t1);
+    t1 = t;
+  }
+  EXPECT_GE(t1, t0);
+  EXPECT_TRUE(std::isfinite(t0));
+}
+
+} // namespace
