@@ -28,17 +28,11 @@ config.substitutions.append(
     ("%octet_runtime_lib", os.path.join(config.octet_lib_dir, "liboctet_runtime.so")))
 config.substitutions.append(("%octet_src", config.octet_src_root))
 
-llvm_config.with_environment("PATH", config.octet_tools_dir, append_path=False)
+# Prepend our tools and LLVM's (FileCheck, not) to the inherited PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.octet_tools_dir, append_path=True)
 
 tool_dirs = [config.octet_tools_dir, config.llvm_tools_dir]
 tools = ["octet-opt", "octet-run", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-# Python test oracles.
-try:
-    import numpy  # noqa: F401
-    import ml_dtypes  # noqa: F401
-    config.available_features.add("oracles")
-except ImportError:
-    pass

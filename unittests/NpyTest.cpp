@@ -24,8 +24,8 @@ namespace {
 std::string tempPath(const std::string &name) {
   const ::testing::TestInfo *info =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  return ::testing::TempDir() + "octet_npy_" + std::to_string(getpid()) +
-         "_" + info->name() + "_" + name + ".npy";
+  return ::testing::TempDir() + "octet_npy_" + std::to_string(getpid()) + "_" +
+         info->name() + "_" + name + ".npy";
 }
 
 void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes) {
@@ -128,8 +128,7 @@ TEST(Npy, RoundTripEveryDType) {
       NpyArray in;
       in.dtype = dt;
       in.shape = shape;
-      in.data.resize(static_cast<size_t>(numElements(shape)) *
-                     dtypeSize(dt));
+      in.data.resize(static_cast<size_t>(numElements(shape)) * dtypeSize(dt));
       for (size_t i = 0; i < in.data.size(); ++i)
         in.data[i] = static_cast<uint8_t>(dt == NpyDType::Bool ? (i % 3 == 0)
                                                                : i * 7 + 1);
@@ -185,8 +184,7 @@ TEST(Npy, WriteFromRawPointer) {
   const int64_t shape[] = {3, 2};
   std::string path = tempPath("raw");
   std::string error;
-  ASSERT_TRUE(writeNpy(path, NpyDType::F32, shape, 2, values, error))
-      << error;
+  ASSERT_TRUE(writeNpy(path, NpyDType::F32, shape, 2, values, error)) << error;
   NpyArray out;
   ASSERT_TRUE(readNpy(path, out, error)) << error;
   EXPECT_EQ(out.dtype, NpyDType::F32);
@@ -194,6 +192,28 @@ TEST(Npy, WriteFromRawPointer) {
   ASSERT_EQ(out.data.size(), sizeof(values));
   EXPECT_EQ(std::memcmp(out.data.data(), values, sizeof(values)), 0);
   std::remove(path.c_str());
+}
+
+TEST(Npy, ReadsFromAPipe) {
+  // A non-regular file (size unknown up front) is read whole, then parsed.
+  NpyArray in;
+  in.dtype = NpyDType::I16;
+  in.shape = {2, 2};
+  in.data = {1, 0, 2, 0, 3, 0, 0xff, 0xff};
+  std::vector<uint8_t> image;
+  std::string error;
+  ASSERT_TRUE(writeNpyToMemory(in, image, error)) << error;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], image.data(), image.size()),
+            static_cast<ssize_t>(image.size()));
+  close(fds[1]);
+  NpyArray out;
+  std::string path = "/dev/fd/" + std::to_string(fds[0]);
+  EXPECT_TRUE(readNpy(path, out, error)) << error;
+  EXPECT_EQ(out.shape, in.shape);
+  EXPECT_EQ(out.data, in.data);
+  close(fds[0]);
 }
 
 TEST(Npy, HeaderMatchesNumpyLayout) {
@@ -211,10 +231,10 @@ TEST(Npy, HeaderMatchesNumpyLayout) {
   size_t headerLen = image[8] | (image[9] << 8);
   EXPECT_EQ(10 + headerLen, image.size() - 24);
   std::string header(image.begin() + 10, image.begin() + 10 + headerLen);
-  EXPECT_EQ(header.rfind(
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                0),
-            0u);
+  EXPECT_EQ(
+      header.rfind(
+          "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 0),
+      0u);
   EXPECT_EQ(header.back(), '\n');
 }
 
@@ -441,10 +461,8 @@ TEST(NpyError, UnsupportedDType) {
                  "float64, int8, int16, int32, int64, uint8, uint16, uint32, "
                  "uint64, bool)");
   expectRejected(makeNpy(dict("|O", "(1,)"), 8), "unsupported dtype '|O'");
-  expectRejected(makeNpy(dict("<U5", "(1,)"), 20),
-                 "unsupported dtype '<U5'");
-  expectRejected(makeNpy(dict("<f16", "(1,)"), 16),
-                 "unsupported dtype '<f16'");
+  expectRejected(makeNpy(dict("<U5", "(1,)"), 20), "unsupported dtype '<U5'");
+  expectRejected(makeNpy(dict("<f16", "(1,)"), 16), "unsupported dtype '<f16'");
   expectRejected(makeNpy(dict("|V2", "(1,)"), 2), "unsupported dtype '|V2'");
 }
 
@@ -584,8 +602,7 @@ TEST(NpyWriteError, BadShape) {
   const int64_t shape[] = {2, -1};
   float data[2] = {0, 0};
   std::string error;
-  EXPECT_FALSE(
-      writeNpy(tempPath("neg"), NpyDType::F32, shape, 2, data, error));
+  EXPECT_FALSE(writeNpy(tempPath("neg"), NpyDType::F32, shape, 2, data, error));
   EXPECT_NE(error.find("negative dimension -1 in shape (2, -1)"),
             std::string::npos)
       << error;
@@ -599,8 +616,7 @@ TEST(NpyWriteError, CannotOpen) {
   std::string error;
   std::string path = ::testing::TempDir() + "no/such/dir/x.npy";
   EXPECT_FALSE(writeNpy(path, in, error));
-  EXPECT_NE(error.find(path + ": cannot open for writing: "),
-            std::string::npos)
+  EXPECT_NE(error.find(path + ": cannot open for writing: "), std::string::npos)
       << error;
 }
 

@@ -72,12 +72,12 @@ TEST(NumericsFormat, Fp8MaxFinite) {
 
 TEST(NumericsFp8Decode, E4M3FNSpecValues) {
   // OFP8 Table 1 (E4M3): exponent bias 7.
-  EXPECT_EQ(decodeFp8(0x7E, E4M3), 448.0f);     // max normal S.1111.110
+  EXPECT_EQ(decodeFp8(0x7E, E4M3), 448.0f); // max normal S.1111.110
   EXPECT_EQ(decodeFp8(0xFE, E4M3), -448.0f);
-  EXPECT_EQ(decodeFp8(0x08, E4M3), 0.015625f);  // min normal 2^-6
+  EXPECT_EQ(decodeFp8(0x08, E4M3), 0.015625f);    // min normal 2^-6
   EXPECT_EQ(decodeFp8(0x07, E4M3), 0.013671875f); // max subnormal 0.875*2^-6
   EXPECT_EQ(decodeFp8(0x01, E4M3), 0.001953125f); // min subnormal 2^-9
-  EXPECT_EQ(decodeFp8(0x38, E4M3), 1.0f);       // S.0111.000
+  EXPECT_EQ(decodeFp8(0x38, E4M3), 1.0f);         // S.0111.000
   EXPECT_EQ(decodeFp8(0x00, E4M3), 0.0f);
   EXPECT_FALSE(signBit(decodeFp8(0x00, E4M3)));
   EXPECT_EQ(decodeFp8(0x80, E4M3), 0.0f); // -0
@@ -98,12 +98,12 @@ TEST(NumericsFp8Decode, E4M3FNSpecValues) {
 
 TEST(NumericsFp8Decode, E5M2SpecValues) {
   // OFP8 Table 1 (E5M2): exponent bias 15, IEEE-like specials.
-  EXPECT_EQ(decodeFp8(0x7B, E5M2), 57344.0f);       // max normal S.11110.11
-  EXPECT_EQ(decodeFp8(0x04, E5M2), 6.103515625e-05f); // min normal 2^-14
+  EXPECT_EQ(decodeFp8(0x7B, E5M2), 57344.0f);           // max normal S.11110.11
+  EXPECT_EQ(decodeFp8(0x04, E5M2), 6.103515625e-05f);   // min normal 2^-14
   EXPECT_EQ(decodeFp8(0x03, E5M2), 4.57763671875e-05f); // max sub 0.75*2^-14
   EXPECT_EQ(decodeFp8(0x01, E5M2), 1.52587890625e-05f); // min sub 2^-16
-  EXPECT_EQ(decodeFp8(0x3C, E5M2), 1.0f);           // S.01111.00
-  EXPECT_EQ(decodeFp8(0x7C, E5M2), kInf);           // S.11111.00
+  EXPECT_EQ(decodeFp8(0x3C, E5M2), 1.0f);               // S.01111.00
+  EXPECT_EQ(decodeFp8(0x7C, E5M2), kInf);               // S.11111.00
   EXPECT_EQ(decodeFp8(0xFC, E5M2), -kInf);
   for (uint8_t c : {0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF})
     EXPECT_TRUE(std::isnan(decodeFp8(c, E5M2))) << "code " << int(c);
@@ -232,8 +232,8 @@ TEST(NumericsFp8Encode, EveryCodeRoundTrips) {
 
 TEST(NumericsFp8Encode, QuantizeDividesByScale) {
   // fp8 quantize = encode(x / scale); dequantize = decode(q) * scale.
-  EXPECT_EQ(quantizeFp8(896.0f, 2.0f, E4M3, true), 0x7E);    // 448
-  EXPECT_EQ(quantizeFp8(1000.0f, 2.0f, E4M3, false), 0x7F);  // 500 -> NaN
+  EXPECT_EQ(quantizeFp8(896.0f, 2.0f, E4M3, true), 0x7E);   // 448
+  EXPECT_EQ(quantizeFp8(1000.0f, 2.0f, E4M3, false), 0x7F); // 500 -> NaN
   EXPECT_EQ(quantizeFp8(1000.0f, 2.0f, E4M3, true), 0x7E);
   EXPECT_EQ(dequantizeFp8(0x7E, 2.0f, E4M3), 896.0f);
   EXPECT_EQ(dequantizeFp8(0x3C, 0.5f, E5M2), 0.5f);
@@ -433,6 +433,36 @@ TEST(NumericsParams, AsymmetricGuards) {
   // A subnormal range gets the FLT_MIN scale.
   p = asymmetricParams(-1e-40f, 1e-40f, {0, 255});
   EXPECT_EQ(p.scale, FLT_MIN);
+}
+
+TEST(NumericsParams, RangeStats) {
+  // Accumulators start at 0 (so asymmetric ranges include 0) and ignore NaN
+  // (IEEE maxNum/minNum).
+  RangeStats st;
+  for (float x : {1.5f, kNaN, 3.0f, 0.5f})
+    st.add(x);
+  EXPECT_EQ(st.absmax, 3.0f);
+  EXPECT_EQ(st.minV, 0.0f);
+  EXPECT_EQ(st.maxV, 3.0f);
+  st.add(-6.0f);
+  EXPECT_EQ(st.absmax, 6.0f);
+  EXPECT_EQ(st.minV, -6.0f);
+  QuantParams sym =
+      paramsFromStats(st, StorageFormat::I8, {-128, 127}, /*symmetric=*/true);
+  EXPECT_EQ(sym.scale, 6.0f / 127.0f);
+  EXPECT_EQ(sym.zeroPoint, 0);
+  // [-6, 3] on u8: scale 9 / 255, zp = rhe(6 / (9 / 255)) = rhe(170) = 170.
+  QuantParams asym =
+      paramsFromStats(st, StorageFormat::U8, {0, 255}, /*symmetric=*/false);
+  EXPECT_EQ(asym.scale, 9.0f / 255.0f);
+  EXPECT_EQ(asym.zeroPoint, 170);
+  // An empty or all-NaN group is a zero range: scale 1.
+  RangeStats empty;
+  empty.add(kNaN);
+  EXPECT_EQ(paramsFromStats(empty, StorageFormat::I8, {-128, 127}, true).scale,
+            1.0f);
+  EXPECT_EQ(paramsFromStats(empty, StorageFormat::U8, {0, 255}, false).scale,
+            1.0f);
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "octet/Runtime/OctetRuntime.h"
 #include "octet/Runtime/Numerics.h"
+#include "octet/Runtime/OctetRuntime.h"
 
 #include "gtest/gtest.h"
 

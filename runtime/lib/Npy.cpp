@@ -107,16 +107,15 @@ bool checkedByteSize(NpyDType dtype, const int64_t *shape, size_t rank,
     return false;
   }
   if (rank > kMaxRank) {
-    error = "shape has " + std::to_string(rank) +
-            " dimensions; at most " + std::to_string(kMaxRank) +
-            " are supported";
+    error = "shape has " + std::to_string(rank) + " dimensions; at most " +
+            std::to_string(kMaxRank) + " are supported";
     return false;
   }
   bool hasZero = false;
   for (size_t i = 0; i < rank; ++i) {
     if (shape[i] < 0) {
-      error = "negative dimension " + std::to_string(shape[i]) +
-              " in shape " + formatShape(shape, rank);
+      error = "negative dimension " + std::to_string(shape[i]) + " in shape " +
+              formatShape(shape, rank);
       return false;
     }
     hasZero |= shape[i] == 0;
@@ -206,8 +205,7 @@ bool HeaderParser::parseString(std::string &s, const char *what) {
   const char *start = ++cur;
   while (!atEnd() && *cur != q) {
     if (*cur == '\\')
-      return fail(std::string("escape sequences are not supported in ") +
-                  what);
+      return fail(std::string("escape sequences are not supported in ") + what);
     if (*cur == '\n')
       return fail(std::string("unterminated string in ") + what);
     ++cur;
@@ -269,8 +267,8 @@ bool HeaderParser::parseShape(std::vector<int64_t> &shape) {
     bool overflow = false;
     while (!atEnd() && *cur >= '0' && *cur <= '9') {
       unsigned d = static_cast<unsigned>(*cur - '0');
-      if (v > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
-               d) / 10)
+      if (v >
+          (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - d) / 10)
         overflow = true;
       else
         v = v * 10 + d;
@@ -290,8 +288,8 @@ bool HeaderParser::parseShape(std::vector<int64_t> &shape) {
       return false;
     }
     if (shape.size() == kMaxRank) {
-      error = "'shape' has more than " + std::to_string(kMaxRank) +
-              " dimensions";
+      error =
+          "'shape' has more than " + std::to_string(kMaxRank) + " dimensions";
       return false;
     }
     shape.push_back(static_cast<int64_t>(v));
@@ -320,8 +318,8 @@ bool HeaderParser::parseDescr(NpyDType &dtype) {
         continue;
       // Byte order does not matter for one-byte types; NumPy writes '|' but
       // '<', '>' and '=' mean the same there.
-      if (info.size == 1 && (order == '|' || order == '<' || order == '>' ||
-                             order == '=')) {
+      if (info.size == 1 &&
+          (order == '|' || order == '<' || order == '>' || order == '=')) {
         dtype = info.dtype;
         return true;
       }
@@ -333,8 +331,8 @@ bool HeaderParser::parseDescr(NpyDType &dtype) {
         error = "unsupported dtype " + shown + " (big-endian)";
         return false;
       }
-      error = "unsupported dtype " + shown + " (byte order must be '<', as in '" +
-              info.descr + "')";
+      error = "unsupported dtype " + shown +
+              " (byte order must be '<', as in '" + info.descr + "')";
       return false;
     }
   }
@@ -461,8 +459,8 @@ bool parsePreamble(const uint8_t *p, size_t avail, uint64_t total,
             ".0 header length field";
     return false;
   }
-  uint64_t len = static_cast<uint64_t>(p[8]) |
-                 (static_cast<uint64_t>(p[9]) << 8);
+  uint64_t len =
+      static_cast<uint64_t>(p[8]) | (static_cast<uint64_t>(p[9]) << 8);
   if (lenBytes == 4)
     len |= (static_cast<uint64_t>(p[10]) << 16) |
            (static_cast<uint64_t>(p[11]) << 24);
@@ -490,8 +488,8 @@ bool parseHeaderAndCheckSize(const char *header, size_t headerLen,
   HeaderParser parser(header, headerLen, error);
   if (!parser.parse(out.dtype, out.shape))
     return false;
-  if (!checkedByteSize(out.dtype, out.shape.data(), out.shape.size(),
-                       expected, error))
+  if (!checkedByteSize(out.dtype, out.shape.data(), out.shape.size(), expected,
+                       error))
     return false;
   if (dataBytes != expected) {
     const DTypeInfo *info = lookup(out.dtype);
@@ -539,8 +537,7 @@ int64_t octet::runtime::numElements(const std::vector<int64_t> &shape) {
   uint64_t bytes;
   std::string error;
   // One-byte elements: the byte size is the element count.
-  if (!checkedByteSize(NpyDType::U8, shape.data(), shape.size(), bytes,
-                       error))
+  if (!checkedByteSize(NpyDType::U8, shape.data(), shape.size(), bytes, error))
     return -1;
   return static_cast<int64_t>(bytes);
 }
@@ -601,8 +598,8 @@ bool octet::runtime::readNpy(const std::string &path, NpyArray &out,
 
   const uint64_t total = static_cast<uint64_t>(st.st_size);
   uint8_t prefix[12];
-  size_t avail = total < sizeof(prefix) ? static_cast<size_t>(total)
-                                        : sizeof(prefix);
+  size_t avail =
+      total < sizeof(prefix) ? static_cast<size_t>(total) : sizeof(prefix);
   if (std::fread(prefix, 1, avail, file.f) != avail)
     return failWith("read error while reading the preamble");
   Preamble pre;
@@ -623,9 +620,8 @@ bool octet::runtime::readNpy(const std::string &path, NpyArray &out,
   // `expected` equals the number of bytes actually in the file, so this
   // allocation is bounded by the file size.
   out.data.resize(static_cast<size_t>(expected));
-  if (expected &&
-      std::fread(out.data.data(), 1, out.data.size(), file.f) !=
-          out.data.size())
+  if (expected && std::fread(out.data.data(), 1, out.data.size(), file.f) !=
+                      out.data.size())
     return failWith("read error while reading " + std::to_string(expected) +
                     " bytes of data (was the file truncated?)");
   return true;
@@ -642,9 +638,9 @@ bool buildHeader(NpyDType dtype, const int64_t *shape, size_t rank,
                  std::string &out, uint64_t &dataBytes, std::string &error) {
   if (!checkedByteSize(dtype, shape, rank, dataBytes, error))
     return false;
-  std::string dict = std::string("{'descr': '") + dtypeDescr(dtype) +
-                     "', 'fortran_order': False, 'shape': " +
-                     formatShape(shape, rank) + ", }";
+  std::string dict =
+      std::string("{'descr': '") + dtypeDescr(dtype) +
+      "', 'fortran_order': False, 'shape': " + formatShape(shape, rank) + ", }";
   // Total = magic + version + length field + dict + padding + '\n', a
   // multiple of kAlign.
   size_t lenBytes = 2;
@@ -730,8 +726,8 @@ bool octet::runtime::writeNpyToMemory(const NpyArray &array,
                                       std::string &error) {
   std::string header;
   uint64_t dataBytes;
-  if (!buildHeader(array.dtype, array.shape.data(), array.shape.size(),
-                   header, dataBytes, error))
+  if (!buildHeader(array.dtype, array.shape.data(), array.shape.size(), header,
+                   dataBytes, error))
     return false;
   if (array.data.size() != dataBytes) {
     error = "array holds " + std::to_string(array.data.size()) +

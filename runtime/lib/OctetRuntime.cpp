@@ -49,8 +49,8 @@ void octet_quantize_int(const float *x, int64_t n, float scale, int32_t zp,
     out[i] = quantizeInt(x[i], scale, zp, qmin, qmax);
 }
 
-void octet_dequantize_int(const int32_t *q, int64_t n, float scale,
-                          int32_t zp, float *out) {
+void octet_dequantize_int(const int32_t *q, int64_t n, float scale, int32_t zp,
+                          float *out) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = dequantizeInt(q[i], scale, zp);
 }
@@ -64,8 +64,7 @@ void octet_encode_fp8(const float *x, int64_t n, int32_t format,
     out[i] = encodeFp8(x[i], f, saturate != 0);
 }
 
-void octet_decode_fp8(const uint8_t *q, int64_t n, int32_t format,
-                      float *out) {
+void octet_decode_fp8(const uint8_t *q, int64_t n, int32_t format, float *out) {
   StorageFormat f;
   if (!fp8Format(format, f))
     return;
@@ -73,8 +72,8 @@ void octet_decode_fp8(const uint8_t *q, int64_t n, int32_t format,
     out[i] = decodeFp8(q[i], f);
 }
 
-void octet_quantize_fp8(const float *x, int64_t n, float scale,
-                        int32_t format, int32_t saturate, uint8_t *out) {
+void octet_quantize_fp8(const float *x, int64_t n, float scale, int32_t format,
+                        int32_t saturate, uint8_t *out) {
   StorageFormat f;
   if (!fp8Format(format, f))
     return;
@@ -109,8 +108,8 @@ void octet_symmetric_params(float absmax, int32_t format, int32_t qmin,
   *zp = p.zeroPoint;
 }
 
-void octet_asymmetric_params(float min, float max, int32_t qmin,
-                             int32_t qmax, float *scale, int32_t *zp) {
+void octet_asymmetric_params(float min, float max, int32_t qmin, int32_t qmax,
+                             float *scale, int32_t *zp) {
   QuantParams p = asymmetricParams(min, max, IntRange{qmin, qmax});
   *scale = p.scale;
   *zp = p.zeroPoint;
@@ -136,8 +135,7 @@ void octet_unpack_nibbles(const uint8_t *packed, int64_t n, int32_t is_signed,
 
 double octet_now_seconds(void) {
   using Clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(Clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
 } // extern "C"

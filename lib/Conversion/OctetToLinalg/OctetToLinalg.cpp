@@ -4,6 +4,7 @@
 #include "octet/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -210,12 +211,112 @@ struct RequantizeLowering : OpConversionPattern<RequantizeOp> {
   }
 };
 
+/// compute_params: a reduction generic accumulating the group statistics
+/// (all accumulators start at 0, see numerics::RangeStats), then an
+/// element-wise generic turning them into parameters.
+struct ComputeParamsLowering : OpConversionPattern<ComputeParamsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ComputeParamsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SchemeAttr scheme = op.getScheme();
+    FailureOr<ElementwiseSpace> space =
+        buildSpace(rewriter, loc, adaptor.getInput(), scheme);
+    if (failed(space))
+      return rewriter.notifyMatchFailure(op, "cannot build iteration space");
+    bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
+
+    // Parameter tensor sizes: the iteration dims the parameter map keeps.
+    AffineMap pmap = paramMap(ctx, scheme, space->rank);
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, space->input);
+    SmallVector<OpFoldResult> paramSizes;
+    SmallVector<utils::IteratorType> iterators(space->rank,
+                                               utils::IteratorType::reduction);
+    for (AffineExpr r : pmap.getResults()) {
+      unsigned d = cast<AffineDimExpr>(r).getPosition();
+      paramSizes.push_back(inSizes[d]);
+      iterators[d] = utils::IteratorType::parallel;
+    }
+
+    Type f32 = rewriter.getF32Type();
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    auto makeAcc = [&]() {
+      Value empty = tensor::EmptyOp::create(rewriter, loc, paramSizes, f32);
+      return linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    };
+    SmallVector<Value> accs;
+    if (symmetric) {
+      accs.push_back(makeAcc());
+    } else {
+      accs.push_back(makeAcc());
+      accs.push_back(makeAcc());
+    }
+    AffineMap id = AffineMap::getMultiDimIdentityMap(space->rank, ctx);
+    SmallVector<AffineMap> maps{id};
+    maps.append(accs.size(), pmap);
+    auto reduce = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(accs).getTypes(), space->input, accs, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          RangeStatsValues acc;
+          if (symmetric)
+            acc.absmax = args[1];
+          else
+            std::tie(acc.minV, acc.maxV) = std::make_pair(args[1], args[2]);
+          RangeStatsValues next = emitAccumulate(b, l, acc, args[0]);
+          if (symmetric)
+            linalg::YieldOp::create(b, l, next.absmax);
+          else
+            linalg::YieldOp::create(b, l, ValueRange{next.minV, next.maxV});
+        });
+
+    // Element-wise: statistics -> parameters.
+    unsigned prank = paramSizes.size();
+    AffineMap pid = AffineMap::getMultiDimIdentityMap(prank, ctx);
+    SmallVector<Value> outs{tensor::EmptyOp::create(rewriter, loc, paramSizes,
+                                                    f32)};
+    if (!symmetric)
+      outs.push_back(tensor::EmptyOp::create(rewriter, loc, paramSizes,
+                                             rewriter.getI32Type()));
+    SmallVector<AffineMap> fmaps(reduce.getNumResults() + outs.size(), pid);
+    SmallVector<utils::IteratorType> par(prank, utils::IteratorType::parallel);
+    auto finalize = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(outs).getTypes(), reduce.getResults(), outs,
+        fmaps, par, [&](OpBuilder &b, Location l, ValueRange args) {
+          RangeStatsValues stats;
+          if (symmetric)
+            stats.absmax = args[0];
+          else
+            std::tie(stats.minV, stats.maxV) =
+                std::make_pair(args[0], args[1]);
+          auto [scale, zp] = emitParamsFromStats(b, l, stats, scheme);
+          SmallVector<Value> yields{scale};
+          if (zp)
+            yields.push_back(zp);
+          linalg::YieldOp::create(b, l, yields);
+        });
+
+    // Cast to the op's (possibly more static) result types.
+    SmallVector<Value> results;
+    for (auto [v, t] : llvm::zip(finalize.getResults(), op.getResultTypes()))
+      results.push_back(v.getType() == t ? Value(v)
+                                         : Value(tensor::CastOp::create(
+                                               rewriter, loc, t, v)));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct ConvertOctetToLinalgPass
     : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
-    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp>();
+    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
+                        ComputeParamsOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     populateOctetToLinalgPatterns(patterns);
@@ -228,6 +329,7 @@ struct ConvertOctetToLinalgPass
 } // namespace
 
 void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering>(
+  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
+               ComputeParamsLowering>(
       patterns.getContext());
 }

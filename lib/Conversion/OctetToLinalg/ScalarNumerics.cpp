@@ -13,6 +13,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "octet/Runtime/Numerics.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::octet;
 namespace num = ::octet::numerics;
@@ -192,4 +194,75 @@ Value mlir::octet::emitDequantize(OpBuilder &b, Location loc, Value q,
   if (target != f32)
     x = arith::TruncFOp::create(b, loc, target, x);
   return x;
+}
+
+RangeStatsValues mlir::octet::emitAccumulate(OpBuilder &b, Location loc,
+                                             RangeStatsValues acc, Value x) {
+  Emitter e{b, loc, x.getType()};
+  if (getElementTypeOrSelf(x.getType()) != b.getF32Type())
+    x = arith::ExtFOp::create(b, loc, e.like(b.getF32Type()), x);
+  RangeStatsValues out;
+  if (acc.absmax)
+    out.absmax = arith::MaxNumFOp::create(b, loc, acc.absmax,
+                                          math::AbsFOp::create(b, loc, x));
+  if (acc.minV)
+    out.minV = arith::MinNumFOp::create(b, loc, acc.minV, x);
+  if (acc.maxV)
+    out.maxV = arith::MaxNumFOp::create(b, loc, acc.maxV, x);
+  return out;
+}
+
+/// Mirrors numerics::guardScale.
+static Value emitGuardScale(const Emitter &e, Value scale, Value zeroRange) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  using P = arith::CmpFPredicate;
+  Value minNormal = e.f32(num::kFloatMinNormal);
+  Value maxFinite = e.f32(num::kFloatMax);
+  Value s = e.select(arith::CmpFOp::create(b, loc, P::OGE, scale, minNormal),
+                     scale, minNormal);
+  s = e.select(arith::CmpFOp::create(b, loc, P::OLE, s, maxFinite), s,
+               maxFinite);
+  return e.select(zeroRange, e.f32(1.0f), s);
+}
+
+std::pair<Value, Value>
+mlir::octet::emitParamsFromStats(OpBuilder &b, Location loc,
+                                 RangeStatsValues stats, SchemeAttr scheme) {
+  using P = arith::CmpFPredicate;
+  Value any = stats.absmax ? stats.absmax : stats.minV;
+  Emitter e{b, loc, any.getType()};
+  const float big = num::kFloatMax;
+  if (scheme.isFloat8() || scheme.getSymmetric()) {
+    // numerics::symmetricParams; absmax is already >= 0 and not NaN.
+    auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+    float target = num::symmetricTarget(
+        format, num::IntRange{scheme.getQmin(), scheme.getQmax()});
+    Value absmax = arith::MinNumFOp::create(b, loc, stats.absmax, e.f32(big));
+    Value scale = arith::DivFOp::create(b, loc, absmax, e.f32(target));
+    Value zero = arith::CmpFOp::create(b, loc, P::OEQ, absmax, e.f32(0.0f));
+    return {emitGuardScale(e, scale, zero), Value()};
+  }
+  // numerics::asymmetricParams.
+  float qmin = static_cast<float>(scheme.getQmin());
+  float qmax = static_cast<float>(scheme.getQmax());
+  Value minV = arith::MaxNumFOp::create(
+      b, loc, arith::MinNumFOp::create(b, loc, stats.minV, e.f32(0.0f)),
+      e.f32(-big));
+  Value maxV = arith::MinNumFOp::create(
+      b, loc, arith::MaxNumFOp::create(b, loc, stats.maxV, e.f32(0.0f)),
+      e.f32(big));
+  Value range = arith::SubFOp::create(b, loc, maxV, minV);
+  Value scale = arith::DivFOp::create(
+      b, loc, range, e.f32(static_cast<float>(scheme.getQmax() -
+                                              scheme.getQmin())));
+  Value zero = arith::CmpFOp::create(b, loc, P::OEQ, range, e.f32(0.0f));
+  scale = emitGuardScale(e, scale, zero);
+  Value zp = arith::SubFOp::create(b, loc, e.f32(qmin),
+                                   arith::DivFOp::create(b, loc, minV, scale));
+  zp = math::RoundEvenOp::create(b, loc, zp);
+  zp = arith::MaxNumFOp::create(b, loc, zp, e.f32(qmin));
+  zp = arith::MinNumFOp::create(b, loc, zp, e.f32(qmax));
+  Value zpInt = arith::FPToSIOp::create(b, loc, e.like(b.getI32Type()), zp);
+  return {scale, zpInt};
 }

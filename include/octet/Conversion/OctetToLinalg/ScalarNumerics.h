@@ -27,6 +27,22 @@ Value emitQuantize(OpBuilder &b, Location loc, Value x, Value scale,
 Value emitDequantize(OpBuilder &b, Location loc, Value q, Value scale,
                      Value zeroPoint, SchemeAttr scheme, Type resultType);
 
+/// Running statistics of a group as IR values (all f32).
+struct RangeStatsValues {
+  Value absmax, minV, maxV;
+};
+
+/// Folds one element `x` (any float type) into `acc`: absmax for symmetric
+/// schemes, min/max for asymmetric ones (the other fields stay null).
+RangeStatsValues emitAccumulate(OpBuilder &b, Location loc,
+                                RangeStatsValues acc, Value x);
+
+/// Scale (f32) and, for asymmetric schemes, zero point (i32) from group
+/// statistics; mirrors numerics::paramsFromStats.
+std::pair<Value, Value> emitParamsFromStats(OpBuilder &b, Location loc,
+                                            RangeStatsValues stats,
+                                            SchemeAttr scheme);
+
 /// Encodes an f32 value as the bits of an FP8 format (an i32 in [0, 255]).
 Value emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
                        StorageFormat format, bool saturate);

@@ -125,3 +125,34 @@ DenseElementsAttr mlir::octet::foldQuantize(DenseElementsAttr input,
   }
   return getStorageAttr(resultType, codes);
 }
+
+std::pair<DenseElementsAttr, DenseElementsAttr>
+mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
+                               RankedTensorType scaleType,
+                               RankedTensorType zeroPointType) {
+  auto inType = dyn_cast<RankedTensorType>(input.getType());
+  if (!inType || !inType.hasStaticShape() ||
+      !isa<FloatType>(input.getElementType()))
+    return {};
+  std::vector<float> x = getFloatValues(input);
+  ParamIndexer index(scheme, inType.getShape());
+  std::vector<num::RangeStats> stats(scaleType.getNumElements());
+  for (size_t i = 0, e = x.size(); i < e; ++i)
+    stats[index(i)].add(x[i]);
+  auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+  num::IntRange range{scheme.getQmin(), scheme.getQmax()};
+  bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
+  SmallVector<float> scales;
+  SmallVector<int32_t> zps;
+  for (const num::RangeStats &st : stats) {
+    num::QuantParams p = num::paramsFromStats(st, format, range, symmetric);
+    scales.push_back(p.scale);
+    zps.push_back(p.zeroPoint);
+  }
+  DenseElementsAttr scaleAttr =
+      DenseElementsAttr::get(scaleType, ArrayRef<float>(scales));
+  DenseElementsAttr zpAttr;
+  if (zeroPointType)
+    zpAttr = DenseElementsAttr::get(zeroPointType, ArrayRef<int32_t>(zps));
+  return {scaleAttr, zpAttr};
+}

@@ -229,3 +229,44 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
     return getInput();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// ComputeParamsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ComputeParamsOp::verify() {
+  auto emit = [&]() { return emitOpError(); };
+  SchemeAttr scheme = getScheme();
+  auto inType = getInput().getType();
+  bool wantZp = !scheme.isFloat8() && !scheme.getSymmetric();
+  if (wantZp && !getZeroPoint())
+    return emitOpError()
+           << "the asymmetric scheme produces a zero point; add a second "
+              "result of type "
+           << getScaleType(scheme, inType.getShape(),
+                           IntegerType::get(getContext(), 32));
+  if (!wantZp && getZeroPoint())
+    return emitOpError() << "a symmetric scheme produces no zero point; drop "
+                            "the second result";
+  // Shapes, axis and group size are checked like the operands of quantize.
+  return verifyParameters(emit, scheme, inType.getShape(), getScale(),
+                          getZeroPoint());
+}
+
+LogicalResult ComputeParamsOp::fold(FoldAdaptor adaptor,
+                                    SmallVectorImpl<OpFoldResult> &results) {
+  auto input = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  if (!input || !getScale().getType().hasStaticShape())
+    return failure();
+  auto [scale, zp] = foldComputeParams(input, getScheme(),
+                                       getScale().getType(),
+                                       getZeroPoint()
+                                           ? getZeroPoint().getType()
+                                           : RankedTensorType());
+  if (!scale)
+    return failure();
+  results.push_back(scale);
+  if (zp)
+    results.push_back(zp);
+  return success();
+}

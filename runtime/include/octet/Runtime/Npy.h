@@ -1,4 +1,4 @@
-//===- Npy.h - Reading and writing NumPy .npy files ---------------*- C++ -*-===//
+//===- Npy.h - Reading and writing NumPy .npy files -------------*- C++ -*-===//
 //
 // A small, dependency-free reader and writer for the NumPy .npy format
 // (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html),

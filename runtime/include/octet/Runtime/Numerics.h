@@ -18,6 +18,11 @@
 //                      (sign kept), -0 stays -0.
 //   fp8 dequantize     x = decode(q) * scale, in f32.
 //
+// Preconditions for every caller (compiler, runtime, generated code): the
+// default floating-point environment (round-to-nearest-even, no flush to
+// zero), and no -ffast-math / -ffinite-math-only / --use_fast_math, which
+// would drop the NaN rules and change x / scale.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef OCTET_RUNTIME_NUMERICS_H
@@ -36,6 +41,11 @@
 
 namespace octet {
 namespace numerics {
+
+/// Smallest positive normal and largest finite f32 (FLT_MIN, FLT_MAX), as
+/// plain constants so that host-device code needs no constexpr relaxation.
+constexpr float kFloatMinNormal = 0x1p-126f;
+constexpr float kFloatMax = 0x1.fffffep127f;
 
 /// Storage formats. Signedness of the integer formats is part of the format;
 /// the storage element type in IR is signless (i8 / i4) or the builtin FP8
@@ -248,10 +258,10 @@ struct QuantParams {
 OCTET_HD float guardScale(float scale, bool zeroRange) {
   if (zeroRange)
     return 1.0f;
-  if (!(scale >= std::numeric_limits<float>::min()))
-    return std::numeric_limits<float>::min();
-  if (!(scale <= std::numeric_limits<float>::max()))
-    return std::numeric_limits<float>::max();
+  if (!(scale >= kFloatMinNormal))
+    return kFloatMinNormal;
+  if (!(scale <= kFloatMax))
+    return kFloatMax;
   return scale;
 }
 
@@ -271,7 +281,7 @@ OCTET_HD QuantParams symmetricParams(float absmax, StorageFormat f,
                                      IntRange r) {
   if (std::isnan(absmax))
     absmax = 0.0f;
-  absmax = std::fmin(std::fabs(absmax), std::numeric_limits<float>::max());
+  absmax = std::fmin(std::fabs(absmax), kFloatMax);
   float scale = absmax / symmetricTarget(f, r);
   return {guardScale(scale, absmax == 0.0f), 0};
 }
@@ -281,7 +291,7 @@ OCTET_HD QuantParams symmetricParams(float absmax, StorageFormat f,
 /// scale = (max - min) / (qmax - qmin) and
 /// zp = clamp(roundHalfEven(qmin - min / scale), qmin, qmax).
 OCTET_HD QuantParams asymmetricParams(float minV, float maxV, IntRange r) {
-  const float big = std::numeric_limits<float>::max();
+  const float big = kFloatMax;
   if (std::isnan(minV))
     minV = 0.0f;
   if (std::isnan(maxV))
@@ -295,6 +305,29 @@ OCTET_HD QuantParams asymmetricParams(float minV, float maxV, IntRange r) {
   zp = std::fmin(std::fmax(zp, static_cast<float>(r.qmin)),
                  static_cast<float>(r.qmax));
   return {scale, static_cast<int32_t>(zp)};
+}
+
+/// Running statistics of one quantization group. Every accumulator starts
+/// at 0, which both widens asymmetric ranges to include 0 (as the contract
+/// requires) and makes an empty or all-NaN group a zero range. fmax/fmin
+/// ignore NaN (IEEE maxNum/minNum, like arith.maxnumf/minnumf).
+struct RangeStats {
+  float absmax = 0.0f;
+  float minV = 0.0f;
+  float maxV = 0.0f;
+  OCTET_HD void add(float x) {
+    absmax = std::fmax(absmax, std::fabs(x));
+    minV = std::fmin(minV, x);
+    maxV = std::fmax(maxV, x);
+  }
+};
+
+/// Parameters of a group from its statistics (symmetric or asymmetric).
+OCTET_HD QuantParams paramsFromStats(const RangeStats &stats, StorageFormat f,
+                                     IntRange r, bool symmetric) {
+  if (symmetric)
+    return symmetricParams(stats.absmax, f, r);
+  return asymmetricParams(stats.minV, stats.maxV, r);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-/*===- OctetRuntime.h - Octet runtime C ABI ------------------------*- C -*-===*\
+/*===- OctetRuntime.h - Octet runtime C ABI -----------------------*- C -*-===*\
 |*                                                                            *|
 |* The C ABI of liboctet_runtime: buffer-at-a-time entry points for the       *|
 |* scalar rules of octet/Runtime/Numerics.h, callable from generated code,    *|
@@ -135,8 +135,8 @@ OCTET_RUNTIME_EXPORT void octet_pack_nibbles(const int8_t *codes, int64_t n,
 /// Unpacks `n` 4-bit codes packed by octet_pack_nibbles, sign-extending them
 /// when `is_signed` is nonzero (i4, [-8, 7]) and zero-extending otherwise
 /// (u4, [0, 15]).
-OCTET_RUNTIME_EXPORT void octet_unpack_nibbles(const uint8_t *packed,
-                                               int64_t n, int32_t is_signed,
+OCTET_RUNTIME_EXPORT void octet_unpack_nibbles(const uint8_t *packed, int64_t n,
+                                               int32_t is_signed,
                                                int8_t *codes);
 
 /// Seconds from an arbitrary fixed point, from a monotonic clock (never goes

@@ -59,6 +59,13 @@ DenseElementsAttr foldQuantize(DenseElementsAttr input, DenseElementsAttr scale,
                                DenseElementsAttr zeroPoint, SchemeAttr scheme,
                                RankedTensorType resultType);
 
+/// Evaluates octet.compute_params on a constant; the zero point is null for
+/// symmetric schemes. Returns nulls if `input` is not a supported float
+/// tensor.
+std::pair<DenseElementsAttr, DenseElementsAttr>
+foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
+                  RankedTensorType scaleType, RankedTensorType zeroPointType);
+
 /// Builds a storage constant of `type` from codes (integer codes, or FP8 bit
 /// patterns in the low byte).
 DenseElementsAttr getStorageAttr(RankedTensorType type,

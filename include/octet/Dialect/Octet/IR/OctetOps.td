@@ -127,4 +127,46 @@ def Octet_RequantizeOp : Octet_Op<"requantize",
   let hasFolder = 1;
 }
 
+def Octet_ComputeParamsOp : Octet_Op<"compute_params", [Pure]> {
+  let summary = "Compute scales (and zero points) from the data";
+  let description = [{
+    Computes the quantization parameters of each group of `input` (the
+    groups follow the scheme's granularity) from the group's values, the way
+    dynamic quantization does at run time and weight quantization does at
+    compile time:
+
+    - symmetric: `scale = absmax / target`, where target is qmax for integer
+      formats and the largest finite value for FP8 (448 for E4M3FN, 57344
+      for E5M2);
+    - asymmetric: the range [min, max] is widened to include 0, then
+      `scale = (max - min) / (qmax - qmin)` and
+      `zero_point = clamp(roundHalfEven(qmin - min / scale), qmin, qmax)`.
+
+    NaN elements are ignored and +-inf count as the largest finite float.
+    The scale is guarded so that it is always a positive, finite, normal
+    f32: an all-zero (or all-NaN) group gets scale 1 (its codes are the zero
+    point and dequantize to exactly 0), a scale below the smallest normal
+    becomes FLT_MIN. With a constant input the op folds to constants.
+
+    Example:
+
+    ```mlir
+    // Dynamic per-token (per-row) parameters of an activation.
+    %s = octet.compute_params %x as <i8, per_axis(0)>
+           : tensor<?x4096xf32> -> tensor<?xf32>
+    %s2, %z2 = octet.compute_params %w as <u4, per_group(1, 128), asymmetric>
+           : tensor<4096x4096xf16> -> tensor<4096x32xf32>, tensor<4096x32xi32>
+    ```
+  }];
+  let arguments = (ins Octet_FloatTensor:$input, Octet_SchemeAttr:$scheme);
+  let results = (outs Octet_ScaleTensor:$scale,
+                      Optional<Octet_ZeroPointTensor>:$zero_point);
+  let assemblyFormat = [{
+    $input `as` $scheme attr-dict `:` type($input) `->` type($scale)
+    (`,` type($zero_point)^)?
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 #endif // OCTET_DIALECT_OCTET_IR_OCTETOPS_TD
