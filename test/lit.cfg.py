@@ -27,6 +27,7 @@ config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(
     ("%octet_runtime_lib", os.path.join(config.octet_lib_dir, "liboctet_runtime.so")))
 config.substitutions.append(("%octet_src", config.octet_src_root))
+config.substitutions.append(("%octet_obj", config.octet_obj_root))
 
 # Prepend our tools and LLVM's (FileCheck, not) to the inherited PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

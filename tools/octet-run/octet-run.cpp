@@ -41,6 +41,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <set>
 
 using namespace mlir;
@@ -439,6 +440,12 @@ int main(int argc, char **argv) {
   if (fnType.getNumResults())
     packed.push_back(results.data());
 
+  // Keep large freed results in the heap instead of unmapping them, so that
+  // repeated runs measure the code, not page faults of fresh mmaps.
+  if (repeat > 1) {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
   std::vector<double> times;
   std::set<void *> inputBuffers;
   for (Slot &s : args)
