@@ -4,6 +4,8 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "octet/Conversion/Passes.h"
+#include "octet/Target/Passes.h"
+#include "octet/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -45,5 +47,7 @@ void octet::registerOctetPipelines() {
 
 void octet::registerAllOctetPasses() {
   registerOctetConversionPasses();
+  registerOctetTransformsPasses();
+  registerOctetTargetPasses();
   registerOctetPipelines();
 }

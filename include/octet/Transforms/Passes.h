@@ -1,0 +1,22 @@
+//===- Passes.h - Octet transform passes ---------------------*- C++ -*-===//
+
+#ifndef OCTET_TRANSFORMS_PASSES_H
+#define OCTET_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+
+namespace mlir {
+namespace octet {
+
+#define GEN_PASS_DECL
+#include "octet/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "octet/Transforms/Passes.h.inc"
+
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_TRANSFORMS_PASSES_H
