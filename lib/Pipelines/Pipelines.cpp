@@ -21,6 +21,7 @@ StringRef octet::getLowerToHostPipeline() {
          "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf,"
+         "arith-expand{include-bf16=true},"
          "convert-math-to-llvm,"
          "convert-arith-to-llvm,"
          "convert-cf-to-llvm,"

@@ -1,5 +1,6 @@
 //===- OctetToLinalg.cpp - Lower octet ops to linalg.generic --------------===//
 
+#include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
 #include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
 #include "octet/Conversion/Passes.h"
 
@@ -316,7 +317,7 @@ struct ConvertOctetToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
-                        ComputeParamsOp>();
+                        ComputeParamsOp, MatmulOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     populateOctetToLinalgPatterns(patterns);
@@ -332,4 +333,5 @@ void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
                ComputeParamsLowering>(
       patterns.getContext());
+  populateMatmulLoweringPatterns(patterns);
 }

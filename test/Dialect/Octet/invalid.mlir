@@ -177,3 +177,131 @@ func.func @requantize_output_params(%q: tensor<4x8xi8>, %s: tensor<f32>, %s4: te
   %r = octet.requantize %q scale(%s : tensor<f32>) as <i8> to scale(%s4 : tensor<4xf32>) as <i8, per_axis(1)> : tensor<4x8xi8> -> tensor<4x8xi8>
   return %r : tensor<4x8xi8>
 }
+
+// -----
+
+func.func @matmul_k_mismatch(%a: tensor<4x64xi8>, %w: tensor<32x8xi8>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op reduction dimensions differ: lhs 'tensor<4x64xi8>' vs rhs 'tensor<32x8xi8>'}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<32x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<64xi8>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs must be M x K or B x M x K, got 'tensor<64xi8>'}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<64xi8>, tensor<64x8xi8> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @matmul_result_shape(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x9xf32> {
+  // expected-error @+1 {{'octet.matmul' op result type 'tensor<4x9xf32>' does not match the product shape 'tensor<4x8xf32>'}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x9xf32>
+  return %y : tensor<4x9xf32>
+}
+
+// -----
+
+func.func @matmul_lhs_scale_along_k(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %sa: tensor<64xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs scale per_axis(1) cannot be factored out of the sum over K; use per_tensor or per_axis(0) (one scale per row / token)}}
+  %y = octet.matmul %a, %w lhs_scale(%sa : tensor<64xf32>) lhs_scheme <i8, per_axis(1)> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_rhs_scale_along_k(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %sw: tensor<64xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op rhs scale per_axis(0) is not supported; use per_tensor, per_axis(1) (per output channel) or per_group(0, size) (groups along K)}}
+  %y = octet.matmul %a, %w rhs_scale(%sw : tensor<64xf32>) rhs_scheme <i8, per_axis(0)> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_int_fp8(%a: tensor<4x64xi8>, %w: tensor<64x8xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs 'i8' and rhs 'f8E4M3FN' must both be integer or both FP8}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <f8E4M3FN> : tensor<4x64xi8>, tensor<64x8xf8E4M3FN> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_storage_lhs_without_scheme(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs of element type 'i8' needs lhs_scale and lhs_scheme (a float lhs is f32, f16 or bf16)}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_lhs_params_without_scheme(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs parameters are given without an lhs_scheme}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_missing_lhs_scale(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op a quantized lhs needs lhs_scale}}
+  %y = octet.matmul %a, %w lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_overflow(%a: tensor<4x70000xi8>, %w: tensor<70000x8xi8>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op K = 70000 can overflow the i32 accumulator (|a| * |b| up to 32640 per term)}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_zero_point(%z : tensor<i32>) lhs_scheme <u8, asymmetric> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x70000xi8>, tensor<70000x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_bias(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op bias of type 'tensor<4xf32>' must be tensor<8xf32> (one value per output column)}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> bias(%b : tensor<4xf32>) : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_int_result(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.matmul' op result element type 'i8' needs out_scale and out_scheme (a float result is f32, f16 or bf16)}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @matmul_out_params_without_scheme(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op output parameters are given without an out_scheme}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> out_scale(%s : tensor<f32>) : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_missing_out_scale(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.matmul' op a quantized result needs out_scale}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> out_scheme <i8> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @matmul_out_granularity(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %s: tensor<f32>, %so: tensor<4xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'octet.matmul' op output scale per_axis(0) is not supported; use per_tensor or per_axis(1)}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> out_scale(%so : tensor<4xf32>) out_scheme <i8, per_axis(0)> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x64xf32>, %w: tensor<3x64x8xi8>, %s: tensor<f32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op batch dimensions differ: lhs 'tensor<2x4x64xf32>' vs rhs 'tensor<3x64x8xi8>'}}
+  %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<2x4x64xf32>, tensor<3x64x8xi8> -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}

@@ -85,3 +85,32 @@ func.func @requantize_asymmetric_input(%q: tensor<8xi8>, %s0: tensor<f32>, %z0: 
 func.func @scheme_attribute() attributes {octet.schemes = [#octet.scheme<u4, per_group(0, 16), asymmetric>, #octet.scheme<f8E5M2, non_saturating>]} {
   return
 }
+
+// CHECK-LABEL: func.func @matmul_w8a8
+// CHECK: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%{{.*}} : tensor<?xf32>) lhs_scheme <i8, per_axis(0)> rhs_scale(%{{.*}} : tensor<32xf32>) rhs_scheme <i8, per_axis(1)> bias(%{{.*}} : tensor<32xf32>) relu : tensor<?x64xi8>, tensor<64x32xi8> -> tensor<?x32xf32>
+func.func @matmul_w8a8(%a: tensor<?x64xi8>, %w: tensor<64x32xi8>, %sa: tensor<?xf32>, %sw: tensor<32xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
+  %y = octet.matmul %a, %w lhs_scale(%sa : tensor<?xf32>) lhs_scheme <i8, per_axis(0)> rhs_scale(%sw : tensor<32xf32>) rhs_scheme <i8, per_axis(1)> bias(%b : tensor<32xf32>) relu : tensor<?x64xi8>, tensor<64x32xi8> -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_asymmetric_requantized
+// CHECK: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%{{.*}} : tensor<f32>) lhs_zero_point(%{{.*}} : tensor<i32>) lhs_scheme <u8, asymmetric> rhs_scale(%{{.*}} : tensor<f32>) rhs_zero_point(%{{.*}} : tensor<i32>) rhs_scheme <u8, asymmetric> out_scale(%{{.*}} : tensor<f32>) out_zero_point(%{{.*}} : tensor<i32>) out_scheme <u8, asymmetric>
+func.func @matmul_asymmetric_requantized(%a: tensor<4x64xi8>, %w: tensor<64x32xi8>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4x32xi8> {
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_zero_point(%z : tensor<i32>) lhs_scheme <u8, asymmetric> rhs_scale(%s : tensor<f32>) rhs_zero_point(%z : tensor<i32>) rhs_scheme <u8, asymmetric> out_scale(%s : tensor<f32>) out_zero_point(%z : tensor<i32>) out_scheme <u8, asymmetric> : tensor<4x64xi8>, tensor<64x32xi8> -> tensor<4x32xi8>
+  return %y : tensor<4x32xi8>
+}
+
+// Weight-only W4A16 with groups along K, batched lhs sharing the weight.
+// CHECK-LABEL: func.func @matmul_weight_only_grouped
+// CHECK: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<2x32xf32>) rhs_scheme <i4, per_group(0, 32)> : tensor<3x4x64xf16>, tensor<64x32xi4> -> tensor<3x4x32xf16>
+func.func @matmul_weight_only_grouped(%x: tensor<3x4x64xf16>, %w: tensor<64x32xi4>, %s: tensor<2x32xf32>) -> tensor<3x4x32xf16> {
+  %y = octet.matmul %x, %w rhs_scale(%s : tensor<2x32xf32>) rhs_scheme <i4, per_group(0, 32)> : tensor<3x4x64xf16>, tensor<64x32xi4> -> tensor<3x4x32xf16>
+  return %y : tensor<3x4x32xf16>
+}
+
+// CHECK-LABEL: func.func @matmul_fp8
+// CHECK: lhs_scheme <f8E4M3FN> rhs_scale(%{{.*}} : tensor<32xf32>) rhs_scheme <f8E4M3FN, per_axis(1)>
+func.func @matmul_fp8(%a: tensor<4x64xf8E4M3FN>, %w: tensor<64x32xf8E4M3FN>, %sa: tensor<f32>, %sw: tensor<32xf32>) -> tensor<4x32xbf16> {
+  %y = octet.matmul %a, %w lhs_scale(%sa : tensor<f32>) lhs_scheme <f8E4M3FN> rhs_scale(%sw : tensor<32xf32>) rhs_scheme <f8E4M3FN, per_axis(1)> : tensor<4x64xf8E4M3FN>, tensor<64x32xf8E4M3FN> -> tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}

@@ -169,4 +169,94 @@ def Octet_ComputeParamsOp : Octet_Op<"compute_params", [Pure]> {
   let hasFolder = 1;
 }
 
+def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Quantized matrix multiplication with a fused epilogue";
+  let description = [{
+    Multiplies `lhs` (`[B x] M x K`) by `rhs` (`[B x] K x N`) on their stored
+    codes and applies the quantization parameters once, in an epilogue:
+
+    ```
+    acc[m, n]  = sum_k (lhs[m, k] - za) * (rhs[k, n] - zb)
+    y[m, n]    = float(acc[m, n]) * (sa * sb[n]) (+ bias[n]) (relu)
+    result     = y, or quantize(y, out_scale, out_zero_point) with out_scheme
+    ```
+
+    - Integer storage on both sides (i8/u8/i4/u4): `acc` is exact in i32
+      (the verifier rejects a static K for which it could overflow).
+      Zero points are folded algebraically by the lowering:
+      `sum (A - za)(B - zb) = sum AB - za colsum(B) - zb rowsum(A) + K za zb`,
+      with `colsum` of constant weights computed at compile time.
+    - FP8 on both sides: codes are decoded (exactly) and `acc` is an f32
+      sum.
+    - Float `lhs` (weight-only, W8A16/W4A16): no lhs parameters; `acc` is the
+      f32 sum of `lhs * float(rhs - zb)` and the weight scale is applied in the
+      epilogue instead of inside the reduction loop.
+
+    The lhs scale may not vary along K: `per_tensor` or `per_axis` on the row
+    dimension (per token). The rhs scale is `per_tensor`, `per_axis` on the
+    column dimension (per output channel), or `per_group` along K: then the
+    accumulation is split into groups and each group's partial sum is
+    multiplied by its scale once (`y = sa * sum_g sb[g, n] * acc_g[m, n]`).
+    `sa * sb[n]` is computed first, in f32; then `float(acc)` is multiplied
+    by it, the bias added, ReLU applied (ReLU commutes with the positive
+    scale, so applying it here equals applying it to the dequantized
+    product), and finally the optional requantize to `out_scheme` with the
+    rules of `octet.quantize`.
+
+    Example (W8A8, dynamic per-token activations, per-channel weights, bias,
+    ReLU):
+
+    ```mlir
+    %y = octet.matmul %xq, %wq
+           lhs_scale(%sx : tensor<?xf32>) lhs_scheme <i8, per_axis(0)>
+           rhs_scale(%sw : tensor<4096xf32>) rhs_scheme <i8, per_axis(1)>
+           bias(%b : tensor<4096xf32>) relu
+           : tensor<?x4096xi8>, tensor<4096x4096xi8> -> tensor<?x4096xf32>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[F32, F16, BF16, I8, I<4>, F8E4M3FN, F8E5M2]>:$lhs,
+    Octet_StorageTensor:$rhs,
+    Optional<Octet_ScaleTensor>:$lhs_scale,
+    Optional<Octet_ZeroPointTensor>:$lhs_zero_point,
+    Octet_ScaleTensor:$rhs_scale,
+    Optional<Octet_ZeroPointTensor>:$rhs_zero_point,
+    Optional<RankedTensorOf<[F32]>>:$bias,
+    Optional<Octet_ScaleTensor>:$out_scale,
+    Optional<Octet_ZeroPointTensor>:$out_zero_point,
+    OptionalAttr<Octet_SchemeAttr>:$lhs_scheme,
+    Octet_SchemeAttr:$rhs_scheme,
+    OptionalAttr<Octet_SchemeAttr>:$out_scheme,
+    UnitAttr:$relu);
+  let results = (outs
+    RankedTensorOf<[F32, F16, BF16, I8, I<4>, F8E4M3FN, F8E5M2]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs
+    (`lhs_scale` `(` $lhs_scale^ `:` type($lhs_scale) `)`)?
+    (`lhs_zero_point` `(` $lhs_zero_point^ `:` type($lhs_zero_point) `)`)?
+    (`lhs_scheme` $lhs_scheme^)?
+    `rhs_scale` `(` $rhs_scale `:` type($rhs_scale) `)`
+    (`rhs_zero_point` `(` $rhs_zero_point^ `:` type($rhs_zero_point) `)`)?
+    `rhs_scheme` $rhs_scheme
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`relu` $relu^)?
+    (`out_scale` `(` $out_scale^ `:` type($out_scale) `)`)?
+    (`out_zero_point` `(` $out_zero_point^ `:` type($out_zero_point) `)`)?
+    (`out_scheme` $out_scheme^)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when lhs holds float values (weight-only quantization).
+    bool hasFloatLhs() {
+      return ::llvm::isa<::mlir::FloatType>(getLhs().getType().getElementType())
+             && !getLhsScheme();
+    }
+    /// True when the result is requantized in the epilogue.
+    bool hasQuantizedResult() { return static_cast<bool>(getOutScheme()); }
+    /// Rank of the batch prefix (0 or 1).
+    int64_t getBatchRank() { return getLhs().getType().getRank() - 2; }
+  }];
+}
+
 #endif // OCTET_DIALECT_OCTET_IR_OCTETOPS_TD

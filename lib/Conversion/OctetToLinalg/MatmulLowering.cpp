@@ -1,0 +1,556 @@
+//===- MatmulLowering.cpp - Lower octet.matmul to linalg ------------------===//
+//
+// octet.matmul becomes:
+//   1. a contraction linalg.generic on the stored codes (exact i32 sums for
+//      integers; f32 sums for FP8 and float-lhs weight-only products), split
+//      into groups along K for per-group rhs scales;
+//   2. for zero points, row sums of lhs and column sums of rhs (computed at
+//      compile time when rhs is a constant), combined in the epilogue as
+//      sum (A - za)(B - zb) = sum AB - za colsum(B) - zb rowsum(A) + K za zb;
+//   3. an element-wise epilogue: float(acc) * (sa * sb) (+ bias) (relu)
+//      (quantize), or for groups sa * sum_g float(acc_g) * sb[g].
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
+#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+
+namespace {
+
+/// One input of a linalg.generic with its indexing map (dims given as
+/// positions in the iteration space).
+struct Operand {
+  Value value;
+  SmallVector<unsigned> dims;
+};
+
+/// Builds a linalg.generic over `numDims` dims with the given inputs and
+/// outputs; `body` gets the block arguments (inputs, then outputs) and
+/// returns the values to yield.
+static SmallVector<Value>
+buildGeneric(OpBuilder &b, Location loc, unsigned numDims,
+             ArrayRef<utils::IteratorType> iterators, ArrayRef<Operand> ins,
+             ArrayRef<Operand> outs,
+             function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                             ValueRange)>
+                 body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> inVals, outVals;
+  auto mapOf = [&](const Operand &o) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : o.dims)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  };
+  for (const Operand &o : ins) {
+    maps.push_back(mapOf(o));
+    inVals.push_back(o.value);
+  }
+  for (const Operand &o : outs) {
+    maps.push_back(mapOf(o));
+    outVals.push_back(o.value);
+  }
+  auto generic = linalg::GenericOp::create(
+      b, loc, ValueRange(outVals).getTypes(), inVals, outVals, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return SmallVector<Value>(generic.getResults().begin(),
+                            generic.getResults().end());
+}
+
+/// tensor.empty + fill with `value`.
+static Value filled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                    TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, value.getType());
+  Value v = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, v, empty).getResult(0);
+}
+
+/// Expands dimension `axis` of `v` into (size / g, g).
+static Value expandGroups(OpBuilder &b, Location loc, Value v, int64_t axis,
+                          int64_t g) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outShape;
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t size = type.getDimSize(d);
+    OpFoldResult ofr =
+        ShapedType::isDynamic(size)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, v, d).getResult())
+            : OpFoldResult(b.getIndexAttr(size));
+    if (d != axis) {
+      reassoc.push_back({static_cast<int64_t>(shape.size())});
+      shape.push_back(size);
+      outShape.push_back(ofr);
+      continue;
+    }
+    reassoc.push_back({static_cast<int64_t>(shape.size()),
+                       static_cast<int64_t>(shape.size() + 1)});
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(ShapedType::kDynamic);
+      outShape.push_back(
+          arith::DivUIOp::create(b, loc, cast<Value>(ofr),
+                                 arith::ConstantIndexOp::create(b, loc, g))
+              .getResult());
+    } else {
+      shape.push_back(size / g);
+      outShape.push_back(b.getIndexAttr(size / g));
+    }
+    shape.push_back(g);
+    outShape.push_back(b.getIndexAttr(g));
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, reassoc,
+      outShape);
+}
+
+/// Extends a stored integer code to i32 per the scheme's signedness.
+static Value extendCode(OpBuilder &b, Location loc, Value code,
+                        SchemeAttr scheme) {
+  Type i32 = b.getI32Type();
+  if (scheme.isUnsigned())
+    return arith::ExtUIOp::create(b, loc, i32, code);
+  return arith::ExtSIOp::create(b, loc, i32, code);
+}
+
+/// Decodes an FP8 storage value to f32.
+static Value decodeFp8(OpBuilder &b, Location loc, Value code,
+                       SchemeAttr scheme) {
+  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), code);
+  Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
+  return emitFp8BitsToF32(b, loc, bits, scheme.getFormat());
+}
+
+/// Sums the codes of `v` (extended per `scheme`) along dimension `reduced`
+/// into `init` (the shape of `v` without that dimension).
+static Value sumCodes(OpBuilder &b, Location loc, Value v, Value init,
+                      unsigned reduced, SchemeAttr scheme) {
+  unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<unsigned> all, kept;
+  for (unsigned d = 0; d < rank; ++d) {
+    all.push_back(d);
+    if (d != reduced)
+      kept.push_back(d);
+  }
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters[reduced] = utils::IteratorType::reduction;
+  return buildGeneric(b, loc, rank, iters, {{v, all}}, {{init, kept}},
+                      [&](OpBuilder &nb, Location l, ValueRange args) {
+                        return SmallVector<Value>{arith::AddIOp::create(
+                            nb, l, args[1],
+                            extendCode(nb, l, args[0], scheme))};
+                      })[0];
+}
+
+/// Column sums of a constant rhs (`[B x] K x N`, codes per `scheme`),
+/// grouped along K when `group` > 0: shape `[B x] (G x) N`.
+static DenseElementsAttr constantColumnSums(DenseElementsAttr rhs,
+                                            SchemeAttr scheme,
+                                            RankedTensorType sumType,
+                                            int64_t group) {
+  auto type = cast<RankedTensorType>(rhs.getType());
+  int64_t rank = type.getRank();
+  int64_t k = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
+  int64_t batch = rank == 3 ? type.getDimSize(0) : 1;
+  int64_t groups = group ? k / group : 1;
+  SmallVector<int32_t> sums(batch * groups * n, 0);
+  int64_t i = 0;
+  for (const APInt &v : rhs.getValues<APInt>()) {
+    int64_t bi = i / (k * n), ki = (i / n) % k, ni = i % n;
+    int64_t code = scheme.isUnsigned() ? static_cast<int64_t>(v.getZExtValue())
+                                       : v.getSExtValue();
+    int64_t gi = group ? ki / group : 0;
+    sums[(bi * groups + gi) * n + ni] += static_cast<int32_t>(code);
+    ++i;
+  }
+  return DenseElementsAttr::get(sumType, ArrayRef<int32_t>(sums));
+}
+
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resType = op.getResult().getType();
+    std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
+    SchemeAttr rhsScheme = op.getRhsScheme();
+    bool floatLhs = !lhsScheme;
+    bool fp8 = rhsScheme.isFloat8() && !floatLhs;
+    bool intAcc = !floatLhs && !fp8;
+    bool batched = lhsType.getRank() == 3;
+    bool rhsBatched = rhsType.getRank() == 3;
+    bool grouped = rhsScheme.getGranularity() == Granularity::per_group;
+    int64_t g = grouped ? rhsScheme.getGroupSize() : 0;
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    Type accType = intAcc ? i32 : f32;
+
+    // Iteration space dims. Non-grouped: [b] m n k. Grouped: [b] m gi n kk.
+    unsigned nb = batched ? 1 : 0;
+    unsigned dB = 0, dM = nb, dG = nb + 1, dN = grouped ? nb + 2 : nb + 1,
+             dK = grouped ? nb + 3 : nb + 2;
+    unsigned numDims = dK + 1;
+    auto withBatch = [&](std::initializer_list<unsigned> rest,
+                         bool isBatched) {
+      SmallVector<unsigned> dims;
+      if (isBatched)
+        dims.push_back(dB);
+      dims.append(rest);
+      return dims;
+    };
+
+    SmallVector<OpFoldResult> lhsSizes = tensor::getMixedSizes(b, loc, lhs);
+    SmallVector<OpFoldResult> rhsSizes = tensor::getMixedSizes(b, loc, rhs);
+    OpFoldResult mSize = lhsSizes[nb];
+    OpFoldResult nSize = rhsSizes.back();
+    OpFoldResult kSize = lhsSizes.back();
+    Value lhsIn = lhs, rhsIn = rhs;
+    OpFoldResult gSize;
+    if (grouped) {
+      lhsIn = expandGroups(b, loc, lhs, lhsType.getRank() - 1, g);
+      rhsIn = expandGroups(b, loc, rhs, rhsType.getRank() - 2, g);
+      gSize = tensor::getMixedSizes(b, loc, rhsIn)[rhsType.getRank() - 2];
+    }
+
+    // 1. The contraction on codes.
+    SmallVector<OpFoldResult> accSizes;
+    SmallVector<unsigned> accDims;
+    if (batched) {
+      accSizes.push_back(lhsSizes[0]);
+      accDims.push_back(dB);
+    }
+    accSizes.push_back(mSize);
+    accDims.push_back(dM);
+    if (grouped) {
+      accSizes.push_back(gSize);
+      accDims.push_back(dG);
+    }
+    accSizes.push_back(nSize);
+    accDims.push_back(dN);
+    Value accInit = filled(b, loc, accSizes,
+                           intAcc ? TypedAttr(b.getI32IntegerAttr(0))
+                                  : TypedAttr(b.getF32FloatAttr(0.0f)));
+    SmallVector<utils::IteratorType> iters(numDims,
+                                           utils::IteratorType::parallel);
+    iters[dK] = utils::IteratorType::reduction;
+    SmallVector<unsigned> lhsDims =
+        grouped ? withBatch({dM, dG, dK}, batched)
+                : withBatch({dM, dK}, batched);
+    SmallVector<unsigned> rhsDims =
+        grouped ? withBatch({dG, dK, dN}, rhsBatched)
+                : withBatch({dK, dN}, rhsBatched);
+    SmallVector<Operand> ins{{lhsIn, lhsDims}, {rhsIn, rhsDims}};
+    // Float lhs keeps the rhs zero point inside the loop (float(B - zb)).
+    Value rhsZp = adaptor.getRhsZeroPoint();
+    SmallVector<unsigned> rhsParamDims =
+        paramDims(rhsScheme, rhsBatched, dB, dG, dN);
+    if (floatLhs && rhsZp)
+      ins.push_back({rhsZp, rhsParamDims});
+    Value acc = buildGeneric(
+        b, loc, numDims, iters, ins, {{accInit, accDims}},
+        [&](OpBuilder &nb2, Location l, ValueRange args) {
+          Value a = args[0], w = args[1];
+          Value prod;
+          if (intAcc) {
+            prod = arith::MulIOp::create(nb2, l, extendCode(nb2, l, a, *lhsScheme),
+                                         extendCode(nb2, l, w, rhsScheme));
+            return SmallVector<Value>{
+                arith::AddIOp::create(nb2, l, args.back(), prod)};
+          }
+          Value af, wf;
+          if (fp8) {
+            af = decodeFp8(nb2, l, a, *lhsScheme);
+            wf = decodeFp8(nb2, l, w, rhsScheme);
+          } else {
+            af = a.getType() == f32 ? a
+                                    : arith::ExtFOp::create(nb2, l, f32, a)
+                                          .getResult();
+            if (rhsScheme.isFloat8()) {
+              wf = decodeFp8(nb2, l, w, rhsScheme);
+            } else {
+              Value wi = extendCode(nb2, l, w, rhsScheme);
+              if (rhsZp)
+                wi = arith::SubIOp::create(nb2, l, wi, args[2]);
+              wf = arith::SIToFPOp::create(nb2, l, f32, wi);
+            }
+          }
+          prod = arith::MulFOp::create(nb2, l, af, wf);
+          return SmallVector<Value>{
+              arith::AddFOp::create(nb2, l, args.back(), prod)};
+        })[0];
+
+    // 2. Zero-point terms (integer accumulation only).
+    Value lhsZp = intAcc ? adaptor.getLhsZeroPoint() : Value();
+    if (!intAcc)
+      rhsZp = Value();
+    Value rowSum, colSum, kCount;
+    SmallVector<unsigned> lhsParamDims;
+    if (lhsScheme)
+      lhsParamDims = lhsScheme->getGranularity() == Granularity::per_tensor
+                         ? SmallVector<unsigned>{}
+                         : withBatch({dM}, false);
+    SmallVector<unsigned> rowDims = grouped ? withBatch({dM, dG}, batched)
+                                            : withBatch({dM}, batched);
+    SmallVector<unsigned> colDims = grouped ? withBatch({dG, dN}, rhsBatched)
+                                            : withBatch({dN}, rhsBatched);
+    if (rhsZp) {
+      // rowsum(A) over K (per group).
+      SmallVector<OpFoldResult> sizes;
+      if (batched)
+        sizes.push_back(lhsSizes[0]);
+      sizes.push_back(mSize);
+      if (grouped)
+        sizes.push_back(gSize);
+      Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
+      rowSum = sumCodes(b, loc, lhsIn, init, /*reduced=*/
+                        cast<RankedTensorType>(lhsIn.getType()).getRank() - 1,
+                        *lhsScheme);
+    }
+    if (lhsZp) {
+      SmallVector<OpFoldResult> sizes;
+      SmallVector<int64_t> shape;
+      if (rhsBatched) {
+        sizes.push_back(rhsSizes[0]);
+        shape.push_back(rhsType.getDimSize(0));
+      }
+      if (grouped) {
+        sizes.push_back(gSize);
+        shape.push_back(ShapedType::isDynamic(rhsType.getDimSize(
+                            rhsType.getRank() - 2))
+                            ? ShapedType::kDynamic
+                            : rhsType.getDimSize(rhsType.getRank() - 2) / g);
+      }
+      sizes.push_back(nSize);
+      shape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
+      DenseElementsAttr constRhs;
+      if (matchPattern(rhs, m_Constant(&constRhs)) &&
+          rhsType.hasStaticShape()) {
+        colSum = arith::ConstantOp::create(
+            b, loc,
+            constantColumnSums(constRhs, rhsScheme,
+                               RankedTensorType::get(shape, i32), g));
+      } else {
+        Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
+        colSum = sumCodes(b, loc, rhsIn, init, /*reduced=*/
+                          cast<RankedTensorType>(rhsIn.getType()).getRank() -
+                              2,
+                          rhsScheme);
+      }
+    }
+    if (lhsZp && rhsZp) {
+      OpFoldResult count = grouped ? OpFoldResult(b.getIndexAttr(g)) : kSize;
+      Value idx = getValueOrCreateConstantIndexOp(b, loc, count);
+      kCount = arith::IndexCastOp::create(b, loc, i32, idx);
+    }
+
+    // Epilogue pieces shared by both forms.
+    auto correct = [&](OpBuilder &nb2, Location l, Value a, Value za,
+                       Value cs, Value zb, Value rs) {
+      // a - za*colsum - zb*rowsum + K*za*zb, in wrapping i32 (exact when
+      // the true sum fits, which the verifier guarantees).
+      if (za)
+        a = arith::SubIOp::create(nb2, l, a,
+                                  arith::MulIOp::create(nb2, l, za, cs));
+      if (zb)
+        a = arith::SubIOp::create(nb2, l, a,
+                                  arith::MulIOp::create(nb2, l, zb, rs));
+      if (za && zb)
+        a = arith::AddIOp::create(
+            nb2, l, a,
+            arith::MulIOp::create(nb2, l, kCount,
+                                  arith::MulIOp::create(nb2, l, za, zb)));
+      return a;
+    };
+
+    SmallVector<OpFoldResult> outSizes;
+    if (batched)
+      outSizes.push_back(lhsSizes[0]);
+    outSizes.push_back(mSize);
+    outSizes.push_back(nSize);
+    // Dims of the final element-wise epilogue: [b] m n (numbered 0..).
+    unsigned eB = 0, eM = nb, eN = nb + 1, eDims = nb + 2;
+    auto eWithBatch = [&](std::initializer_list<unsigned> rest, bool isB) {
+      SmallVector<unsigned> dims;
+      if (isB)
+        dims.push_back(eB);
+      dims.append(rest);
+      return dims;
+    };
+    SmallVector<unsigned> eLhsParam;
+    if (lhsScheme && lhsScheme->getGranularity() != Granularity::per_tensor)
+      eLhsParam = {eM};
+
+    Value scaled; // f32 [b] m n, before sa for groups
+    bool saApplied = false;
+    if (grouped) {
+      // y'[m, n] = sum_g float(acc_g) * sb[g, n] (sequential in g).
+      Value init = filled(b, loc, outSizes, b.getF32FloatAttr(0.0f));
+      SmallVector<utils::IteratorType> giters(numDims - 1,
+                                              utils::IteratorType::parallel);
+      // dims: [b] m gi n  (dK dropped): gi is the reduction.
+      giters[dG] = utils::IteratorType::reduction;
+      SmallVector<Operand> gins{{acc, accDims}};
+      Value sb = adaptor.getRhsScale();
+      gins.push_back({sb, rhsParamDims});
+      unsigned zaIdx = 0, csIdx = 0, zbIdx = 0, rsIdx = 0;
+      if (lhsZp) {
+        zaIdx = gins.size();
+        gins.push_back({lhsZp, lhsParamDims});
+        csIdx = gins.size();
+        gins.push_back({colSum, colDims});
+      }
+      if (rhsZp) {
+        zbIdx = gins.size();
+        gins.push_back({rhsZp, rhsParamDims});
+        rsIdx = gins.size();
+        gins.push_back({rowSum, rowDims});
+      }
+      scaled = buildGeneric(
+          b, loc, numDims - 1, giters, gins,
+          {{init, withBatch({dM, dN}, batched)}},
+          [&](OpBuilder &nb2, Location l, ValueRange args) {
+            Value a = args[0];
+            if (intAcc) {
+              a = correct(nb2, l, a, lhsZp ? args[zaIdx] : Value(),
+                          lhsZp ? args[csIdx] : Value(),
+                          rhsZp ? args[zbIdx] : Value(),
+                          rhsZp ? args[rsIdx] : Value());
+              a = arith::SIToFPOp::create(nb2, l, f32, a);
+            }
+            Value t = arith::MulFOp::create(nb2, l, a, args[1]);
+            return SmallVector<Value>{
+                arith::AddFOp::create(nb2, l, args.back(), t)};
+          })[0];
+    }
+
+    // Final element-wise epilogue.
+    Type resElem = resType.getElementType();
+    Value outInit = tensor::EmptyOp::create(b, loc, outSizes, resElem);
+    SmallVector<Operand> eins;
+    unsigned idx = 0;
+    auto add = [&](Value v, SmallVector<unsigned> dims) {
+      eins.push_back({v, std::move(dims)});
+      return idx++;
+    };
+    unsigned accI = add(grouped ? scaled : acc, eWithBatch({eM, eN}, batched));
+    std::optional<unsigned> saI, sbI, zaI, csI, zbI, rsI, biasI, osI, ozI;
+    if (lhsScheme)
+      saI = add(adaptor.getLhsScale(), eLhsParam);
+    if (!grouped) {
+      SmallVector<unsigned> sbDims;
+      if (rhsScheme.getGranularity() == Granularity::per_axis) {
+        if (rhsBatched)
+          sbDims.push_back(eB);
+        sbDims.push_back(eN);
+      }
+      sbI = add(adaptor.getRhsScale(), sbDims);
+      if (lhsZp) {
+        zaI = add(lhsZp, eLhsParam);
+        csI = add(colSum, eWithBatch({eN}, rhsBatched));
+      }
+      if (rhsZp) {
+        zbI = add(rhsZp, rhsScheme.getGranularity() == Granularity::per_axis
+                             ? eWithBatch({eN}, rhsBatched)
+                             : SmallVector<unsigned>{});
+        rsI = add(rowSum, eWithBatch({eM}, batched));
+      }
+    }
+    if (Value bias = adaptor.getBias())
+      biasI = add(bias, {eN});
+    std::optional<SchemeAttr> outScheme = op.getOutScheme();
+    if (outScheme) {
+      SmallVector<unsigned> oDims;
+      if (outScheme->getGranularity() == Granularity::per_axis)
+        oDims.push_back(eN);
+      osI = add(adaptor.getOutScale(), oDims);
+      if (Value oz = adaptor.getOutZeroPoint())
+        ozI = add(oz, oDims);
+    }
+    bool relu = op.getRelu();
+    SmallVector<utils::IteratorType> eiters(eDims,
+                                            utils::IteratorType::parallel);
+    Value result = buildGeneric(
+        b, loc, eDims, eiters, eins, {{outInit, eWithBatch({eM, eN}, batched)}},
+        [&](OpBuilder &nb2, Location l, ValueRange args) {
+          auto arg = [&](std::optional<unsigned> i) {
+            return i ? args[*i] : Value();
+          };
+          Value y = args[accI];
+          if (!grouped) {
+            if (intAcc) {
+              y = correct(nb2, l, y, arg(zaI), arg(csI), arg(zbI), arg(rsI));
+              y = arith::SIToFPOp::create(nb2, l, f32, y);
+            }
+            // float(acc) * (sa * sb).
+            Value s = args[*sbI];
+            if (saI)
+              s = arith::MulFOp::create(nb2, l, args[*saI], s);
+            y = arith::MulFOp::create(nb2, l, y, s);
+          } else if (saI) {
+            y = arith::MulFOp::create(nb2, l, y, args[*saI]);
+          }
+          if (biasI)
+            y = arith::AddFOp::create(nb2, l, y, args[*biasI]);
+          if (relu)
+            y = arith::MaximumFOp::create(
+                nb2, l, y,
+                arith::ConstantOp::create(nb2, l, nb2.getF32FloatAttr(0.0f)));
+          if (outScheme)
+            return SmallVector<Value>{
+                emitQuantize(nb2, l, y, args[*osI], arg(ozI), *outScheme)};
+          if (resElem != f32)
+            y = arith::TruncFOp::create(nb2, l, resElem, y);
+          return SmallVector<Value>{y};
+        })[0];
+    (void)saApplied;
+    (void)accType;
+    if (result.getType() != resType)
+      result = tensor::CastOp::create(b, loc, resType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Dims of an rhs parameter tensor in the contraction's iteration space.
+  static SmallVector<unsigned> paramDims(SchemeAttr scheme, bool batched,
+                                         unsigned dB, unsigned dG,
+                                         unsigned dN) {
+    SmallVector<unsigned> dims;
+    switch (scheme.getGranularity()) {
+    case Granularity::per_tensor:
+      return dims;
+    case Granularity::per_axis:
+      dims.push_back(dN);
+      return dims;
+    case Granularity::per_group:
+      if (batched)
+        dims.push_back(dB);
+      dims.push_back(dG);
+      dims.push_back(dN);
+      return dims;
+    }
+    return dims;
+  }
+};
+
+} // namespace
+
+void mlir::octet::populateMatmulLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering>(patterns.getContext());
+}

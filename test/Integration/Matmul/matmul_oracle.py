@@ -1,0 +1,293 @@
+"""octet.matmul against an independent numpy oracle, bit for bit.
+
+Each case writes a module with one octet.matmul, JIT-runs it with octet-run
+(octet's host lowering) on random codes and parameters, and compares every
+result bit with the oracle below, which follows the op's definition:
+
+  integer:  acc = sum_k (A - za)(B - zb) exactly (int64 here, must fit i32);
+            y = float32(acc) * (sa * sb)                         (no groups)
+            y = (sum_g float32(acc_g) * sb[g]) * sa, g in order  (groups)
+  float lhs / FP8: acc = sum_k a * b in float32, k in order (the lowering
+            keeps the reduction sequential; the CPU codegen may reassociate
+            later and will then test with a tolerance)
+  then + bias, relu = max(y, 0), and quantize with the octet rules or round
+  to the result float type.
+"""
+
+import sys
+
+import ml_dtypes
+import numpy as np
+
+import octet_oracle as o
+from octet_oracle import Scheme
+
+F32 = np.float32
+rng = np.random.default_rng(1234)
+
+
+def codes_for(scheme, shape):
+    f = scheme.format
+    if f.is_fp8:
+        # Finite codes only (NaN/inf inputs are covered by the quantize tests).
+        vals = rng.standard_normal(shape).astype(np.float32) * 4
+        return np.array(vals.astype(f.fp8)).view(np.uint8)
+    return rng.integers(scheme.qmin, scheme.qmax + 1, shape).astype(np.int32)
+
+
+def signed_codes(codes, scheme):
+    return codes.astype(np.int64)
+
+
+def params(scheme, shape, asym):
+    pshape = scheme.param_shape(shape)
+    s = (rng.uniform(0.5, 2.0, pshape) * 2.0 ** rng.integers(-8, -2, pshape)
+         ).astype(np.float32)
+    z = None
+    if asym:
+        z = rng.integers(scheme.qmin, scheme.qmax + 1, pshape).astype(np.int32)
+    return s, z
+
+
+def decode(codes, scheme):
+    return codes.astype(np.uint8).view(scheme.format.fp8).astype(np.float32)
+
+
+def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
+    ls, rs, os_ = case["lhs"], case["rhs"], case.get("out")
+    batched = A.ndim == 3
+    if not batched:
+        A = A[None]
+    Bb = B if B.ndim == 3 else np.broadcast_to(B, (A.shape[0],) + B.shape)
+    K = A.shape[-1]
+    grouped = rs.gran == "per_group"
+    G = K // rs.group if grouped else 1
+    gsz = K // G
+    out = []
+    for bi in range(A.shape[0]):
+        a, b = A[bi], Bb[bi]
+        sbb = sb[bi] if (sb.ndim == 3) else sb
+        zbb = None if zb is None else (zb[bi] if zb.ndim == 3 else zb)
+        M, N = a.shape[0], b.shape[1]
+        if ls is not None and not rs.format.is_fp8:
+            ai = a.astype(np.int64)
+            if za is not None:
+                ai = ai - (za.reshape(-1, 1) if za.ndim == 1 else za)
+            bi_ = b.astype(np.int64)
+            if zbb is not None:
+                bi_ = bi_ - rs.expand(zbb, b.shape)
+            accs = [ai[:, g * gsz:(g + 1) * gsz] @ bi_[g * gsz:(g + 1) * gsz]
+                    for g in range(G)]
+            for acc in accs:
+                assert np.abs(acc).max() < 2 ** 31
+            accs = [acc.astype(np.float32) for acc in accs]
+        else:
+            if ls is None:
+                af = a.astype(np.float32)
+            else:
+                af = decode(a, ls)
+            if rs.format.is_fp8:
+                bf = decode(b, rs)
+            else:
+                bint = b.astype(np.int32)
+                if zbb is not None:
+                    bint = bint - rs.expand(zbb, b.shape)
+                bf = bint.astype(np.float32)
+            accs = []
+            for g in range(G):
+                acc = np.zeros((M, N), np.float32)
+                for k in range(g * gsz, (g + 1) * gsz):
+                    acc = acc + af[:, k:k + 1] * bf[k:k + 1, :]
+                accs.append(acc)
+        sa_ = None
+        if ls is not None:
+            sa_ = (sa.reshape(-1, 1) if sa.ndim == 1 else sa).astype(F32)
+        if grouped:
+            t = np.zeros((M, N), np.float32)
+            for g in range(G):
+                t = t + accs[g] * sbb[g:g + 1, :]
+            y = t * sa_ if sa_ is not None else t
+        else:
+            s = (sbb.reshape(1, -1) if sbb.ndim == 1 else sbb).astype(F32)
+            if sa_ is not None:
+                s = sa_ * s
+            y = accs[0] * s
+        if bias is not None:
+            y = y + bias.reshape(1, -1)
+        if case.get("relu"):
+            y = np.maximum(y, F32(0))
+        out.append(y)
+    y = np.stack(out)
+    if not batched:
+        y = y[0]
+    if os_ is not None:
+        return o.quantize(y, os_, so, zo)
+    return y.astype(o.FLOAT_TYPES[case.get("res", "f32")])
+
+
+def storage_type(shape, scheme):
+    return "tensor<%sx%s>" % ("x".join(map(str, shape)), scheme.format.storage)
+
+
+def ftype(shape, t):
+    return "tensor<%sx%s>" % ("x".join(map(str, shape)), t)
+
+
+def ptype(shape, elt):
+    return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), elt)
+
+
+def run_case(name, case):
+    ls, rs, os_ = case["lhs"], case["rhs"], case.get("out")
+    lshape, rshape = case["lshape"], case["rshape"]
+    oshape = tuple(lshape[:-1]) + (rshape[-1],)
+    args, types, inputs = [], [], []
+
+    def arg(nm, t, v):
+        args.append("%%%s: %s" % (nm, t))
+        types.append(t)
+        inputs.append(v)
+
+    if ls is None:
+        lt = case.get("lft", "f32")
+        A = rng.standard_normal(lshape).astype(o.FLOAT_TYPES[lt])
+        arg("a", ftype(lshape, lt), o.floats_to_npy(A, lt))
+        lhs_type = ftype(lshape, lt)
+    else:
+        A = codes_for(ls, lshape)
+        lhs_type = storage_type(lshape, ls)
+        arg("a", lhs_type, o.codes_to_npy(A, ls))
+    B = codes_for(rs, rshape)
+    rhs_type = storage_type(rshape, rs)
+    const_rhs = case.get("const_rhs", False)
+    if not const_rhs:
+        arg("b", rhs_type, o.codes_to_npy(B, rs))
+    text = []
+    sa = za = zb = bias = so = zo = None
+    pieces = []
+    if ls is not None:
+        sa, za = params(ls, lshape, not ls.symmetric)
+        arg("sa", ptype(ls.param_shape(lshape), "f32"), sa)
+        pieces.append("lhs_scale(%%sa : %s)" % types[-1])
+        if za is not None:
+            arg("za", ptype(ls.param_shape(lshape), "i32"), za)
+            pieces.append("lhs_zero_point(%%za : %s)" % types[-1])
+        pieces.append("lhs_scheme " + ls.attr())
+    sb, zb = params(rs, rshape, not rs.symmetric)
+    arg("sb", ptype(rs.param_shape(rshape), "f32"), sb)
+    pieces.append("rhs_scale(%%sb : %s)" % types[-1])
+    if zb is not None:
+        arg("zb", ptype(rs.param_shape(rshape), "i32"), zb)
+        pieces.append("rhs_zero_point(%%zb : %s)" % types[-1])
+    pieces.append("rhs_scheme " + rs.attr())
+    if case.get("bias"):
+        bias = rng.standard_normal(oshape[-1]).astype(np.float32)
+        arg("bias", ptype((oshape[-1],), "f32"), bias)
+        pieces.append("bias(%%bias : %s)" % types[-1])
+    if case.get("relu"):
+        pieces.append("relu")
+    if os_ is not None:
+        so, zo = params(os_, oshape, not os_.symmetric)
+        so = (so * 64).astype(np.float32)
+        arg("so", ptype(os_.param_shape(oshape), "f32"), so)
+        pieces.append("out_scale(%%so : %s)" % types[-1])
+        if zo is not None:
+            arg("zo", ptype(os_.param_shape(oshape), "i32"), zo)
+            pieces.append("out_zero_point(%%zo : %s)" % types[-1])
+        pieces.append("out_scheme " + os_.attr())
+        res_type = storage_type(oshape, os_)
+    else:
+        res_type = ftype(oshape, case.get("res", "f32"))
+    text.append("func.func @main(%s) -> %s {" % (", ".join(args), res_type))
+    if const_rhs:
+        text.append("  %%b = arith.constant %s : %s" % (
+            o.dense_const(o.storage_literal_codes(B, rs), rs.format.storage),
+            rhs_type))
+    text.append("  %%y = octet.matmul %%a, %%b %s : %s, %s -> %s" % (
+        " ".join(pieces), lhs_type, rhs_type, res_type))
+    text.append("  return %%y : %s" % res_type)
+    text.append("}")
+    (got,) = o.run_octet("\n".join(text) + "\n", "main", inputs, 1, tag=name)
+    want = oracle(case, A, B, sa, za, sb, zb, bias, so, zo)
+    if os_ is not None:
+        got_v = o.npy_to_codes(got, os_)
+        ok = np.array_equal(got_v.astype(np.int64), want.astype(np.int64))
+    else:
+        got_v = o.npy_to_floats(got, case.get("res", "f32"))
+        ok = np.array_equal(o.bits(got_v), o.bits(want))
+    print("%-28s %s  (%d values)" % (name, "ok" if ok else "MISMATCH",
+                                    np.asarray(want).size))
+    if not ok:
+        bad = np.argwhere(o.bits(got_v) != o.bits(want))[:5]
+        for idx in bad:
+            idx = tuple(idx)
+            print("   at %s: got %r want %r" % (idx, got_v[idx], want[idx]))
+    return ok
+
+
+S = Scheme
+CASES = {
+    "i8_row_x_i8_col_bias_relu": dict(
+        lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
+        lshape=(5, 67), rshape=(67, 7), bias=True, relu=True),
+    "u8_asym_x_i8_col": dict(
+        lhs=S("u8", symmetric=False), rhs=S("i8", "per_axis", 1),
+        lshape=(4, 64), rshape=(64, 9)),
+    "u8_row_asym_x_u8_col_asym": dict(
+        lhs=S("u8", "per_axis", 0, symmetric=False),
+        rhs=S("u8", "per_axis", 1, symmetric=False),
+        lshape=(3, 40), rshape=(40, 6)),
+    "const_rhs_zero_points": dict(
+        lhs=S("u8", "per_axis", 0, symmetric=False),
+        rhs=S("i8", "per_axis", 1, symmetric=False),
+        lshape=(3, 40), rshape=(40, 6), const_rhs=True),
+    "i8_narrow_x_i8_tensor": dict(
+        lhs=S("i8", qmin=-127, qmax=127), rhs=S("i8"),
+        lshape=(2, 33), rshape=(33, 5)),
+    "i4_x_u4_group_asym": dict(
+        lhs=S("i4"), rhs=S("u4", "per_group", 0, 16, symmetric=False),
+        lshape=(4, 64), rshape=(64, 5), bias=True),
+    "const_rhs_group_asym": dict(
+        lhs=S("u8", symmetric=False),
+        rhs=S("u4", "per_group", 0, 16, symmetric=False),
+        lshape=(3, 48), rshape=(48, 4), const_rhs=True),
+    "w8a16_f32": dict(lhs=None, rhs=S("i8", "per_axis", 1),
+                      lshape=(3, 50), rshape=(50, 8), bias=True),
+    "w8a16_asym_weights": dict(
+        lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
+        lshape=(3, 20), rshape=(20, 8)),
+    "w4a16_f16_group": dict(lhs=None, lft="f16",
+                            rhs=S("i4", "per_group", 0, 32),
+                            lshape=(2, 64), rshape=(64, 6), res="f16"),
+    "fp8_e4m3": dict(lhs=S("f8E4M3FN"), rhs=S("f8E4M3FN", "per_axis", 1),
+                     lshape=(4, 32), rshape=(32, 5), res="bf16"),
+    "fp8_e5m2_x_e4m3_relu": dict(lhs=S("f8E5M2", "per_axis", 0),
+                                 rhs=S("f8E4M3FN"),
+                                 lshape=(3, 16), rshape=(16, 4), relu=True),
+    "w8_fp8_weights_only": dict(lhs=None, rhs=S("f8E4M3FN", "per_axis", 1),
+                                lshape=(2, 24), rshape=(24, 3)),
+    "requantize_u8_asym": dict(
+        lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
+        lshape=(4, 32), rshape=(32, 6), bias=True, relu=True,
+        out=S("u8", symmetric=False)),
+    "requantize_i8_per_channel": dict(
+        lhs=S("i8"), rhs=S("i8", "per_axis", 1), lshape=(4, 32),
+        rshape=(32, 6), out=S("i8", "per_axis", 1)),
+    "requantize_fp8": dict(lhs=S("i8"), rhs=S("i8"), lshape=(3, 16),
+                           rshape=(16, 4), out=S("f8E4M3FN")),
+    "batched_shared_rhs": dict(lhs=S("i8", "per_axis", 1),
+                               rhs=S("i8", "per_axis", 1),
+                               lshape=(2, 3, 16), rshape=(16, 4)),
+    "batched_both_group": dict(lhs=None, rhs=S("i8", "per_group", 1, 8),
+                               lshape=(2, 3, 16), rshape=(2, 16, 4)),
+}
+
+if __name__ == "__main__":
+    only = sys.argv[1:]
+    ok = True
+    for name, case in CASES.items():
+        if only and name not in only:
+            continue
+        ok &= run_case(name, case)
+    print("matmul oracle: %s" % ("all cases match" if ok else "MISMATCHES"))
+    sys.exit(0 if ok else 1)
