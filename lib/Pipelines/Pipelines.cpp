@@ -11,6 +11,7 @@ using namespace mlir;
 
 StringRef octet::getLowerToHostPipeline() {
   return "convert-octet-to-linalg,"
+         "func.func(convert-elementwise-to-linalg),"
          "canonicalize,"
          "func.func(linalg-fuse-elementwise-ops),"
          "one-shot-bufferize{bufferize-function-boundaries "

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import ml_dtypes
 import numpy as np
@@ -37,7 +38,6 @@ import numpy as np
 F32 = np.float32
 FLT_MAX = F32(np.finfo(np.float32).max)
 FLT_MIN = F32(np.finfo(np.float32).tiny)  # smallest normal, 2^-126
-FLT_TRUE_MIN = np.array([1], np.uint32).view(np.float32)[0]  # 2^-149
 
 # ---------------------------------------------------------------------------
 # Formats and schemes
@@ -133,9 +133,6 @@ class Scheme:
             s += ", non_saturating"
         return "<" + s + ">"
 
-    def describe(self):
-        return self.attr()
-
     def param_shape(self, shape):
         """Shape of the scale / zero-point tensor for an input of `shape`
         (entries may be None for dynamic dimensions)."""
@@ -184,7 +181,7 @@ def quantize(x, scheme, scale, zp=None):
             if scheme.saturate:
                 m = F32(f.max_finite)
                 v = np.where(np.isnan(v), v, np.clip(v, -m, m))
-            return np.ascontiguousarray(v.astype(f.fp8)).view(np.uint8)
+            return np.array(v.astype(f.fp8), order="C").view(np.uint8)
         z = np.zeros(x.shape, np.int32) if zp is None else \
             scheme.expand(np.asarray(zp, np.int32), x.shape)
         v = np.rint(v)  # round half to even, in float32
@@ -231,16 +228,27 @@ def all_codes(scheme):
 # ---------------------------------------------------------------------------
 
 
-def codes_to_npy(codes, scheme):
-    """Logical codes -> the array octet-run reads for a storage tensor."""
+def codes_to_npy(codes, scheme, nibble="zext"):
+    """Logical codes -> the array octet-run reads for a storage tensor.
+
+    4-bit codes go in one byte each; `nibble` picks the high nibble:
+    "zext" (zero, the byte an LLVM `store i4` leaves and what a uint8 array
+    of u4 codes holds) or "sext" (sign-extended, the form octet-run writes
+    i4 results in and documents for i4 tensors)."""
     f = scheme.format
     codes = np.asarray(codes)
     if f.is_fp8:
         return codes.astype(np.uint8)
     if f.bits == 4:
         c = codes.astype(np.int32) & 0xF
-        return np.where(c >= 8, c - 16, c).astype(np.int8)  # sign-extended
-    return (codes.astype(np.int32) & 0xFF).astype(np.uint8).view(np.int8)
+        if nibble == "sext":
+            return np.where(c >= 8, c - 16, c).astype(np.int8)
+        assert nibble == "zext", nibble
+        return c.astype(np.int8)
+    c = (codes.astype(np.int32) & 0xFF).astype(np.uint8)
+    # u8 codes go as uint8 (octet-run accepts either signedness for i8
+    # tensors), i8 codes as int8.
+    return c if f.is_unsigned else c.view(np.int8)
 
 
 def npy_to_codes(arr, scheme):
@@ -285,7 +293,7 @@ def npy_to_floats(arr, ftype):
 def bits(a):
     """Unsigned-integer view of an array's bit patterns (for bit-exact
     comparisons that distinguish -0.0 and NaN payloads)."""
-    a = np.ascontiguousarray(a)
+    a = np.array(a, order="C")
     if a.dtype.kind in "iu" and a.dtype.itemsize == 4:
         return a.astype(np.int64)
     return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32,
@@ -334,7 +342,8 @@ def storage_literal_codes(codes, scheme):
     f = scheme.format
     if f.is_fp8:
         return np.asarray(codes).astype(np.uint8)
-    return codes_to_npy(codes, scheme).astype(np.int64)
+    c = np.asarray(codes).astype(np.int64) & ((1 << f.bits) - 1)
+    return np.where(c >= (1 << (f.bits - 1)), c - (1 << f.bits), c)
 
 
 class Params:
@@ -456,16 +465,26 @@ class FunctionBuilder:
 # ---------------------------------------------------------------------------
 
 
-def find_tool(name):
+def find_tool(name, wait_s=180):
+    """OCTET_TOOLS_DIR/name, else `name` on PATH. Waits up to `wait_s` for a
+    binary that is missing or empty under OCTET_TOOLS_DIR (being relinked by
+    a concurrent build)."""
     d = os.environ.get("OCTET_TOOLS_DIR")
-    if d:
-        p = os.path.join(d, name)
-        if os.access(p, os.X_OK):
+    deadline = time.time() + wait_s
+    while True:
+        if d:
+            p = os.path.join(d, name)
+            if os.access(p, os.X_OK) and os.path.getsize(p) > 0:
+                return p
+        p = shutil.which(name)
+        if p and not d:
             return p
-    p = shutil.which(name)
-    if p:
-        return p
-    raise RuntimeError("cannot find %s (set OCTET_TOOLS_DIR or PATH)" % name)
+        if time.time() > deadline:
+            if p:
+                return p
+            raise RuntimeError("cannot find %s (set OCTET_TOOLS_DIR or PATH)"
+                               % name)
+        time.sleep(2)
 
 
 class OctetRunError(RuntimeError):
@@ -487,10 +506,13 @@ def run_octet(module_text, entry, inputs, num_results, workdir=None,
     with open(mlir, "w") as fh:
         fh.write(module_text)
     cmd = [find_tool("octet-run"), mlir, "--entry", entry]
+    # OCTET_RUN_ARGS (e.g. "-O1") is appended to every call; the default is
+    # octet-run's own (-O3), which is what the suite is meant to check.
+    cmd += os.environ.get("OCTET_RUN_ARGS", "").split()
     cmd += list(extra_args)
     for i, a in enumerate(inputs):
         p = os.path.join(workdir, "%s.in%d.npy" % (tag, i))
-        np.save(p, np.ascontiguousarray(a))
+        np.save(p, np.array(a, order="C"))  # keeps 0-d arrays 0-d
         cmd += ["--input", p]
     outs = [os.path.join(workdir, "%s.out%d.npy" % (tag, i))
             for i in range(num_results)]
@@ -498,7 +520,15 @@ def run_octet(module_text, entry, inputs, num_results, workdir=None,
         if os.path.exists(p):
             os.remove(p)
         cmd += ["--output", p]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    for attempt in range(30):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            break
+        except OSError:  # ETXTBSY / ENOEXEC while a build relinks the tool
+            if attempt == 29:
+                raise
+            time.sleep(2)
+            cmd[0] = find_tool("octet-run")
     if proc.returncode != 0:
         raise OctetRunError("%s failed (exit %d):\n%s\nmodule: %s" % (
             " ".join(cmd), proc.returncode, proc.stderr.strip(), mlir))
@@ -552,8 +582,9 @@ class Checker:
     def compare(self, label, expected, actual, context=(), scheme=None,
                 kind="float"):
         """Bit-compares `actual` with `expected` (same shape). `context` is a
-        list of (name, array broadcastable to the shape, 'float'|'code'|'int')
-        printed for each mismatch."""
+        list of (name, array broadcastable to the shape, how) printed for each
+        mismatch; how is 'float', 'int', 'code' (a code of `scheme`) or
+        ('code', other_scheme)."""
         self.results += 1
         expected = np.asarray(expected)
         actual = np.asarray(actual)
@@ -576,7 +607,8 @@ class Checker:
                 parts.append("%s=%s" % (name, self._fmt(a, how, scheme)))
             parts.append("expected=%s" % self._fmt(expected[i], kind, scheme))
             parts.append("actual=%s" % self._fmt(actual[i], kind, scheme))
-            lines.append("  at %s: %s" % (list(i), " ".join(parts)))
+            lines.append("  at %s: %s" % ([int(k) for k in i],
+                                          " ".join(parts)))
         if n > self.max_report:
             lines.append("  ... and %d more" % (n - self.max_report))
         self.error(label, "\n".join(lines))
@@ -584,6 +616,8 @@ class Checker:
 
     @staticmethod
     def _fmt(v, how, scheme):
+        if isinstance(how, tuple):  # ("code", scheme of that array)
+            how, scheme = how
         if how == "float":
             return fmt_float(v)
         if how == "code":

@@ -210,6 +210,14 @@ Slot makeArgument(unsigned index, Type type, const npy::NpyArray &array,
              llvm::Twine(array.shape[d]) + ", expected " +
              llvm::Twine(shaped.getDimSize(d)));
     slot.buffer = alignedCopy(array.data);
+    // i4 elements occupy a byte each and the generated code may read the
+    // whole byte: keep only the low nibble (accepts zero- and sign-extended
+    // carriers alike).
+    if (slot.elementType.isInteger(4)) {
+      auto *bytes = static_cast<uint8_t *>(slot.buffer);
+      for (size_t i = 0, e = array.data.size(); i < e; ++i)
+        bytes[i] &= 0x0f;
+    }
     int64_t ptr = reinterpret_cast<int64_t>(slot.buffer);
     slot.desc = {ptr, ptr, 0};
     for (int64_t d : array.shape)

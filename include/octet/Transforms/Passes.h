@@ -4,6 +4,9 @@
 #define OCTET_TRANSFORMS_PASSES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 
@@ -12,6 +15,9 @@ namespace octet {
 
 #define GEN_PASS_DECL
 #include "octet/Transforms/Passes.h.inc"
+
+/// The rewrites of octet-fold-scales.
+void populateFoldScalesPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "octet/Transforms/Passes.h.inc"

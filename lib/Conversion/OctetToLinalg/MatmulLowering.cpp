@@ -515,7 +515,9 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
           if (outScheme)
             return SmallVector<Value>{
                 emitQuantize(nb2, l, y, args[*osI], arg(ozI), *outScheme)};
-          if (resElem != f32)
+          if (resElem.isBF16())
+            y = emitTruncF32ToBF16(nb2, l, y);
+          else if (resElem != f32)
             y = arith::TruncFOp::create(nb2, l, resElem, y);
           return SmallVector<Value>{y};
         })[0];

@@ -191,9 +191,26 @@ Value mlir::octet::emitDequantize(OpBuilder &b, Location loc, Value q,
   }
   x = arith::MulFOp::create(b, loc, x, scale);
   Type target = e.like(getElementTypeOrSelf(resultType));
+  if (getElementTypeOrSelf(target).isBF16())
+    return emitTruncF32ToBF16(b, loc, x);
   if (target != f32)
     x = arith::TruncFOp::create(b, loc, target, x);
   return x;
+}
+
+Value mlir::octet::emitTruncF32ToBF16(OpBuilder &b, Location loc, Value x) {
+  // Round to nearest even on the bits; NaN keeps its sign and becomes quiet
+  // (arith-expand's bf16 truncation returns +NaN for every NaN).
+  Emitter e{b, loc, x.getType()};
+  Value u = e.bitcast(x, b.getI32Type());
+  Value odd = e.and_(e.shr(u, 16), e.i32(1));
+  Value rounded = e.shr(e.add(e.add(u, e.i32(0x7fff)), odd), 16);
+  Value quiet = e.or_(e.shr(u, 16), e.i32(0x40));
+  Value isNan = e.cmp(arith::CmpIPredicate::ugt,
+                      e.and_(u, e.i32(0x7fffffff)), e.i32(0x7f800000));
+  Value bits = e.select(isNan, quiet, rounded);
+  Value half = arith::TruncIOp::create(b, loc, e.like(b.getI16Type()), bits);
+  return e.bitcast(half, b.getBF16Type());
 }
 
 RangeStatsValues mlir::octet::emitAccumulate(OpBuilder &b, Location loc,

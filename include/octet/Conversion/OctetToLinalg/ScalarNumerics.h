@@ -27,6 +27,9 @@ Value emitQuantize(OpBuilder &b, Location loc, Value x, Value scale,
 Value emitDequantize(OpBuilder &b, Location loc, Value q, Value scale,
                      Value zeroPoint, SchemeAttr scheme, Type resultType);
 
+/// Rounds f32 to bf16 (nearest even), keeping the sign of NaN.
+Value emitTruncF32ToBF16(OpBuilder &b, Location loc, Value x);
+
 /// Running statistics of a group as IR values (all f32).
 struct RangeStatsValues {
   Value absmax, minV, maxV;

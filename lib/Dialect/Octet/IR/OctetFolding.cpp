@@ -32,30 +32,80 @@ bool mlir::octet::sameParameterValues(Value a, Value b) {
   return ca == cb;
 }
 
+int64_t mlir::octet::maxCodeMagnitude(SchemeAttr scheme) {
+  if (!scheme.getSymmetric())
+    return static_cast<int64_t>(scheme.getQmax()) - scheme.getQmin();
+  return std::max<int64_t>(std::abs(static_cast<int64_t>(scheme.getQmin())),
+                           std::abs(static_cast<int64_t>(scheme.getQmax())));
+}
+
+bool mlir::octet::isIdentityRoundTrip(SchemeAttr scheme, Value scale,
+                                      Type floatType) {
+  // E5M2: quantize maps inf codes to max finite (saturating) and NaN
+  // payloads to the canonical NaN, so some codes never come back.
+  if (scheme.getFormat() == StorageFormat::f8E5M2)
+    return false;
+  // Codes outside a narrowed range are clamped by quantize.
+  if (scheme.hasNarrowRange())
+    return false;
+  bool fp8 = scheme.isFloat8();
+  // Smallest and largest non-zero |code - zp| (E4M3FN: decoded magnitudes).
+  double minMag = fp8 ? 0x1p-9 : 1.0;
+  double maxMag = fp8 ? 448.0 : static_cast<double>(maxCodeMagnitude(scheme));
+  if (!scalesKeepCodesExact(scale, minMag, maxMag, floatType,
+                            /*allowIntegerBits=*/!fp8 ? scheme.getStorageBits()
+                                                      : 4))
+    return false;
+  if (matchPattern(scale, m_Constant()))
+    return true;
+  // Scales computed by octet.compute_params for the same integer scheme are
+  // guarded to [FLT_MIN, FLT_MAX / target], which keeps every f32 product
+  // finite (or saturating to the very code it came from).
+  auto params = scale.getDefiningOp<ComputeParamsOp>();
+  if (!params || fp8 || !floatType.isF32())
+    return false;
+  SchemeAttr ps = params.getScheme();
+  return ps.getFormat() == scheme.getFormat() &&
+         ps.getQmin() == scheme.getQmin() && ps.getQmax() == scheme.getQmax() &&
+         ps.getSymmetric() == scheme.getSymmetric();
+}
+
+bool mlir::octet::scalesKeepCodesExact(Value scale, double minMag,
+                                       double maxMag, Type floatType,
+                                       unsigned codeBits) {
+  // The intermediate must hold every scaled code as a normal number with
+  // enough precision to round back: f32 always (24 bits); f16 (11 bits)
+  // for codes up to 8 bits; bf16 (8 bits) only for up to 4-bit codes.
+  double minNormal, maxFinite;
+  if (floatType.isF32()) {
+    minNormal = 0x1p-126;
+    maxFinite = 3.4028234663852886e38;
+  } else if (floatType.isF16()) {
+    minNormal = 0x1p-14;
+    maxFinite = 65504.0;
+  } else if (floatType.isBF16() && codeBits <= 4) {
+    minNormal = 0x1p-126;
+    maxFinite = 3.3895313892515355e38;
+  } else {
+    return false;
+  }
+  DenseElementsAttr scales;
+  if (!matchPattern(scale, m_Constant(&scales)))
+    return true; // Checked by the caller's own rule for run-time scales.
+  for (float s : getFloatValues(scales))
+    if (!(s * minMag >= minNormal) || !(s * maxMag <= maxFinite))
+      return false;
+  return true;
+}
+
 bool mlir::octet::isExactRoundTrip(DequantizeOp dq, QuantizeOp q) {
   if (dq.getScheme() != q.getScheme() ||
       dq.getInput().getType() != q.getResult().getType() ||
       !sameParameterValues(dq.getScale(), q.getScale()) ||
       !sameParameterValues(dq.getZeroPoint(), q.getZeroPoint()))
     return false;
-  Type floatType = dq.getResult().getType().getElementType();
-  // Every code survives an f32 round trip for positive, finite, normal
-  // scales: |q - zp| <= 255 needs 9 bits of f32's 24.
-  if (floatType.isF32())
-    return true;
-  // f16 keeps 11 bits, enough for 8-bit codes, but only inside its normal
-  // range: require constant scales with s >= 2^-14 and (qmax - qmin) * s
-  // below f16's max.
-  if (!floatType.isF16() || dq.getScheme().isFloat8())
-    return false;
-  DenseElementsAttr scales;
-  if (!matchPattern(dq.getScale(), m_Constant(&scales)))
-    return false;
-  double span = dq.getScheme().getQmax() - dq.getScheme().getQmin();
-  for (float s : getFloatValues(scales))
-    if (s < 0x1p-14f || span * s > 65504.0)
-      return false;
-  return true;
+  return isIdentityRoundTrip(dq.getScheme(), dq.getScale(),
+                             dq.getResult().getType().getElementType());
 }
 
 std::vector<float> mlir::octet::getFloatValues(DenseElementsAttr attr) {

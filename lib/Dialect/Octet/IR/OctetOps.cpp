@@ -227,7 +227,9 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
   if (getInScheme() == getOutScheme() &&
       getInput().getType() == getResult().getType() &&
       sameParameterValues(getInScale(), getOutScale()) &&
-      sameParameterValues(getInZeroPoint(), getOutZeroPoint()))
+      sameParameterValues(getInZeroPoint(), getOutZeroPoint()) &&
+      isIdentityRoundTrip(getInScheme(), getInScale(),
+                          Float32Type::get(getContext())))
     return getInput();
   return {};
 }
@@ -276,14 +278,6 @@ LogicalResult ComputeParamsOp::fold(FoldAdaptor adaptor,
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
-
-/// Largest |code - zero point| a scheme can produce.
-static int64_t maxCodeMagnitude(SchemeAttr scheme) {
-  if (!scheme.getSymmetric())
-    return static_cast<int64_t>(scheme.getQmax()) - scheme.getQmin();
-  return std::max<int64_t>(std::abs(static_cast<int64_t>(scheme.getQmin())),
-                           std::abs(static_cast<int64_t>(scheme.getQmax())));
-}
 
 LogicalResult MatmulOp::verify() {
   auto emit = [&]() { return emitOpError(); };

@@ -45,9 +45,27 @@ private:
 /// or equal constants. Two null values are equal (no zero point).
 bool sameParameterValues(Value a, Value b);
 
-/// True when quantize(dequantize(q)) is exactly q: same scheme, same
-/// parameters, and an intermediate float type that cannot lose a code (f32;
-/// f16 for integer formats with constant scales in f16's normal range).
+/// Largest |code - zero point| a scheme can produce.
+int64_t maxCodeMagnitude(SchemeAttr scheme);
+
+/// True when quantize(dequantize(c, s, zp), s, zp) == c for every storage
+/// value c through an intermediate of `floatType`: full-range integer
+/// formats or E4M3FN, and every scale keeping the scaled codes normal and
+/// finite in the intermediate (checked on constant scales; scales from a
+/// matching octet.compute_params qualify for f32). Never for E5M2 (inf
+/// codes saturate, NaN payloads canonicalize) or narrowed ranges (codes
+/// outside the range clamp).
+bool isIdentityRoundTrip(SchemeAttr scheme, Value scale, Type floatType);
+
+/// True when every value v with minMag <= |v| <= maxMag, scaled by each
+/// constant scale, is a normal finite number of `floatType` with enough
+/// precision to round back to v (codes of `codeBits` bits; FP8 counts as 4).
+/// Run-time (non-constant) scales pass; callers decide about those.
+bool scalesKeepCodesExact(Value scale, double minMag, double maxMag,
+                          Type floatType, unsigned codeBits);
+
+/// True when quantize(dequantize(q)) is exactly q: same scheme and
+/// parameters, and isIdentityRoundTrip.
 bool isExactRoundTrip(DequantizeOp dequantize, QuantizeOp quantize);
 
 /// Reads a float DenseElementsAttr (f32, f16, bf16) as f32 values.
