@@ -26,6 +26,9 @@ config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(
     ("%octet_runtime_lib", os.path.join(config.octet_lib_dir, "liboctet_runtime.so")))
+# The mlir-opt plugin (dialect + passes) for the stock mlir-opt.
+config.substitutions.append(
+    ("%octet_plugin", os.path.join(config.octet_lib_dir, "libOctetPlugin.so")))
 config.substitutions.append(("%octet_src", config.octet_src_root))
 config.substitutions.append(("%octet_obj", config.octet_obj_root))
 
@@ -34,6 +37,25 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.octet_tools_dir, append_path=True)
 
 tool_dirs = [config.octet_tools_dir, config.llvm_tools_dir]
-tools = ["octet-opt", "octet-run", "mlir-opt"]
+tools = ["octet-opt", "octet-run", "octet-compile", "mlir-opt", "octet-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+
+# A C compiler driver for tests that build programs against octet's output.
+import shutil
+_cc = shutil.which("clang", path=config.llvm_tools_dir + os.pathsep + os.environ.get("PATH", "")) or shutil.which("cc")
+if _cc:
+    config.substitutions.append(("%cc", _cc))
+    config.available_features.add("cc")
+
+# CPU features of the machine running the tests.
+try:
+    with open("/proc/cpuinfo") as _f:
+        _flags = next((l.split(":", 1)[1].split() for l in _f if l.startswith("flags")), [])
+except OSError:
+    _flags = []
+for _feat in ("avx2", "avx512_vnni", "amx_int8", "avx_vnni"):
+    if _feat in _flags:
+        config.available_features.add("cpu-" + _feat.replace("_", "-"))
+if _flags and "amx_int8" not in _flags:
+    config.available_features.add("host-lacks-amx")

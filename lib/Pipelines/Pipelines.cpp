@@ -6,6 +6,9 @@
 #include "octet/Conversion/Passes.h"
 #include "octet/Target/Passes.h"
 #include "octet/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -22,6 +25,7 @@ StringRef octet::getLowerToHostPipeline() {
          "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf,"
+         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
          "arith-expand{include-bf16=true},"
          "convert-math-to-llvm,"
          "convert-arith-to-llvm,"
@@ -36,7 +40,182 @@ LogicalResult octet::buildLowerToHostPipeline(OpPassManager &pm) {
   return parsePassPipeline(getLowerToHostPipeline(), pm, llvm::errs());
 }
 
+namespace {
+/// Options of the octet-quantize pipeline.
+struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
+  Option<std::string> recipe{
+      *this, "recipe",
+      llvm::cl::desc("w8a16 | w4a16 | w8a8-dynamic | w8a8-static | "
+                     "w8a8-fp8 (FP8 E4M3 weights and dynamic per-token "
+                     "activations)"),
+      llvm::cl::init("w8a16")};
+  Option<std::string> stats{
+      *this, "stats",
+      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
+                     "--calibrate"),
+      llvm::cl::init("")};
+  Option<std::string> method{
+      *this, "method",
+      llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
+      llvm::cl::init("minmax")};
+  Option<int64_t> groupSize{
+      *this, "group-size",
+      llvm::cl::desc("w4a16: elements per group along K"),
+      llvm::cl::init(128)};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Per-layer weight quantization report (JSON)"),
+      llvm::cl::init("")};
+};
+} // namespace
+
+FailureOr<std::string> octet::getQuantizePipeline(StringRef recipe,
+                                                  StringRef stats,
+                                                  StringRef method,
+                                                  int64_t groupSize,
+                                                  StringRef report) {
+  std::string weights, activations;
+  std::string rep = report.empty() ? "" : (" report=" + report).str();
+  if (recipe == "w8a16" || recipe == "w8a8-dynamic" ||
+      recipe == "w8a8-static")
+    weights = "octet-quantize-weights{format=i8 granularity=per-channel" +
+              rep + "}";
+  else if (recipe == "w4a16")
+    weights = ("octet-quantize-weights{format=i4 granularity=per-group "
+               "group-size=" +
+               Twine(groupSize) + rep + "}")
+                  .str();
+  else if (recipe == "w8a8-fp8")
+    weights = "octet-quantize-weights{format=f8E4M3FN "
+              "granularity=per-channel" +
+              rep + "}";
+  else
+    return failure();
+  if (recipe == "w8a8-dynamic")
+    activations = "octet-quantize-activations{mode=dynamic format=i8},";
+  else if (recipe == "w8a8-fp8")
+    activations =
+        "octet-quantize-activations{mode=dynamic format=f8E4M3FN},";
+  else if (recipe == "w8a8-static")
+    activations = ("octet-quantize-activations{mode=static format=i8 "
+                   "stats=" +
+                   stats + " method=" + method + "},")
+                      .str();
+  return weights + "," + activations + "octet-fold-scales,canonicalize,cse";
+}
+
+std::string octet::getDefaultCudaToolkit() {
+  if (const char *env = std::getenv("OCTET_CUDA_PATH"); env && *env)
+    return env;
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+std::string octet::getLowerToCudaPipeline(const CudaPipelineOptions &o) {
+  std::string toolkit = o.toolkit.empty() ? getDefaultCudaToolkit() : o.toolkit;
+  std::string p;
+  llvm::raw_string_ostream os(p);
+  if (!o.chip.empty())
+    os << "octet-set-target{target=" << o.chip << "},";
+  os << "octet-select-lowering,"
+        "octet-outline-for-cuda,"
+        "func.func(convert-elementwise-to-linalg),"
+        "canonicalize,"
+        "func.func(linalg-fuse-elementwise-ops),"
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map},"
+        "buffer-deallocation-pipeline,"
+        "convert-bufferization-to-memref,"
+     << "convert-octet-to-gpu{wgmma-tile-n=" << o.wgmmaTileN
+     << " wgmma-stages=" << o.wgmmaStages << " gemv-rows=" << o.gemvRows;
+  if (!o.manifest.empty())
+    os << " manifest=" << o.manifest;
+  os << "},"
+        "convert-linalg-to-loops,"
+        "expand-strided-metadata,"
+        "lower-affine,"
+        "gpu.module(convert-scf-to-cf,convert-math-to-llvm,"
+        "convert-gpu-to-nvvm,convert-nvvm-to-llvm,canonicalize,cse,"
+        "reconcile-unrealized-casts),"
+        "convert-scf-to-cf,"
+        "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+        "arith-expand{include-bf16=true},"
+        "convert-vector-to-llvm,"
+        "convert-math-to-llvm,"
+        "convert-arith-to-llvm,"
+        "convert-cf-to-llvm,"
+        "finalize-memref-to-llvm,"
+        "convert-func-to-llvm,"
+        "gpu-to-llvm,"
+        "convert-index-to-llvm,"
+        "reconcile-unrealized-casts,"
+     << "gpu-module-to-binary{format=" << o.format;
+  if (!toolkit.empty())
+    os << " toolkit=" << toolkit;
+  os << "}";
+  return p;
+}
+
+
+namespace {
+/// Options of the octet-lower-to-cuda pipeline.
+struct CudaOptions : public PassPipelineOptions<CudaOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("CUDA target: sm_75, sm_80, sm_86, sm_89, sm_90a, "
+                     "sm_100a, sm_120a (default: the module's "
+                     "#octet.target)"),
+      llvm::cl::init("")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("bin (cubin through ptxas, default) or isa (PTX)"),
+      llvm::cl::init("bin")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit with bin/ptxas (default: "
+                     "$OCTET_CUDA_PATH or /usr/local/cuda)"),
+      llvm::cl::init("")};
+  Option<std::string> manifest{
+      *this, "manifest", llvm::cl::desc("Write the kernel manifest here"),
+      llvm::cl::init("")};
+  Option<int64_t> wgmmaTileN{*this, "wgmma-tile-n",
+                             llvm::cl::desc("wgmma block tile N (128, 256)"),
+                             llvm::cl::init(128)};
+  Option<int64_t> wgmmaStages{*this, "wgmma-stages",
+                              llvm::cl::desc("wgmma shared-memory stages"),
+                              llvm::cl::init(4)};
+  Option<int64_t> gemvRows{*this, "gemv-rows",
+                           llvm::cl::desc("lhs rows per gemv block (1-8)"),
+                           llvm::cl::init(4)};
+};
+} // namespace
+
 void octet::registerOctetPipelines() {
+  mlir::registerPassPipeline(
+      "octet-quantize",
+      "Quantize a float model with a recipe in one step: weights "
+      "(octet-quantize-weights), activations (octet-quantize-activations; "
+      "w8a8-static needs observers from octet-instrument and stats from "
+      "octet-run --calibrate), then octet-fold-scales",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        QuantizeOptions opts;
+        if (failed(opts.parseFromString(optionsStr)))
+          return failure();
+        FailureOr<std::string> text =
+            getQuantizePipeline(opts.recipe, opts.stats, opts.method,
+                                opts.groupSize, opts.report);
+        if (failed(text))
+          return errorHandler("octet-quantize: unknown recipe '" +
+                              opts.recipe +
+                              "'; expected w8a16, w4a16, w8a8-dynamic, "
+                              "w8a8-static or w8a8-fp8");
+        return parsePassPipeline(*text, pm, llvm::errs());
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(QuantizeOptions());
+      });
   PassPipelineRegistration<>(
       "octet-lower-to-host",
       "Lower a module with octet ops to the LLVM dialect for the host CPU "
@@ -44,6 +223,32 @@ void octet::registerOctetPipelines() {
       [](OpPassManager &pm) {
         if (failed(buildLowerToHostPipeline(pm)))
           llvm::report_fatal_error("invalid octet-lower-to-host pipeline");
+      });
+  mlir::registerPassPipeline(
+      "octet-lower-to-cuda",
+      "Lower a module with octet ops for a CUDA GPU: kernels (NVVM -> PTX "
+      "-> cubin through ptxas) in a gpu.binary and host code in the LLVM "
+      "dialect that launches them (docs/cuda.md)",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CudaOptions opts;
+        if (failed(opts.parseFromString(optionsStr)))
+          return failure();
+        if (opts.format != "bin" && opts.format != "isa")
+          return errorHandler("octet-lower-to-cuda: unknown format '" +
+                              opts.format + "'; expected bin or isa");
+        CudaPipelineOptions o;
+        o.chip = opts.chip;
+        o.format = opts.format;
+        o.toolkit = opts.toolkit;
+        o.manifest = opts.manifest;
+        o.wgmmaTileN = opts.wgmmaTileN;
+        o.wgmmaStages = opts.wgmmaStages;
+        o.gemvRows = opts.gemvRows;
+        return parsePassPipeline(getLowerToCudaPipeline(o), pm, llvm::errs());
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(CudaOptions());
       });
 }
 

@@ -12,6 +12,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 #include "octet/Pipelines/Pipelines.h"
+#include "octet/Target/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::octet::OctetDialect>();
   mlir::registerAllPasses();
   mlir::octet::registerAllOctetPasses();
+  mlir::octet::registerOctetTargetTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Octet optimizer driver: quantization passes over MLIR\n",
       registry));

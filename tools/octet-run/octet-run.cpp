@@ -20,6 +20,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -28,11 +29,14 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 #include "octet/Pipelines/Pipelines.h"
+#include "octet/Runtime/OctetRuntime.h"
+#include "octet/Runtime/Calibration.h"
 #include "octet/Runtime/Npy.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -41,6 +45,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <malloc.h>
 #include <set>
 
@@ -69,6 +74,16 @@ static llvm::cl::opt<unsigned> repeat(
     llvm::cl::desc("Run the function N times and report the median time "
                    "on stderr"),
     llvm::cl::init(1));
+static llvm::cl::opt<bool> library(
+    "library",
+    llvm::cl::desc("The positional argument is a shared library built by "
+                   "octet-compile: call it instead of JIT-compiling"));
+static llvm::cl::opt<std::string> calibrate(
+    "calibrate",
+    llvm::cl::desc("Calibration: run every batch (comma-separated --input "
+                   "lists, one file per batch), record the statistics of "
+                   "each octet.observe and write them to this JSON file"),
+    llvm::cl::init(""));
 static llvm::cl::opt<unsigned>
     optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
@@ -312,6 +327,58 @@ void writeResult(unsigned index, Type type, const char *base,
     fail(error);
 }
 
+/// Calibration state shared with the generated code's observer calls.
+struct Calibrator {
+  enum class Pass { Range, Histogram } pass = Pass::Range;
+  std::vector<std::string> names;
+  std::vector<::octet::calibration::TensorStats> stats;
+  std::vector<float> scratch;
+};
+Calibrator *activeCalibrator = nullptr;
+
+/// The ranked part of a memref descriptor of f32.
+struct RankedF32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[1];
+};
+struct UnrankedF32 {
+  int64_t rank;
+  RankedF32 *descriptor;
+};
+
+/// Called by the code octet-lower-observers generates.
+extern "C" void observeCallback(int64_t id, UnrankedF32 *m) {
+  Calibrator *c = activeCalibrator;
+  if (!c || id < 0 || id >= static_cast<int64_t>(c->stats.size()))
+    return;
+  int64_t rank = m->rank;
+  const int64_t *sizes = m->descriptor->sizesAndStrides;
+  const int64_t *strides = sizes + rank;
+  int64_t n = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    n *= sizes[d];
+  c->scratch.resize(n);
+  std::vector<int64_t> idx(rank, 0);
+  const float *base = m->descriptor->aligned + m->descriptor->offset;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      off += idx[d] * strides[d];
+    c->scratch[i] = base[off];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < sizes[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  if (c->pass == Calibrator::Pass::Range)
+    c->stats[id].addRange(c->scratch.data(), n);
+  else
+    c->stats[id].addHistogram(c->scratch.data(), n);
+}
+
 /// Returns true if `module` still needs lowering (anything but LLVM ops).
 bool needsLowering(ModuleOp module) {
   bool found = false;
@@ -350,32 +417,62 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string errorMessage;
-  auto file = openInputFile(inputFile, &errorMessage);
-  if (!file)
-    fail(errorMessage);
+  bool fromLibrary = library;
+  FunctionType fnType;
+  OwningOpRef<ModuleOp> module;
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    fail("could not parse '" + inputFile + "'");
+  void (*libraryEntry)(void **) = nullptr;
+  if (fromLibrary) {
+    // A library from octet-compile: the signature is embedded as text.
+    const std::string &libPath = inputFile;
+    void *handle = dlopen(libPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      fail("cannot load '" + libPath + "': " + dlerror());
+    auto *sig = static_cast<const char *>(
+        dlsym(handle, ("octet_signature_" + entryName).c_str()));
+    libraryEntry = reinterpret_cast<void (*)(void **)>(
+        dlsym(handle, ("_octet_packed_" + entryName).c_str()));
+    if (!sig || !libraryEntry)
+      fail("'" + libPath + "' exports no function '" + entryName +
+           "' built by octet-compile");
+    fnType = dyn_cast_if_present<FunctionType>(parseType(sig, &context));
+    if (!fnType)
+      fail("'" + libPath + "' has an unreadable signature for '" +
+           entryName + "': " + sig);
+    for (Type t : fnType.getResults())
+      if (!isa<ShapedType>(t))
+        fail("--library: result type " + typeString(t) +
+             " is not supported (tensors and memrefs)");
+    if (!calibrate.empty())
+      fail("--calibrate needs the MLIR module, not a compiled library");
+  } else {
+    std::string errorMessage;
+    auto file = openInputFile(inputFile, &errorMessage);
+    if (!file)
+      fail(errorMessage);
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      fail("could not parse '" + inputFile + "'");
 
-  // The signature before lowering decides how arrays are passed.
-  auto func = module->lookupSymbol<func::FuncOp>(entryName);
-  if (!func) {
-    std::string names;
-    module->walk([&](func::FuncOp f) {
-      names += (names.empty() ? "" : ", ") + f.getSymName().str();
-    });
-    fail("no func.func named '" + entryName + "' in '" + inputFile + "'" +
-         (names.empty() ? std::string(" (octet-run needs the function before "
-                                      "lowering)")
-                        : " (functions: " + names + ")"));
+    // The signature before lowering decides how arrays are passed.
+    auto func = module->lookupSymbol<func::FuncOp>(entryName);
+    if (!func) {
+      std::string names;
+      module->walk([&](func::FuncOp f) {
+        names += (names.empty() ? "" : ", ") + f.getSymName().str();
+      });
+      fail("no func.func named '" + entryName + "' in '" + inputFile + "'" +
+           (names.empty()
+                ? std::string(" (octet-run needs the function before "
+                              "lowering)")
+                : " (functions: " + names + ")"));
+    }
+    if (func.isExternal())
+      fail("'" + entryName + "' is only a declaration");
+    fnType = func.getFunctionType();
   }
-  if (func.isExternal())
-    fail("'" + entryName + "' is only a declaration");
-  FunctionType fnType = func.getFunctionType();
   if (inputFiles.size() != fnType.getNumInputs())
     fail("'" + entryName + "' takes " + llvm::Twine(fnType.getNumInputs()) +
          " argument(s) but " + llvm::Twine(inputFiles.size()) +
@@ -390,16 +487,58 @@ int main(int argc, char **argv) {
       fail("result #" + llvm::Twine(i) + " of type " + typeString(t) +
            " is not supported (ranked tensors, memrefs and 64-bit scalars)");
 
-  // Read and check the inputs before spending time on compilation.
-  std::vector<Slot> args;
-  for (auto [i, t] : llvm::enumerate(fnType.getInputs())) {
-    npy::NpyArray array;
-    std::string error;
-    if (!npy::readNpy(inputFiles[i], array, error))
-      fail(error);
-    args.push_back(makeArgument(i, t, array, inputFiles[i]));
+  // Read and check the inputs before spending time on compilation. With
+  // --calibrate each --input may list one file per batch.
+  bool calibrating = !calibrate.empty();
+  std::vector<std::vector<std::string>> batchFiles;
+  size_t numBatches = 1;
+  for (const std::string &spec : inputFiles) {
+    SmallVector<StringRef> parts;
+    StringRef(spec).split(parts, ',', -1, /*KeepEmpty=*/false);
+    if (!calibrating || parts.empty())
+      parts.assign(1, spec);
+    batchFiles.emplace_back(parts.begin(), parts.end());
+    if (parts.size() > 1) {
+      if (numBatches > 1 && parts.size() != numBatches)
+        fail("--input lists have different numbers of batches (" +
+             llvm::Twine(numBatches) + " vs " + llvm::Twine(parts.size()) +
+             ")");
+      numBatches = parts.size();
+    }
+  }
+  std::vector<std::vector<Slot>> batches(numBatches);
+  for (size_t bi = 0; bi < numBatches; ++bi) {
+    for (auto [i, t] : llvm::enumerate(fnType.getInputs())) {
+      const std::string &path =
+          batchFiles[i].size() == 1 ? batchFiles[i][0] : batchFiles[i][bi];
+      npy::NpyArray array;
+      std::string error;
+      if (!npy::readNpy(path, array, error))
+        fail(error);
+      batches[bi].push_back(makeArgument(i, t, array, path));
+    }
+  }
+  std::vector<Slot> &args = batches[0];
+
+  Calibrator calibrator;
+  if (calibrating) {
+    PassManager pm(&context);
+    if (failed(parsePassPipeline("octet-lower-observers", pm, llvm::errs())) ||
+        failed(pm.run(*module)))
+      fail("lowering the observers of '" + inputFile + "' failed");
+    auto names = (*module)->getAttrOfType<ArrayAttr>("octet.observers");
+    if (!names || names.empty())
+      fail("--calibrate: '" + inputFile +
+           "' has no octet.observe ops (run octet-opt --octet-instrument "
+           "first)");
+    for (Attribute a : names)
+      calibrator.names.push_back(cast<StringAttr>(a).str());
+    calibrator.stats.resize(calibrator.names.size());
   }
 
+  void (*entry)(void **) = libraryEntry;
+  std::unique_ptr<ExecutionEngine> jit;
+  if (!fromLibrary) {
   if (needsLowering(*module)) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
@@ -412,6 +551,12 @@ int main(int argc, char **argv) {
     if (failed(pm.run(*module)))
       fail("lowering '" + inputFile + "' failed");
   }
+  // Argument attributes that only guided bufferization mean nothing to
+  // LLVM (and would warn).
+  module->walk([](LLVM::LLVMFuncOp fn) {
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      fn.removeArgAttr(i, "bufferization.access");
+  });
   if (printLowered)
     module->print(llvm::outs());
 
@@ -430,23 +575,117 @@ int main(int argc, char **argv) {
   auto engine = ExecutionEngine::create(*module, options, std::move(*tm));
   if (!engine)
     fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("_mlir_ciface_octet_observe")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&observeCallback),
+        llvm::JITSymbolFlags::Exported};
+    // The runtime entry points generated CPU kernels call.
+    auto add = [&](const char *name, auto *fn) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    add("octet_parallel_for", &octet_parallel_for);
+    add("octet_cpu_scratch", &octet_cpu_scratch);
+    add("octet_cpu_pack_lhs", &octet_cpu_pack_lhs);
+    add("octet_cpu_require_amx", &octet_cpu_require_amx);
+    return map;
+  });
   auto fn = (*engine)->lookupPacked(entryName);
   if (!fn)
     fail("cannot find '" + entryName +
          "' after lowering: " + llvm::toString(fn.takeError()));
+  entry = *fn;
+  jit = std::move(*engine);
+  }
 
   // Packed calling convention: one pointer per scalar of the expanded
   // signature, then one to the storage of the (struct) result.
-  std::vector<void *> packed;
-  for (Slot &s : args)
-    for (int64_t &w : s.desc)
-      packed.push_back(&w);
   int64_t words = 0;
   for (Type t : fnType.getResults())
     words += resultWords(t);
   std::vector<int64_t> results(std::max<int64_t>(words, 1), 0);
-  if (fnType.getNumResults())
-    packed.push_back(results.data());
+  // JIT: the ExecutionEngine's packed wrapper takes one pointer per scalar
+  // of the expanded signature, then the result storage. Library: the
+  // wrapper octet-compile emits takes one pointer per C-interface parameter
+  // (result pointer first, memrefs by descriptor pointer).
+  void *resultStorage = results.data();
+  std::vector<void *> descriptorPtrs;
+  auto packArgs = [&](std::vector<Slot> &slots) {
+    std::vector<void *> p;
+    if (fromLibrary) {
+      if (fnType.getNumResults())
+        p.push_back(&resultStorage);
+      descriptorPtrs.assign(slots.size(), nullptr);
+      for (auto [i, s] : llvm::enumerate(slots)) {
+        if (s.rank >= 0) {
+          descriptorPtrs[i] = s.desc.data();
+          p.push_back(&descriptorPtrs[i]);
+        } else {
+          p.push_back(s.desc.data());
+        }
+      }
+      return p;
+    }
+    for (Slot &s : slots)
+      for (int64_t &w : s.desc)
+        p.push_back(&w);
+    if (fnType.getNumResults())
+      p.push_back(results.data());
+    return p;
+  };
+  std::vector<void *> packed = packArgs(args);
+
+  if (calibrating) {
+    // Two passes over the batches: the range, then histograms over it.
+    activeCalibrator = &calibrator;
+    for (auto pass : {Calibrator::Pass::Range, Calibrator::Pass::Histogram}) {
+      calibrator.pass = pass;
+      for (std::vector<Slot> &batch : batches) {
+        std::vector<void *> p = packArgs(batch);
+        entry(p.data());
+      }
+    }
+    activeCalibrator = nullptr;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(calibrate, ec);
+    if (ec)
+      fail("cannot write '" + calibrate + "': " + ec.message());
+    llvm::json::OStream j(os, /*IndentSize=*/1);
+    j.object([&] {
+      j.attribute("format", "octet-calibration");
+      j.attribute("version", 1);
+      j.attribute("entry", entryName.getValue());
+      j.attribute("batches", static_cast<int64_t>(batches.size()));
+      j.attribute("histogram_bins", ::octet::calibration::kHistogramBins);
+      j.attributeObject("tensors", [&] {
+        for (size_t ti = 0; ti < calibrator.names.size(); ++ti) {
+          const auto &st = calibrator.stats[ti];
+          j.attributeObject(calibrator.names[ti], [&] {
+            j.attribute("min", st.minV);
+            j.attribute("max", st.maxV);
+            j.attribute("absmax", st.absmax);
+            j.attribute("count", static_cast<int64_t>(st.count));
+            j.attribute("non_finite", static_cast<int64_t>(st.nonFinite));
+            // One line for the 2048 counts.
+            j.attributeBegin("histogram");
+            j.rawValue([&](llvm::raw_ostream &out) {
+              out << "[";
+              for (size_t hi = 0; hi < st.histogram.size(); ++hi)
+                out << (hi ? "," : "") << st.histogram[hi];
+              out << "]";
+            });
+            j.attributeEnd();
+          });
+        }
+      });
+    });
+    os << "\n";
+    llvm::errs() << "octet-run: calibrated " << calibrator.names.size()
+                 << " observed tensor(s) over " << batches.size()
+                 << " batch(es) -> " << calibrate << "\n";
+    return 0;
+  }
 
   // Keep large freed results in the heap instead of unmapping them, so that
   // repeated runs measure the code, not page faults of fresh mmaps.
@@ -474,7 +713,7 @@ int main(int argc, char **argv) {
       }
     }
     auto start = std::chrono::steady_clock::now();
-    (*fn)(packed.data());
+    entry(packed.data());
     auto stop = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(stop - start).count());
   }

@@ -80,4 +80,87 @@ def OctetImportQuant : Pass<"octet-import-quant", "::mlir::ModuleOp"> {
   ];
 }
 
+def OctetExportQuant : Pass<"octet-export-quant", "::mlir::ModuleOp"> {
+  let summary = "Turn octet quantize/dequantize into upstream quant casts";
+  let description = [{
+    The inverse of `--octet-import-quant`: rewrites `octet.quantize` and
+    `octet.dequantize` whose scales (and zero points) are constants into
+    `quant.qcast` and `quant.dcast` on `!quant.uniform` types, for tools that
+    consume the upstream `quant` dialect (TOSA, TFLite-style flows).
+
+    | octet scheme | upstream element type |
+    | --- | --- |
+    | `per_tensor` | `!quant.uniform<i8:f32, s:z>` |
+    | `per_axis(a)` | `!quant.uniform<i8:f32:a, {s0:z0, ...}>` |
+    | `per_group(a, g)` | sub-channel `!quant.uniform<i8:f32:{0:1, a:g, ...}, {{...}}>` (block `g` along `a`, 1 elsewhere) |
+
+    Formats `i8`, `u8`, `i4` and `u4` map to signed/unsigned integer storage
+    with the scheme's (possibly narrowed) code range; f32 scales become
+    doubles exactly and i32 zero points become int64. Expressed types f32,
+    f16 and bf16 are kept (upstream stores sub-channel scales in the
+    expressed type, so a `per_group` scale that f16/bf16 cannot hold exactly
+    is an error). Values keep their storage types (`tensor<...xi8>`) in
+    function signatures and between other ops: `quant.scast` converts at
+    those boundaries, and `quant.dcast` reads a `quant.qcast` result
+    directly when both use the same type.
+    `--octet-import-quant` maps the result back to the same schemes and
+    parameters, except that degenerate spellings come back in their
+    canonical form (an `asymmetric` scheme whose zero points are all 0 comes
+    back `symmetric`; a group that spans its whole dimension comes back
+    `per_axis`).
+
+    What upstream cannot express is an error at the op, and nothing is
+    rewritten: FP8 storage (`!quant.uniform` stores integers only; its
+    parser reports "illegal storage type size" for `f8E4M3FN`), scales or
+    zero points that are not constants (dynamic quantization),
+    `octet.requantize` and `octet.compute_params`, and parameters that the
+    upstream type verifier rejects (e.g. a scale outside the f16 range for
+    an f16 expressed type).
+
+    Semantics caveat: the upstream `quant` casts define no rounding mode,
+    NaN or overflow behavior, and upstream `--lower-quant-ops` truncates
+    instead of rounding half to even and wraps on overflow
+    (docs/numerics.md). The exported program only keeps octet's exact
+    numbers when its consumer implements them (or when it is imported back
+    with `--octet-import-quant`).
+
+    Example:
+
+    ```mlir
+    %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i32>)
+           as <i8, asymmetric> : tensor<4xf32> -> tensor<4xi8>
+    ```
+
+    with `%s = 0.25` and `%z = -3` becomes
+
+    ```mlir
+    %0 = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-3>>
+    %q = quant.scast %0 : tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-3>> to tensor<4xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
+}
+
+def OctetLowerObservers : Pass<"octet-lower-observers", "::mlir::ModuleOp"> {
+  let summary = "Turn octet.observe into calls that record calibration data";
+  let description = [{
+    Used by `octet-run --calibrate`: every `octet.observe` becomes a call
+
+    ```mlir
+    func.call @octet_observe(%id, %x) : (i64, tensor<*xf32>) -> ()
+    ```
+
+    to a function the runner provides (C interface
+    `_mlir_ciface_octet_observe(int64_t id, UnrankedMemRefType<float> *)`),
+    with f16/bf16 tensors extended to f32 first. The observer names are
+    listed, in id order, in the module attribute `octet.observers`. Outside
+    calibration `convert-octet-to-linalg` drops observers instead.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // OCTET_CONVERSION_PASSES_TD

@@ -15,6 +15,33 @@ llvm::StringRef getLowerToHostPipeline();
 /// Appends the host-CPU lowering to `pm` (a module-level pass manager).
 LogicalResult buildLowerToHostPipeline(OpPassManager &pm);
 
+/// The textual pass pipeline of a quantization recipe (w8a16, w4a16,
+/// w8a8-dynamic, w8a8-static, w8a8-fp8), or failure for an unknown one.
+FailureOr<std::string> getQuantizePipeline(llvm::StringRef recipe,
+                                           llvm::StringRef stats,
+                                           llvm::StringRef method,
+                                           int64_t groupSize,
+                                           llvm::StringRef report);
+
+/// Options of the CUDA lowering (`octet-lower-to-cuda`, docs/cuda.md).
+struct CudaPipelineOptions {
+  std::string chip;           ///< CUDA target (sm_80 ...); "" keeps the
+                              ///< module's #octet.target.
+  std::string format = "bin"; ///< gpu-module-to-binary: bin (cubin), isa.
+  std::string toolkit;        ///< CUDA toolkit (ptxas); "" = default.
+  std::string manifest;       ///< Kernel manifest file; "" = none.
+  int64_t wgmmaTileN = 128, wgmmaStages = 4, gemvRows = 4;
+};
+
+/// The textual form of the CUDA lowering: target, strategy selection,
+/// octet-outline-for-cuda, bufferization, convert-octet-to-gpu, NVVM for the
+/// kernels, LLVM for the host code, then gpu-module-to-binary (ptxas).
+std::string getLowerToCudaPipeline(const CudaPipelineOptions &options);
+
+/// The CUDA toolkit used when none is given: $OCTET_CUDA_PATH, else
+/// /usr/local/cuda when it has bin/ptxas, else "".
+std::string getDefaultCudaToolkit();
+
 /// Registers octet's named pipelines (`octet-lower-to-host`).
 void registerOctetPipelines();
 

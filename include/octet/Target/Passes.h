@@ -16,6 +16,10 @@ namespace octet {
 #define GEN_PASS_REGISTRATION
 #include "octet/Target/Passes.h.inc"
 
+/// Registers the target test passes (octet-test-resolve-format): octet-opt
+/// only, not part of registerAllOctetPasses.
+void registerOctetTargetTestPasses();
+
 } // namespace octet
 } // namespace mlir
 

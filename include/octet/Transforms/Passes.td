@@ -11,6 +11,152 @@
 
 include "mlir/Pass/PassBase.td"
 
+def OctetQuantizeWeights
+    : Pass<"octet-quantize-weights", "::mlir::ModuleOp"> {
+  let summary = "Quantize the constant weights of contractions at compile time";
+  let description = [{
+    Finds contractions whose weight operand is a constant and replaces the
+    weight with quantized storage codes, scale (and zero-point) constants and
+    an `octet.dequantize` that feeds the contraction (the W8A16 / W4A16 form;
+    later passes fold the dequantize into the arithmetic).
+
+    **Contractions**: `linalg.matmul` (also with transposed `indexing_maps`),
+    `linalg.batch_matmul`, every other op of the linalg contraction interface
+    (`linalg.contract`, `linalg.matvec`, ...), `linalg.generic` ops that are
+    contractions (multiply-add bodies with projected-permutation maps) and
+    convolutions such as `linalg.conv_2d_nhwc_hwcf` and
+    `linalg.conv_2d_nchw_fchw`. The weight is an input whose indexing map is a
+    projected permutation that involves a reduction loop and whose value is
+    an `arith.constant` (`dense` or `dense_resource`, f32, f16 or bf16),
+    reached directly or through `linalg.transpose`, `linalg.broadcast`,
+    `tensor.expand_shape` and `tensor.collapse_shape`.
+
+    **Axes** come from the contraction's indexing maps, never from the shape:
+    the output channel is the weight dimension that maps to a parallel loop
+    that also indexes the result but no other input (N of a matmul's B, F of
+    a convolution filter); the reduction dimension is the weight dimension
+    that maps to a reduction loop shared with the other input (K, or the
+    filter's input channel). Both are followed back through the layout chain
+    to the constant, which is quantized in its own layout; the chain is then
+    re-applied to the dequantized value. When an axis does not survive the
+    chain (e.g. a reshape that merges the channel with another dimension) the
+    chain is folded and the weight is quantized in the contraction's layout.
+
+    **Numerics**: statistics, clipping, scales and codes are computed by the
+    numerics core (`octet/Runtime/Numerics.h`): the same `symmetricParams`,
+    `asymmetricParams`, `quantizeInt` and `quantizeFp8` as
+    `octet.compute_params`, `octet.quantize` and the lowered code, so a weight
+    quantized here and one quantized at run time with the same scale have
+    identical bits. All-zero groups get the guarded scale 1 (codes 0).
+
+    **Clipping** (`clip=`), per parameter group:
+    - `absmax`: no clipping (symmetric: max |x|; asymmetric: [min, max]);
+    - `percentile:P`: symmetric T = P-th percentile of |x|, asymmetric
+      [percentile(x, 100 - P), percentile(x, P)] (linear interpolation
+      between closest ranks, numpy's default);
+    - `mse`: of the thresholds absmax * k / 100 (k = 100 ... 1), the one with
+      the smallest sum of squared reconstruction errors (ties keep the larger
+      threshold).
+
+    **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
+    FP8 tensors; scales `f32`, zero points `i32`. Constants held in
+    `dense_resource` blobs are read in place (never copied into a uniqued
+    `DenseElementsAttr`) and their 8-bit codes are written as new
+    `dense_resource` blobs (4-bit codes, scales and zero points, which are at
+    most half the size, are `dense`: MLIR's LLVM translation has no `i4`
+    `dense_resource` support); `dense` inputs give `dense` results. In IR an
+    `i4` tensor holds one
+    code per byte (MLIR's element layout, which the bufferized and LLVM code
+    also uses); sizes in the report count 4-bit codes packed two per byte,
+    low nibble first (the numerics core's `packNibbles`), i.e. what a
+    serialized model stores.
+
+    **Skipped** (with a remark when `remarks` is set, and listed in the
+    report): layers whose name matches `skip`, contractions or weight
+    constants carrying a unit `octet.skip` attribute, layers named `lm_head`
+    (the final vocabulary projection, unless `skip-lm-head=false`) and weights
+    with fewer than `min-elements` elements. A layer's name is the first
+    `NameLoc` of the contraction's location, else of the weight constant's,
+    else `file:line:col`. A contraction without a constant weight is left
+    alone with a remark.
+
+    **Errors**: a NaN or infinite weight element is an error naming the layer
+    and the first bad index (`nonfinite=clip` makes it a warning: such
+    elements are left out of the statistics and errors, NaN quantizes to the
+    zero point and +-inf saturates); a group size that does not divide the
+    reduction dimension is an error.
+
+    **Report** (`report=FILE.json`): per layer the name, contraction, shape,
+    format, scheme, clip method and thresholds, SQNR in dB
+    (10 log10(sum x^2 / sum (x - xhat)^2) over the weight, `null` when the
+    reconstruction is exact), max abs error, bytes before and after and a
+    histogram of |x - xhat| / scale; skipped layers with their reason; a
+    summary with total bytes before/after and min/median SQNR. With
+    `remarks=true` the same per-layer lines and summary are MLIR remarks.
+
+    Statistics, clipping and quantization run in parallel over groups and
+    element chunks on the context's thread pool (`--mlir-disable-threading`
+    makes them serial; the results do not depend on it). When stderr is a
+    terminal, a long run prints its progress there.
+
+    Example (`format=i8 granularity=per-channel`):
+
+    ```mlir
+    %w = arith.constant dense<...> : tensor<256x512xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<32x256xf32>, tensor<256x512xf32>)
+                       outs(%o : tensor<32x512xf32>) -> tensor<32x512xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %q = arith.constant dense<...> : tensor<256x512xi8>
+    %s = arith.constant dense<...> : tensor<512xf32>
+    %w = octet.dequantize %q scale(%s : tensor<512xf32>) as <i8, per_axis(1)>
+           : tensor<256x512xi8> -> tensor<256x512xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<32x256xf32>, tensor<256x512xf32>)
+                       outs(%o : tensor<32x512xf32>) -> tensor<32x512xf32>
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"i8\"",
+           "Storage format: i8, u8, i4, u4, f8E4M3FN or f8E5M2">,
+    Option<"granularity", "granularity", "std::string",
+           /*default=*/"\"per-channel\"",
+           "per-tensor, per-channel (per output channel, from the indexing "
+           "maps) or per-group (groups of group-size along the reduction "
+           "dimension, one scale row per output channel)">,
+    Option<"groupSize", "group-size", "int64_t", /*default=*/"128",
+           "Elements per group along the reduction dimension (per-group); "
+           "must divide that dimension">,
+    Option<"symmetric", "symmetric", "bool", /*default=*/"true",
+           "Symmetric (zero point 0) or asymmetric (i32 zero points); FP8 is "
+           "always symmetric; u8 and u4 default to asymmetric">,
+    Option<"clip", "clip", "std::string", /*default=*/"\"absmax\"",
+           "Clip threshold: absmax, percentile:P (0 < P <= 100) or mse">,
+    Option<"skip", "skip", "std::string", /*default=*/"\"\"",
+           "Skip layers whose name matches this regular expression "
+           "(llvm::Regex, unanchored)">,
+    Option<"skipLmHead", "skip-lm-head", "bool", /*default=*/"true",
+           "Skip the final vocabulary projection (a layer named lm_head, "
+           "alone or as the last component of a dotted/slashed name)">,
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"0",
+           "Skip weights with fewer elements">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write a per-layer JSON report to this file ('-' for stdout)">,
+    Option<"nonfinite", "nonfinite", "std::string", /*default=*/"\"error\"",
+           "NaN/Inf weight elements: error (fail, naming the layer and the "
+           "first bad index) or clip (warn; NaN to the zero point, +-inf "
+           "saturate)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per quantized or skipped layer and a summary remark">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::octet::OctetDialect"
+  ];
+}
+
 def OctetFoldScales : Pass<"octet-fold-scales"> {
   let summary = "Fold quantization scales out of the arithmetic";
   let description = [{
@@ -69,6 +215,84 @@ def OctetFoldScales : Pass<"octet-fold-scales"> {
     "::mlir::octet::OctetDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+def OctetInstrument : Pass<"octet-instrument"> {
+  let summary = "Insert calibration observers on activations";
+  let description = [{
+    Inserts an `octet.observe` on the float activation (lhs) of every
+    contraction whose weight is quantized (its rhs comes from
+    `octet.dequantize`, e.g. after `octet-quantize-weights`). Each observer
+    is named after the contraction's location (`fc1.input` for a contraction
+    at `loc("fc1")`) or `act<N>`. Then `octet-run --calibrate=STATS.json`
+    records statistics and `octet-quantize-activations{mode=static}` freezes
+    the parameters.
+
+    Example: `linalg.matmul ins(%x, %w ...) loc("fc1")` with `%w` dequantized
+    gets `%x0 = octet.observe %x {name = "fc1.input"}` as its lhs.
+  }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Observe the lhs of every contraction, not only those with "
+           "quantized weights">
+  ];
+  let dependentDialects = ["::mlir::octet::OctetDialect"];
+}
+
+def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
+  let summary = "Quantize the activations of quantized contractions";
+  let description = [{
+    For every contraction whose weight is quantized (rhs from
+    `octet.dequantize`) and whose lhs is a float activation, inserts
+    `octet.quantize` + `octet.dequantize` on the lhs; `octet-fold-scales`
+    then turns the contraction into a W8A8 `octet.matmul`.
+
+    - `mode=dynamic`: parameters are computed at run time by
+      `octet.compute_params`, per token (one scale per row: `per_axis` on the
+      row dimension, or `per_group` over all of K for batched operands) or
+      per tensor.
+    - `mode=static`: every `octet.observe` (see `octet-instrument`) is
+      replaced by a quantize/dequantize pair with frozen per-tensor
+      parameters computed from `stats=FILE.json` (written by `octet-run
+      --calibrate`) with `method=minmax` (the observed range),
+      `percentile:P` (the P-th percentile of |x|) or `mse` (the clip
+      threshold minimizing the histogram-estimated squared error). A missing
+      entry is an error naming the tensor. `remarks=true` reports the chosen
+      threshold and the estimated SQNR per tensor.
+
+    The activation format must be in the weight's family (integer with
+    integer, FP8 with FP8); otherwise the activation stays float with a
+    remark.
+
+    Example (dynamic, i8 per token):
+
+    ```mlir
+    %s = octet.compute_params %x as <i8, per_axis(0)> : tensor<?x512xf32> -> tensor<?xf32>
+    %q = octet.quantize %x scale(%s : tensor<?xf32>) as <i8, per_axis(0)> : ...
+    %d = octet.dequantize %q scale(%s : tensor<?xf32>) as <i8, per_axis(0)> : ...
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic (run-time per-token parameters) or static (calibrated)">,
+    Option<"format", "format", "std::string", /*default=*/"\"i8\"",
+           "Activation format: i8, u8, i4, u4, f8E4M3FN or f8E5M2">,
+    Option<"symmetric", "symmetric", "bool", /*default=*/"true",
+           "Symmetric (zero point 0) or asymmetric (integer formats)">,
+    Option<"granularity", "granularity", "std::string",
+           /*default=*/"\"per-token\"",
+           "Dynamic mode: per-token or per-tensor">,
+    Option<"stats", "stats", "std::string", /*default=*/"\"\"",
+           "Static mode: calibration statistics (octet-run --calibrate)">,
+    Option<"method", "method", "std::string", /*default=*/"\"minmax\"",
+           "Static mode: minmax, percentile:P or mse">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Static mode: report the clip threshold and estimated SQNR">
+  ];
+  let dependentDialects = [
+    "::mlir::octet::OctetDialect",
     "::mlir::arith::ArithDialect"
   ];
 }

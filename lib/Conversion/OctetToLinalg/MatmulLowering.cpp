@@ -229,6 +229,27 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       gSize = tensor::getMixedSizes(b, loc, rhsIn)[rhsType.getRank() - 2];
     }
 
+    // Per-token lhs parameters (per_group over the whole K, shape
+    // [b] m 1) are used as [b] m.
+    bool lhsPerToken =
+        lhsScheme && lhsScheme->getGranularity() == Granularity::per_group;
+    Value lhsScaleV = adaptor.getLhsScale();
+    Value lhsZpV = adaptor.getLhsZeroPoint();
+    if (lhsPerToken) {
+      auto dropLast = [&](Value p) -> Value {
+        if (!p)
+          return p;
+        auto pt = cast<RankedTensorType>(p.getType());
+        SmallVector<ReassociationIndices> re;
+        for (int64_t d = 0; d + 2 < pt.getRank(); ++d)
+          re.push_back({d});
+        re.push_back({pt.getRank() - 2, pt.getRank() - 1});
+        return tensor::CollapseShapeOp::create(b, loc, p, re);
+      };
+      lhsScaleV = dropLast(lhsScaleV);
+      lhsZpV = dropLast(lhsZpV);
+    }
+
     // 1. The contraction on codes.
     SmallVector<OpFoldResult> accSizes;
     SmallVector<unsigned> accDims;
@@ -297,7 +318,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         })[0];
 
     // 2. Zero-point terms (integer accumulation only).
-    Value lhsZp = intAcc ? adaptor.getLhsZeroPoint() : Value();
+    Value lhsZp = intAcc ? lhsZpV : Value();
     if (!intAcc)
       rhsZp = Value();
     Value rowSum, colSum, kCount;
@@ -305,7 +326,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     if (lhsScheme)
       lhsParamDims = lhsScheme->getGranularity() == Granularity::per_tensor
                          ? SmallVector<unsigned>{}
-                         : withBatch({dM}, false);
+                         : withBatch({dM}, lhsPerToken && batched);
     SmallVector<unsigned> rowDims = grouped ? withBatch({dM, dG}, batched)
                                             : withBatch({dM}, batched);
     SmallVector<unsigned> colDims = grouped ? withBatch({dG, dN}, rhsBatched)
@@ -395,7 +416,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     };
     SmallVector<unsigned> eLhsParam;
     if (lhsScheme && lhsScheme->getGranularity() != Granularity::per_tensor)
-      eLhsParam = {eM};
+      eLhsParam = eWithBatch({eM}, lhsPerToken && batched);
 
     Value scaled; // f32 [b] m n, before sa for groups
     bool saApplied = false;
@@ -452,7 +473,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     unsigned accI = add(grouped ? scaled : acc, eWithBatch({eM, eN}, batched));
     std::optional<unsigned> saI, sbI, zaI, csI, zbI, rsI, biasI, osI, ozI;
     if (lhsScheme)
-      saI = add(adaptor.getLhsScale(), eLhsParam);
+      saI = add(lhsScaleV, eLhsParam);
     if (!grouped) {
       SmallVector<unsigned> sbDims;
       if (rhsScheme.getGranularity() == Granularity::per_axis) {

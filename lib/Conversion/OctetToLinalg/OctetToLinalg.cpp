@@ -311,13 +311,24 @@ struct ComputeParamsLowering : OpConversionPattern<ComputeParamsOp> {
   }
 };
 
+/// Outside calibration an observer is the identity.
+struct ObserveLowering : OpConversionPattern<ObserveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ObserveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 struct ConvertOctetToLinalgPass
     : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
-                        ComputeParamsOp, MatmulOp>();
+                        ComputeParamsOp, MatmulOp, ObserveOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     populateOctetToLinalgPatterns(patterns);
@@ -331,7 +342,7 @@ struct ConvertOctetToLinalgPass
 
 void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
-               ComputeParamsLowering>(
+               ComputeParamsLowering, ObserveLowering>(
       patterns.getContext());
   populateMatmulLoweringPatterns(patterns);
 }

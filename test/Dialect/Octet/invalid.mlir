@@ -205,7 +205,7 @@ func.func @matmul_result_shape(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %s: ten
 // -----
 
 func.func @matmul_lhs_scale_along_k(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %sa: tensor<64xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'octet.matmul' op lhs scale per_axis(1) cannot be factored out of the sum over K; use per_tensor or per_axis(0) (one scale per row / token)}}
+  // expected-error @+1 {{'octet.matmul' op lhs scale per_axis(1) cannot be factored out of the sum over K; use per_tensor, per_axis(0) (one scale per row) or per_group(1, K) (one scale per token, batches included)}}
   %y = octet.matmul %a, %w lhs_scale(%sa : tensor<64xf32>) lhs_scheme <i8, per_axis(1)> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }

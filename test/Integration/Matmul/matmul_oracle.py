@@ -72,7 +72,8 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
         if ls is not None and not rs.format.is_fp8:
             ai = a.astype(np.int64)
             if za is not None:
-                ai = ai - (za.reshape(-1, 1) if za.ndim == 1 else za)
+                zab = za[bi] if za.ndim == 3 else za
+                ai = ai - (zab.reshape(-1, 1) if zab.ndim == 1 else zab)
             bi_ = b.astype(np.int64)
             if zbb is not None:
                 bi_ = bi_ - rs.expand(zbb, b.shape)
@@ -101,7 +102,8 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
                 accs.append(acc)
         sa_ = None
         if ls is not None:
-            sa_ = (sa.reshape(-1, 1) if sa.ndim == 1 else sa).astype(F32)
+            sab = sa[bi] if sa.ndim == 3 else sa
+            sa_ = (sab.reshape(-1, 1) if sab.ndim == 1 else sab).astype(F32)
         if grouped:
             t = np.zeros((M, N), np.float32)
             for g in range(G):
@@ -278,6 +280,12 @@ CASES = {
     "batched_shared_rhs": dict(lhs=S("i8", "per_axis", 1),
                                rhs=S("i8", "per_axis", 1),
                                lshape=(2, 3, 16), rshape=(16, 4)),
+    "per_token_batched_asym": dict(
+        lhs=S("u8", "per_group", 2, 16, symmetric=False),
+        rhs=S("i8", "per_axis", 1), lshape=(2, 3, 16), rshape=(16, 4)),
+    "per_token_2d_x_group": dict(
+        lhs=S("i8", "per_group", 1, 32), rhs=S("i4", "per_group", 0, 16),
+        lshape=(3, 32), rshape=(32, 4)),
     "batched_both_group": dict(lhs=None, rhs=S("i8", "per_group", 1, 8),
                                lshape=(2, 3, 16), rshape=(2, 16, 4)),
 }

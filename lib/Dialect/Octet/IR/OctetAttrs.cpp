@@ -217,3 +217,23 @@ void SchemeAttr::print(AsmPrinter &printer) const {
     printer << ", non_saturating";
   printer << ">";
 }
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+/// The target names of the capability table (include/octet/Target).
+static constexpr StringLiteral kTargetNames[] = {
+#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, FLOAT, HOST_FEATURES, DESC) NAME,
+#include "octet/Target/CapabilityTable.def"
+};
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name, StringRef cpu) {
+  if (llvm::is_contained(kTargetNames, name))
+    return success();
+  InFlightDiagnostic diag = emitError()
+                            << "unknown target '" << name << "'; valid: ";
+  llvm::interleaveComma(kTargetNames, diag);
+  return diag;
+}

@@ -335,13 +335,17 @@ LogicalResult MatmulOp::verify() {
                                 getLhsScale(), getLhsZeroPoint(), "lhs ")))
       return failure();
     Granularity g = lhsScheme->getGranularity();
-    if (!(g == Granularity::per_tensor ||
+    bool perToken = g == Granularity::per_group &&
+                    lhsScheme->getAxis() == rank - 1 &&
+                    lhsScheme->getGroupSize() == k;
+    if (!(g == Granularity::per_tensor || perToken ||
           (g == Granularity::per_axis && lhsScheme->getAxis() == rank - 2)))
       return emitOpError()
              << "lhs scale " << lhsScheme->getGranularityString()
-             << " cannot be factored out of the sum over K; use per_tensor "
-                "or per_axis("
-             << rank - 2 << ") (one scale per row / token)";
+             << " cannot be factored out of the sum over K; use per_tensor, "
+                "per_axis("
+             << rank - 2 << ") (one scale per row) or per_group(" << rank - 1
+             << ", K) (one scale per token, batches included)";
   }
 
   SchemeAttr rhsScheme = getRhsScheme();

@@ -28,7 +28,9 @@
 #ifndef OCTET_RUNTIME_NUMERICS_H
 #define OCTET_RUNTIME_NUMERICS_H
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -378,6 +380,206 @@ inline void unpackNibbles(const uint8_t *packed, size_t n, bool isSigned,
     codes[i] = static_cast<int8_t>(isSigned && (v & 0x8u) ? (v | 0xf0u) : v);
   }
 }
+
+//===----------------------------------------------------------------------===//
+// 16-bit float inputs
+//===----------------------------------------------------------------------===//
+
+/// Decodes IEEE binary16 bits to f32 (exact: every f16 value is an f32
+/// value). NaN payloads and the sign of zero are kept.
+OCTET_HD float decodeF16(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu;
+  const uint32_t m = h & 0x3ffu;
+  if (e == 0x1fu)
+    return floatOf(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    // Subnormal (or zero): m * 2^-24, exact in f32.
+    float v = static_cast<float>(m) * 0x1p-24f;
+    return floatOf(sign | bitsOf(v));
+  }
+  return floatOf(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+/// Decodes bfloat16 bits to f32 (exact: bf16 is the top half of an f32).
+OCTET_HD float decodeBF16(uint16_t b) {
+  return floatOf(static_cast<uint32_t>(b) << 16);
+}
+
+//===----------------------------------------------------------------------===//
+// Clipping (compile-time weight quantization and calibration)
+//===----------------------------------------------------------------------===//
+//
+// These host-only helpers choose the range that parameters are computed
+// from. They only decide a threshold; the parameters then come from
+// symmetricParams / asymmetricParams and every code from quantizeInt /
+// quantizeFp8, so a clipped tensor quantized at compile time and the same
+// tensor quantized at run time with the same scale have identical bits.
+
+/// quantize then dequantize one value with `p` (integer formats use the code
+/// range `r`; FP8 formats ignore it and the zero point).
+OCTET_HD float fakeQuantize(float x, QuantParams p, StorageFormat f,
+                            IntRange r, bool saturate) {
+  if (isFloat8(f))
+    return dequantizeFp8(quantizeFp8(x, p.scale, f, saturate), p.scale, f);
+  return dequantizeInt(quantizeInt(x, p.scale, p.zeroPoint, r.qmin, r.qmax),
+                       p.scale, p.zeroPoint);
+}
+
+/// Sum of squared quantization errors, sum (x - fakeQuantize(x))^2,
+/// accumulated in double in index order.
+inline double quantizationError(const float *x, size_t n, QuantParams p,
+                                StorageFormat f, IntRange r, bool saturate) {
+  double sum = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    double e = static_cast<double>(x[i]) -
+               static_cast<double>(fakeQuantize(x[i], p, f, r, saturate));
+    sum += e * e;
+  }
+  return sum;
+}
+
+/// The p-th percentile (0 <= p <= 100) of v[0, n) by linear interpolation
+/// between the closest ranks (numpy's default "linear" method):
+///   rank = (p / 100) * (n - 1), i = floor(rank), t = rank - i,
+///   result = f32(v(i) + (v(i+1) - v(i)) * t), in double,
+/// where v(k) is the k-th smallest value. Reorders `v`. 0 for n == 0.
+inline float percentile(float *v, size_t n, double p) {
+  if (n == 0)
+    return 0.0f;
+  double rank = (p / 100.0) * static_cast<double>(n - 1);
+  if (!(rank > 0.0))
+    rank = 0.0;
+  if (rank > static_cast<double>(n - 1))
+    rank = static_cast<double>(n - 1);
+  size_t i = static_cast<size_t>(std::floor(rank));
+  double t = rank - static_cast<double>(i);
+  std::nth_element(v, v + i, v + n);
+  double lo = v[i];
+  if (i + 1 >= n || t == 0.0)
+    return static_cast<float>(lo);
+  // The next order statistic is the smallest value above position i.
+  double hi = *std::min_element(v + i + 1, v + n);
+  return static_cast<float>(lo + (hi - lo) * t);
+}
+
+/// A chosen clip range and the parameters computed from it.
+struct ClipResult {
+  QuantParams params;
+  /// Symmetric: the clip threshold T (values beyond +-T saturate);
+  /// asymmetric: the clipped range [lo, hi] before widening to include 0.
+  float lo;
+  float hi;
+  /// T / absmax (symmetric) or the range scaling factor (asymmetric); 1 for
+  /// no clipping.
+  float ratio;
+};
+
+/// No clipping: the parameters of compute_params (absmax or [min, max]).
+OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
+                               IntRange r, bool symmetric) {
+  if (symmetric || isFloat8(f))
+    return {symmetricParams(stats.absmax, f, r), -stats.absmax, stats.absmax,
+            1.0f};
+  return {asymmetricParams(stats.minV, stats.maxV, r), stats.minV, stats.maxV,
+          1.0f};
+}
+
+/// Percentile clipping with percentile P in (0, 100]. Symmetric:
+/// T = percentile(|x|, P); asymmetric: lo = percentile(x, 100 - P),
+/// hi = percentile(x, P). `scratch` holds the group's values on entry and is
+/// reordered (and overwritten with |x| in the symmetric case).
+inline ClipResult percentileClip(float *scratch, size_t n, double p,
+                                 StorageFormat f, IntRange r, bool symmetric) {
+  if (symmetric || isFloat8(f)) {
+    for (size_t i = 0; i < n; ++i)
+      scratch[i] = std::fabs(scratch[i]);
+    float t = percentile(scratch, n, p);
+    float absmax = n ? *std::max_element(scratch, scratch + n) : 0.0f;
+    return {symmetricParams(t, f, r), -t, t,
+            absmax > 0.0f ? t / absmax : 1.0f};
+  }
+  float minV = 0.0f, maxV = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    minV = std::fmin(minV, scratch[i]);
+    maxV = std::fmax(maxV, scratch[i]);
+  }
+  float hi = percentile(scratch, n, p);
+  float lo = percentile(scratch, n, 100.0 - p);
+  float range = maxV - minV;
+  float ratio = range > 0.0f ? (std::fmax(hi, 0.0f) - std::fmin(lo, 0.0f)) / range
+                             : 1.0f;
+  return {asymmetricParams(lo, hi, r), lo, hi, ratio};
+}
+
+/// Number of candidate thresholds of the MSE search.
+constexpr unsigned kMseClipSteps = 100;
+
+/// MSE-optimal clipping: among the thresholds ratio_k = k / steps
+/// (k = steps, steps - 1, ..., 1, f32 arithmetic), symmetric T_k =
+/// absmax * ratio_k, asymmetric [min * ratio_k, max * ratio_k], picks the
+/// one whose parameters give the smallest quantizationError over x[0, n);
+/// on a tie the larger threshold (less clipping) wins. `stats` are the
+/// group's statistics (absmax, min, max) of the same values.
+inline ClipResult mseClip(const float *x, size_t n, const RangeStats &stats,
+                          StorageFormat f, IntRange r, bool symmetric,
+                          bool saturate, unsigned steps = kMseClipSteps) {
+  bool sym = symmetric || isFloat8(f);
+  ClipResult best = absmaxClip(stats, f, r, sym);
+  double bestErr = quantizationError(x, n, best.params, f, r, saturate);
+  for (unsigned k = steps; k-- > 1;) {
+    float ratio = static_cast<float>(k) / static_cast<float>(steps);
+    ClipResult c;
+    if (sym) {
+      float t = stats.absmax * ratio;
+      c = {symmetricParams(t, f, r), -t, t, ratio};
+    } else {
+      float lo = stats.minV * ratio, hi = stats.maxV * ratio;
+      c = {asymmetricParams(lo, hi, r), lo, hi, ratio};
+    }
+    double err = quantizationError(x, n, c.params, f, r, saturate);
+    if (err < bestErr) {
+      bestErr = err;
+      best = c;
+    }
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Error histogram
+//===----------------------------------------------------------------------===//
+
+/// Histogram of |x - xhat| / scale, the reconstruction error in units of the
+/// element's quantization step (its group's scale). For integer formats
+/// rounding errors fall in [0, 0.5] and larger ones come from clipping.
+/// Bins are (edge[i], edge[i+1]] (the first one includes 0), computed in
+/// double.
+struct ErrorHistogram {
+  static constexpr unsigned kBins = 10;
+  /// Upper edges of the bins; the last bin is unbounded.
+  static constexpr double kUpper[kBins] = {0.1, 0.2, 0.3, 0.4, 0.5,
+                                           1.0, 2.0, 4.0, 8.0,
+      std::numeric_limits<double>::infinity()};
+  uint64_t counts[kBins] = {};
+  void add(float x, float xhat, float scale) {
+    double u = std::fabs(static_cast<double>(x) - static_cast<double>(xhat)) /
+               static_cast<double>(scale);
+    // The bin is the number of upper edges below u (branch-free: the
+    // errors of neighbouring elements land in random bins). NaN counts in
+    // the last bin.
+    unsigned b = 0;
+    for (unsigned k = 0; k + 1 < kBins; ++k)
+      b += u > kUpper[k];
+    if (u != u)
+      b = kBins - 1;
+    ++counts[b];
+  }
+  void merge(const ErrorHistogram &o) {
+    for (unsigned b = 0; b < kBins; ++b)
+      counts[b] += o.counts[b];
+  }
+};
 
 } // namespace numerics
 } // namespace octet

@@ -144,6 +144,125 @@ OCTET_RUNTIME_EXPORT void octet_unpack_nibbles(const uint8_t *packed, int64_t n,
 /// intervals.
 OCTET_RUNTIME_EXPORT double octet_now_seconds(void);
 
+/// Writes to `missing` (NUL-terminated, at most `size` bytes) the
+/// comma-separated LLVM feature names from `features` (e.g.
+/// "avx2,avx512vnni,amx-int8") that this CPU lacks, per /proc/cpuinfo, and
+/// returns how many there are (0 when the CPU cannot be inspected).
+OCTET_RUNTIME_EXPORT int32_t octet_missing_cpu_features(const char *features,
+                                                        char *missing,
+                                                        int64_t size);
+
+/// Called at load time by libraries from octet-compile: if this CPU lacks
+/// any of `features`, prints which, naming `artifact`, and exits with
+/// status 70 instead of letting the code fault on an illegal instruction.
+OCTET_RUNTIME_EXPORT void octet_require_cpu_features(const char *artifact,
+                                                     const char *features);
+
+/*===-- CUDA (docs/cuda.md) -----------------------------------------------===*/
+/* The CUDA driver API (libcuda.so.1, or $OCTET_CUDA_DRIVER) is loaded with  */
+/* dlopen on first use: linking needs no GPU. Device 0, or                   */
+/* $OCTET_CUDA_DEVICE, through its primary context (shared with the CUDA     */
+/* runtime API). Each function returns 0 on success, -1 when there is no     */
+/* usable driver or device, or the CUresult of the failed driver call;       */
+/* octet_cuda_last_error() then says what failed, with the CUDA error name   */
+/* (e.g. "cuModuleLoadData failed: CUDA_ERROR_NO_BINARY_FOR_GPU (...)").     */
+/* Pointers to device memory are CUdeviceptr values; streams, modules,       */
+/* functions and events are the driver's handles (null stream: the default   */
+/* stream).                                                                  */
+
+/// The message of the last failed octet_cuda_* call in this thread ("" if
+/// none).
+OCTET_RUNTIME_EXPORT const char *octet_cuda_last_error(void);
+/// 1 when a driver and a device are usable, else 0 (the reason is in
+/// octet_cuda_last_error()).
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_available(void);
+/// The device's name (NUL-terminated, at most `name_size` bytes), compute
+/// capability and multiprocessor count; null outputs are skipped.
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_device_info(char *name,
+                                                    int64_t name_size,
+                                                    int32_t *cc_major,
+                                                    int32_t *cc_minor,
+                                                    int32_t *sm_count);
+/// Loads a cubin/fatbin/PTX image (e.g. from octet-compile --emit=cubin).
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_module_load(const void *image,
+                                                    void **module);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_module_unload(void *module);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_module_get_function(void *module,
+                                                            const char *name,
+                                                            void **function);
+/// Launches `function` with `params` (pointers to each argument, as for
+/// cuLaunchKernel). `shared_bytes` of dynamic shared memory; above 48 KiB
+/// the kernel's limit is raised first.
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_launch(void *function,
+                                               const uint32_t grid[3],
+                                               const uint32_t block[3],
+                                               uint32_t shared_bytes,
+                                               void *stream, void **params);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_malloc(int64_t bytes, void **ptr);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_free(void *ptr);
+/// Copies `bytes` between any host/device pointers (unified addressing),
+/// ordered on `stream`; with a null stream it returns once the copy is done.
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_memcpy(void *dst, const void *src,
+                                               int64_t bytes, void *stream);
+/// Sets `bytes` of device memory to the byte `value`, ordered on `stream`.
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_memset(void *dst, int32_t value,
+                                               int64_t bytes, void *stream);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_stream_create(void **stream);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_stream_destroy(void *stream);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_stream_synchronize(void *stream);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_synchronize(void);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_create(void **event);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_destroy(void *event);
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_record(void *event,
+                                                     void *stream);
+/// Waits for `end`, then writes the time from `start` to `end`.
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_elapsed_ms(void *start,
+                                                         void *end,
+                                                         float *ms);
+
+//===----------------------------------------------------------------------===//
+// CPU kernels: thread pool, scratch buffers and packing (generated GEMMs)
+//===----------------------------------------------------------------------===//
+
+/// Runs fn(ctx, begin, end) over disjoint chunks covering [0, n) on the
+/// thread pool (the calling thread takes part) and returns when all are
+/// done. The pool has OCTET_NUM_THREADS threads (default: the hardware
+/// concurrency). Called from inside a task, it runs serially.
+OCTET_RUNTIME_EXPORT void octet_parallel_for(int64_t n,
+                                             void (*fn)(void *, int64_t,
+                                                        int64_t),
+                                             void *ctx);
+
+/// Threads of the pool, the calling thread included.
+OCTET_RUNTIME_EXPORT int32_t octet_get_num_threads(void);
+
+/// Resizes the pool (threads < 1: back to the default). Not while a
+/// parallel_for runs.
+OCTET_RUNTIME_EXPORT void octet_set_num_threads(int32_t threads);
+
+/// A 64-byte aligned buffer of at least `bytes` owned by the calling
+/// thread, one per `slot` (0-3), kept and reused across calls (grown when
+/// needed; the previous contents are then lost).
+OCTET_RUNTIME_EXPORT void *octet_cpu_scratch(int32_t slot, int64_t bytes);
+
+/// Packs the m x k lhs codes `a` (row stride `lda` bytes) into the layout
+/// `mode` of octet/Runtime/CpuPack.h (LhsMode, | 0x10 for u8 codes), with
+/// row panels of `mr` rows and k padded to `kpad`. `za` is null, one zero
+/// point, or m of them (`za_per_row`); only the s16 mode subtracts it.
+OCTET_RUNTIME_EXPORT void octet_cpu_pack_lhs(const void *a, int64_t m,
+                                             int64_t k, int64_t lda,
+                                             int32_t mode, const int32_t *za,
+                                             int32_t za_per_row, int64_t mr,
+                                             int64_t kpad, void *out);
+
+/// Asks Linux for permission to use the AMX tile data (once per process);
+/// 0 on success.
+OCTET_RUNTIME_EXPORT int32_t octet_cpu_enable_amx(void);
+
+/// Called at load time by code with AMX kernels: exits with status 70 and a
+/// message naming `artifact` when AMX cannot be enabled.
+OCTET_RUNTIME_EXPORT void octet_cpu_require_amx(const char *artifact);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

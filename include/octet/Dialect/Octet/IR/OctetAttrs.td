@@ -97,4 +97,8 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
   }];
 }
 
+// #octet.target and #octet.strategy (the capability table is in
+// include/octet/Target).
+include "octet/Dialect/Octet/IR/OctetTargetAttrs.td"
+
 #endif // OCTET_DIALECT_OCTET_IR_OCTETATTRS_TD

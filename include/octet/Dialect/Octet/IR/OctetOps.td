@@ -259,4 +259,31 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
+def Octet_ObserveOp : Octet_Op<"observe", [
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Calibration observer: records statistics of a tensor";
+  let description = [{
+    Returns its input unchanged. During calibration (`octet-run
+    --calibrate=STATS.json`) every execution records the observed tensor's
+    min, max, absmax, element count and a histogram of |x| under `name`;
+    otherwise the op lowers to nothing. `octet-instrument` inserts observers
+    on the activations that feed quantized contractions, and
+    `octet-quantize-activations{mode=static}` replaces them with frozen
+    quantization parameters computed from the statistics.
+
+    The op is not `Pure` (it records data when calibrating), so it is not
+    moved or erased by generic transformations.
+
+    Example:
+
+    ```mlir
+    %x1 = octet.observe %x {name = "layer1.input"} : tensor<?x512xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16]>:$input,
+                       StrAttr:$name);
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 #endif // OCTET_DIALECT_OCTET_IR_OCTETOPS_TD

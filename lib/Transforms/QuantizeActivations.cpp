@@ -1,0 +1,391 @@
+//===- QuantizeActivations.cpp - Activation quantization ------------------===//
+//
+// octet-instrument: observers on the activations of quantized contractions.
+// octet-quantize-activations: dynamic per-token quantization (parameters
+// computed at run time by octet.compute_params) or static per-tensor
+// quantization with frozen parameters from calibration statistics.
+// octet-fold-scales then turns the contractions into W8A8 octet.matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Transforms/Passes.h"
+
+#include "octet/Runtime/Calibration.h"
+#include "octet/Runtime/Numerics.h"
+#include "octet/Transforms/ContractionMatch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_OCTETINSTRUMENT
+#define GEN_PASS_DEF_OCTETQUANTIZEACTIVATIONS
+#include "octet/Transforms/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+namespace num = ::octet::numerics;
+namespace cal = ::octet::calibration;
+
+namespace {
+
+/// A contraction whose rhs is a quantized (dequantized) weight and whose lhs
+/// is a float activation.
+struct ActivationSite {
+  linalg::LinalgOp op;
+  unsigned lhsIndex; ///< Operand number of lhs.
+  Contraction c;
+  DequantizeOp weight;
+};
+
+static std::optional<ActivationSite> matchSite(linalg::LinalgOp op,
+                                               bool requireQuantizedWeight) {
+  std::string why;
+  FailureOr<Contraction> c = matchContraction(op, why);
+  if (failed(c))
+    return std::nullopt;
+  auto weight = c->rhs.getDefiningOp<DequantizeOp>();
+  if (requireQuantizedWeight && !weight)
+    return std::nullopt;
+  if (c->lhs.getDefiningOp<DequantizeOp>())
+    return std::nullopt;
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(
+          cast<RankedTensorType>(c->lhs.getType()).getElementType()))
+    return std::nullopt;
+  return ActivationSite{op, 0, *c, weight};
+}
+
+/// A readable name for the activation of `op`: its location name, or
+/// `act<N>`.
+static std::string siteName(Operation *op, unsigned index) {
+  Location loc = op->getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (isa<NameLoc>(l)) {
+        loc = l;
+        break;
+      }
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return (name.getName().getValue() + ".input").str();
+  return ("act" + Twine(index)).str();
+}
+
+static std::string fmtNum(const char *f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+static std::optional<StorageFormat> parseFormat(StringRef s) {
+  return symbolizeStorageFormat(s);
+}
+
+//===----------------------------------------------------------------------===//
+// octet-instrument
+//===----------------------------------------------------------------------===//
+
+struct OctetInstrumentPass
+    : mlir::octet::impl::OctetInstrumentBase<OctetInstrumentPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<ActivationSite> sites;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (auto site = matchSite(op, !all))
+        if (!site->c.lhs.getDefiningOp<ObserveOp>())
+          sites.push_back(*site);
+    });
+    llvm::StringSet<> used;
+    getOperation()->walk([&](ObserveOp op) { used.insert(op.getName()); });
+    unsigned counter = 0;
+    for (ActivationSite &site : sites) {
+      std::string name = siteName(site.op, counter++);
+      std::string unique = name;
+      for (unsigned i = 1; used.contains(unique); ++i)
+        unique = name + "." + std::to_string(i);
+      used.insert(unique);
+      OpBuilder b(site.op);
+      auto obs = ObserveOp::create(b, site.op.getLoc(), site.c.lhs.getType(),
+                                   site.c.lhs, b.getStringAttr(unique));
+      site.op->setOperand(site.lhsIndex, obs.getResult());
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// octet-quantize-activations
+//===----------------------------------------------------------------------===//
+
+struct OctetQuantizeActivationsPass
+    : mlir::octet::impl::OctetQuantizeActivationsBase<
+          OctetQuantizeActivationsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<StorageFormat> fmt = parseFormat(format);
+    if (!fmt) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: unknown format '" << format
+          << "'; expected i8, u8, i4, u4, f8E4M3FN or f8E5M2";
+      return signalPassFailure();
+    }
+    bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(*fmt));
+    if (fp8 && !symmetric) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: FP8 activations are symmetric; "
+             "drop symmetric=false";
+      return signalPassFailure();
+    }
+    if (mode == "dynamic")
+      return runDynamic(*fmt);
+    if (mode == "static")
+      return runStatic(*fmt);
+    getOperation()->emitError()
+        << "octet-quantize-activations: unknown mode '" << mode
+        << "'; expected dynamic or static";
+    signalPassFailure();
+  }
+
+  SchemeAttr makeScheme(StorageFormat fmt, Granularity g, int64_t axis,
+                        int64_t group) {
+    return SchemeAttr::get(&getContext(), fmt, g, axis, group, symmetric,
+                           /*saturate=*/true);
+  }
+
+  /// The weight's format family must match the activation's.
+  bool compatible(ActivationSite &site, StorageFormat fmt) {
+    if (!site.weight)
+      return true;
+    bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(fmt));
+    if (site.weight.getScheme().isFloat8() == fp8)
+      return true;
+    site.op->emitRemark()
+        << "octet-quantize-activations: activation format '"
+        << stringifyStorageFormat(fmt) << "' does not match the weight "
+        << "format '" << site.weight.getScheme().getFormatName()
+        << "'; activation left in float";
+    return false;
+  }
+
+  /// Replaces lhs of the site with dequantize(quantize(x)).
+  void insertQuantization(ActivationSite &site, Value x, SchemeAttr scheme,
+                          Value scale, Value zp) {
+    OpBuilder b(site.op);
+    Location loc = site.op.getLoc();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto storage =
+        RankedTensorType::get(type.getShape(), scheme.getStorageElementType());
+    Value q = QuantizeOp::create(b, loc, storage, x, scale, zp, scheme);
+    Value d = DequantizeOp::create(b, loc, type, q, scale, zp, scheme);
+    site.op->setOperand(site.lhsIndex, d);
+  }
+
+  void runDynamic(StorageFormat fmt) {
+    bool perToken = granularity == "per-token";
+    if (!perToken && granularity != "per-tensor") {
+      getOperation()->emitError()
+          << "octet-quantize-activations: unknown granularity '"
+          << granularity << "'; expected per-token or per-tensor";
+      return signalPassFailure();
+    }
+    SmallVector<ActivationSite> sites;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (auto site = matchSite(op, /*requireQuantizedWeight=*/true))
+        sites.push_back(*site);
+    });
+    for (ActivationSite &site : sites) {
+      if (!compatible(site, fmt))
+        continue;
+      Value x = site.c.lhs;
+      auto type = cast<RankedTensorType>(x.getType());
+      int64_t rank = type.getRank();
+      int64_t kDim = site.c.lhsPerm.empty() ? rank - 1 : rank - 2;
+      SchemeAttr scheme = makeScheme(fmt, Granularity::per_tensor, 0, 0);
+      if (perToken) {
+        if (rank == 2) {
+          scheme = makeScheme(fmt, Granularity::per_axis, site.c.lhsRowDim, 0);
+        } else if (!type.isDynamicDim(kDim)) {
+          // One scale per (batch, row): a group spanning all of K.
+          scheme = makeScheme(fmt, Granularity::per_group, kDim,
+                              type.getDimSize(kDim));
+        } else {
+          site.op->emitRemark()
+              << "octet-quantize-activations: K is dynamic in a batched "
+                 "contraction; using a per-tensor activation scale";
+        }
+      }
+      OpBuilder b(site.op);
+      Location loc = site.op.getLoc();
+      RankedTensorType scaleType =
+          getScaleType(scheme, type.getShape(), b.getF32Type());
+      SmallVector<Type> results{scaleType};
+      if (!scheme.isFloat8() && !scheme.getSymmetric())
+        results.push_back(
+            getScaleType(scheme, type.getShape(), b.getI32Type()));
+      auto params = ComputeParamsOp::create(b, loc, results, x, scheme);
+      insertQuantization(site, x, scheme, params.getScale(),
+                         params.getZeroPoint());
+    }
+  }
+
+  /// Reads the statistics file.
+  LogicalResult readStats(llvm::StringMap<cal::TensorStats> &out) {
+    auto emitErr = [&]() { return getOperation()->emitError(); };
+    if (stats.empty())
+      return emitErr() << "octet-quantize-activations: mode=static needs "
+                          "stats=FILE.json (written by octet-run "
+                          "--calibrate)";
+    auto buffer = llvm::MemoryBuffer::getFile(stats);
+    if (!buffer)
+      return emitErr() << "cannot read calibration statistics '" << stats
+                       << "': " << buffer.getError().message();
+    llvm::Expected<llvm::json::Value> json =
+        llvm::json::parse((*buffer)->getBuffer());
+    if (!json)
+      return emitErr() << "'" << stats << "' is not valid JSON: "
+                       << llvm::toString(json.takeError());
+    const llvm::json::Object *root = json->getAsObject();
+    const llvm::json::Object *tensors =
+        root ? root->getObject("tensors") : nullptr;
+    if (!tensors)
+      return emitErr() << "'" << stats
+                       << "' has no \"tensors\" object; is it a file "
+                          "written by octet-run --calibrate?";
+    for (const auto &[key, value] : *tensors) {
+      const llvm::json::Object *t = value.getAsObject();
+      cal::TensorStats s;
+      auto num = [&](StringRef field) -> std::optional<double> {
+        return t ? t->getNumber(field) : std::nullopt;
+      };
+      if (!t || !num("min") || !num("max") || !num("absmax") ||
+          !num("count"))
+        return emitErr() << "'" << stats << "': entry '" << key.str()
+                         << "' lacks min/max/absmax/count";
+      s.minV = *num("min");
+      s.maxV = *num("max");
+      s.absmax = *num("absmax");
+      s.count = static_cast<uint64_t>(*num("count"));
+      if (const llvm::json::Array *h = t->getArray("histogram"))
+        for (const llvm::json::Value &c : *h)
+          s.histogram.push_back(
+              static_cast<uint64_t>(c.getAsNumber().value_or(0)));
+      out[key.str()] = std::move(s);
+    }
+    return success();
+  }
+
+  void runStatic(StorageFormat fmt) {
+    SmallVector<ObserveOp> observers;
+    getOperation()->walk([&](ObserveOp op) { observers.push_back(op); });
+    if (observers.empty()) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: mode=static found no octet.observe "
+             "ops; run octet-instrument and calibrate first";
+      return signalPassFailure();
+    }
+    llvm::StringMap<cal::TensorStats> table;
+    if (failed(readStats(table)))
+      return signalPassFailure();
+
+    auto format = static_cast<num::StorageFormat>(fmt);
+    auto [qmin, qmax] = getFullRange(fmt);
+    num::IntRange range{qmin, qmax};
+    bool fp8 = num::isFloat8(format);
+    double levels = fp8 ? 0.0 : static_cast<double>(qmax);
+
+    StringRef methodName = method;
+    double percent = 0.0;
+    if (methodName.consume_front("percentile:")) {
+      if (methodName.getAsDouble(percent) || percent <= 0 || percent > 100) {
+        getOperation()->emitError()
+            << "octet-quantize-activations: bad percentile '" << method
+            << "'; expected percentile:P with 0 < P <= 100";
+        return signalPassFailure();
+      }
+      methodName = "percentile";
+    }
+    if (methodName != "minmax" && methodName != "percentile" &&
+        methodName != "mse") {
+      getOperation()->emitError()
+          << "octet-quantize-activations: unknown method '" << method
+          << "'; expected minmax, percentile:P or mse";
+      return signalPassFailure();
+    }
+    if (methodName == "mse" && fp8) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: method=mse models uniform integer "
+             "steps; use minmax or percentile:P for FP8";
+      return signalPassFailure();
+    }
+
+    bool failed = false;
+    for (ObserveOp op : observers) {
+      auto it = table.find(op.getName());
+      if (it == table.end()) {
+        op.emitError() << "calibration statistics '" << stats
+                       << "' have no entry for observed tensor '"
+                       << op.getName() << "'";
+        failed = true;
+        continue;
+      }
+      const cal::TensorStats &s = it->second;
+      double t = s.absmax;
+      if (methodName == "percentile")
+        t = cal::percentileThreshold(s, percent);
+      else if (methodName == "mse")
+        t = cal::mseThreshold(s, levels);
+      num::QuantParams p;
+      if (fp8 || symmetric) {
+        p = num::symmetricParams(static_cast<float>(t), format, range);
+      } else {
+        p = num::asymmetricParams(static_cast<float>(std::max(s.minV, -t)),
+                                  static_cast<float>(std::min(s.maxV, t)),
+                                  range);
+      }
+      if (remarks) {
+        auto d = op.emitRemark();
+        d << "octet-quantize-activations: '" << op.getName() << "' "
+          << method << " clip " << fmtNum("%.6g", t) << " of absmax "
+          << fmtNum("%.6g", s.absmax) << ", scale " << fmtNum("%.6g", p.scale);
+        if (!fp8 && !s.histogram.empty()) {
+          double signal = 0.0, w = s.binWidth();
+          for (size_t b = 0; b < s.histogram.size(); ++b)
+            signal += s.histogram[b] * ((b + 0.5) * w) * ((b + 0.5) * w);
+          double err = cal::histogramMse(s, t, levels);
+          if (err > 0)
+            d << ", estimated SQNR "
+              << fmtNum("%.2f", 10.0 * std::log10(signal / err)) << " dB";
+        }
+      }
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      auto type = cast<RankedTensorType>(op.getType());
+      SchemeAttr scheme = makeScheme(fmt, Granularity::per_tensor, 0, 0);
+      auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+      Value scale = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(scalarF32, p.scale));
+      Value zp;
+      if (!fp8 && !symmetric)
+        zp = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(RankedTensorType::get({}, b.getI32Type()),
+                                   p.zeroPoint));
+      auto storage = RankedTensorType::get(type.getShape(),
+                                           scheme.getStorageElementType());
+      Value q = QuantizeOp::create(b, loc, storage, op.getInput(), scale, zp,
+                                   scheme);
+      Value d = DequantizeOp::create(b, loc, type, q, scale, zp, scheme);
+      op.replaceAllUsesWith(d);
+      op.erase();
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,135 @@
+//===- Calibration.h - Activation statistics and clip selection -*- C++ -*-===//
+//
+// Statistics that calibration collects for an observed activation tensor
+// (octet-run --calibrate) and the clip thresholds that
+// octet-quantize-activations derives from them (minmax, percentile, MSE).
+// Header-only, no MLIR dependency.
+//
+// The histogram covers |x| over [0, absmax] in kHistogramBins equal bins;
+// it is filled in a second pass over the calibration batches, once absmax
+// is known, so no re-binning is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_RUNTIME_CALIBRATION_H
+#define OCTET_RUNTIME_CALIBRATION_H
+
+#include "octet/Runtime/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace octet {
+namespace calibration {
+
+constexpr int kHistogramBins = 2048;
+
+/// Statistics of one observed tensor over all calibration batches.
+struct TensorStats {
+  double minV = 0.0, maxV = 0.0; ///< Over finite values; 0 when none.
+  double absmax = 0.0;
+  uint64_t count = 0;            ///< Finite values seen.
+  uint64_t nonFinite = 0;        ///< NaN and +-inf values (ignored).
+  std::vector<uint64_t> histogram; ///< |x| in kHistogramBins bins.
+
+  /// First pass: range.
+  void addRange(const float *x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      if (!std::isfinite(v)) {
+        ++nonFinite;
+        continue;
+      }
+      if (count == 0) {
+        minV = maxV = v;
+      } else {
+        minV = std::min<double>(minV, v);
+        maxV = std::max<double>(maxV, v);
+      }
+      absmax = std::max<double>(absmax, std::fabs(v));
+      ++count;
+    }
+  }
+
+  /// Second pass: histogram of |x| over [0, absmax].
+  void addHistogram(const float *x, int64_t n) {
+    if (histogram.empty())
+      histogram.assign(kHistogramBins, 0);
+    if (absmax <= 0.0)
+      return;
+    double scale = kHistogramBins / absmax;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      if (!std::isfinite(v))
+        continue;
+      int64_t b = static_cast<int64_t>(std::fabs(v) * scale);
+      histogram[std::min<int64_t>(b, kHistogramBins - 1)] += 1;
+    }
+  }
+
+  double binWidth() const {
+    return histogram.empty() ? 0.0 : absmax / histogram.size();
+  }
+};
+
+/// The smallest threshold t (a bin's upper edge) such that at least
+/// `percent` % of the |x| values are <= t.
+inline double percentileThreshold(const TensorStats &s, double percent) {
+  if (s.histogram.empty() || s.count == 0)
+    return s.absmax;
+  uint64_t total = 0;
+  for (uint64_t c : s.histogram)
+    total += c;
+  double need = total * std::min(100.0, std::max(0.0, percent)) / 100.0;
+  uint64_t acc = 0;
+  for (size_t b = 0; b < s.histogram.size(); ++b) {
+    acc += s.histogram[b];
+    if (acc >= need)
+      return (b + 1) * s.binWidth();
+  }
+  return s.absmax;
+}
+
+/// Expected squared error of symmetric quantization with clip threshold t
+/// and `levels` steps per side (qmax), estimated from the histogram:
+/// values inside [0, t] get uniform rounding noise step^2 / 12, values
+/// beyond t get their clipping error (|x| - t)^2 (bin centres).
+inline double histogramMse(const TensorStats &s, double t, double levels) {
+  double step = t / levels;
+  double inside = step * step / 12.0;
+  double w = s.binWidth();
+  double err = 0.0;
+  for (size_t b = 0; b < s.histogram.size(); ++b) {
+    if (!s.histogram[b])
+      continue;
+    double c = (b + 0.5) * w;
+    double e = c <= t ? inside : (c - t) * (c - t);
+    err += e * s.histogram[b];
+  }
+  return err;
+}
+
+/// The threshold minimizing histogramMse over the upper edges of bins
+/// [kHistogramBins / 16, kHistogramBins].
+inline double mseThreshold(const TensorStats &s, double levels) {
+  if (s.histogram.empty() || s.count == 0 || s.absmax <= 0.0)
+    return s.absmax;
+  double best = s.absmax, bestErr = histogramMse(s, s.absmax, levels);
+  size_t n = s.histogram.size();
+  for (size_t b = n / 16; b < n; ++b) {
+    double t = (b + 1) * s.binWidth();
+    double err = histogramMse(s, t, levels);
+    if (err < bestErr) {
+      bestErr = err;
+      best = t;
+    }
+  }
+  return best;
+}
+
+} // namespace calibration
+} // namespace octet
+
+#endif // OCTET_RUNTIME_CALIBRATION_H

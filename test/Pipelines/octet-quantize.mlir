@@ -1,0 +1,19 @@
+// RUN: octet-opt %s --octet-quantize=recipe=w8a16 | FileCheck %s --check-prefix=W8A16
+// RUN: octet-opt %s --octet-quantize=recipe=w8a8-dynamic | FileCheck %s --check-prefix=W8A8
+// RUN: octet-opt %s --octet-quantize="recipe=w4a16 group-size=32" | FileCheck %s --check-prefix=W4A16
+// RUN: octet-opt %s --octet-quantize=recipe=w8a8-fp8 | FileCheck %s --check-prefix=FP8
+// RUN: not octet-opt %s --octet-quantize=recipe=w3a3 2>&1 | FileCheck %s --check-prefix=BAD
+
+// One command quantizes a whole model.
+// W8A16: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<16xf32>) rhs_scheme <i8, per_axis(1)> : tensor<4x64xf32>, tensor<64x16xi8> -> tensor<4x16xf32>
+// W8A8: octet.compute_params %{{.*}} as <i8, per_axis(0)>
+// W8A8: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%{{.*}} : tensor<4xf32>) lhs_scheme <i8, per_axis(0)> rhs_scale(%{{.*}} : tensor<16xf32>) rhs_scheme <i8, per_axis(1)>
+// W4A16: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<2x16xf32>) rhs_scheme <i4, per_group(0, 32)>
+// FP8: octet.matmul %{{.*}}, %{{.*}} lhs_scale({{.*}}) lhs_scheme <f8E4M3FN, per_axis(0)> rhs_scale({{.*}}) rhs_scheme <f8E4M3FN, per_axis(1)>
+// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w8a8-dynamic, w8a8-static or w8a8-fp8
+func.func @main(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
+  %w = arith.constant dense<0.25> : tensor<64x16xf32>
+  %z = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<4x64xf32>, tensor<64x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}

@@ -1,0 +1,33 @@
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static" 2>&1 | FileCheck %s --check-prefix=NOSTATS
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%t.nope" 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json method=median" 2>&1 | FileCheck %s --check-prefix=METHOD
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json method=percentile:120" 2>&1 | FileCheck %s --check-prefix=PCT
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json format=f8E4M3FN method=mse" 2>&1 | FileCheck %s --check-prefix=FP8MSE
+// RUN: not octet-opt %s --octet-quantize-activations="mode=sometimes" 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not octet-opt %s --octet-quantize-activations="format=i16" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not octet-opt %s --octet-quantize-activations="format=f8E5M2 symmetric=false" 2>&1 | FileCheck %s --check-prefix=FP8ASYM
+// RUN: not octet-opt %s --octet-quantize-activations="granularity=per-channel" 2>&1 | FileCheck %s --check-prefix=GRAN
+// RUN: echo '{"tensors": 3}' > %t.bad.json
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%t.bad.json" 2>&1 | FileCheck %s --check-prefix=BADJSON
+// RUN: echo 'func.func @f() { return }' | not octet-opt --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json" 2>&1 | FileCheck %s --check-prefix=NOOBS
+
+// MISSING: error: calibration statistics '{{.*}}stats.json' have no entry for observed tensor 'fc2.input'
+// NOSTATS: error: octet-quantize-activations: mode=static needs stats=FILE.json (written by octet-run --calibrate)
+// NOFILE: error: cannot read calibration statistics '{{.*}}.nope'
+// METHOD: error: octet-quantize-activations: unknown method 'median'; expected minmax, percentile:P or mse
+// PCT: error: octet-quantize-activations: bad percentile 'percentile:120'; expected percentile:P with 0 < P <= 100
+// FP8MSE: error: octet-quantize-activations: method=mse models uniform integer steps; use minmax or percentile:P for FP8
+// MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
+// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected i8, u8, i4, u4, f8E4M3FN or f8E5M2
+// FP8ASYM: error: octet-quantize-activations: FP8 activations are symmetric; drop symmetric=false
+// GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token or per-tensor
+// BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?
+// NOOBS: error: octet-quantize-activations: mode=static found no octet.observe ops; run octet-instrument and calibrate first
+func.func @main(%x: tensor<4x64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) -> tensor<4x8xf32> {
+  %w = octet.dequantize %wq scale(%sw : tensor<8xf32>) as <i8, per_axis(1)> : tensor<64x8xi8> -> tensor<64x8xf32>
+  %xo = octet.observe %x {name = "fc2.input"} : tensor<4x64xf32>
+  %init = arith.constant dense<0.0> : tensor<4x8xf32>
+  %y = linalg.matmul ins(%xo, %w : tensor<4x64xf32>, tensor<64x8xf32>) outs(%init : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

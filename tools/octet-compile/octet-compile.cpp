@@ -1,0 +1,483 @@
+//===- octet-compile.cpp - Compile a model to a linkable library ----------===//
+//
+//   octet-compile model.mlir --target=host -o libmodel.so   (shared library)
+//   octet-compile model.mlir -c -o model.o                  (object file)
+//
+// Lowers the module for the CPU (octet-lower-to-host), exports every public
+// function with MLIR's C interface (`_mlir_ciface_NAME`, memref descriptors
+// passed by pointer), writes a C header declaring them, and embeds the
+// signatures (`octet_signature_NAME`) so that octet-run --library can call
+// the library. Libraries check at load time that the CPU has the features
+// they were compiled for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Pipelines/Pipelines.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<input .mlir>"),
+                                            llvm::cl::Required);
+static llvm::cl::opt<std::string> outputFile("o",
+                                             llvm::cl::desc("Output file"),
+                                             llvm::cl::value_desc("file"),
+                                             llvm::cl::init(""));
+static llvm::cl::opt<bool>
+    objectOnly("c", llvm::cl::desc("Write an object file, not a library"));
+static llvm::cl::opt<std::string> emit(
+    "emit",
+    llvm::cl::desc("What to write: shared (default), obj, asm, llvm "
+                   "(LLVM IR), mlir (the lowered LLVM-dialect module)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string> target(
+    "target",
+    llvm::cl::desc("CPU to compile for: host (the running CPU, default), or "
+                   "an LLVM CPU name (x86-64-v3, skylake-avx512, "
+                   "sapphirerapids, znver3, ...)"),
+    llvm::cl::init("host"));
+static llvm::cl::opt<std::string> features(
+    "features",
+    llvm::cl::desc("Extra LLVM target features (e.g. +avx512vnni,-amx-int8)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    headerFile("header",
+               llvm::cl::desc("C header to write (default: the output "
+                              "name with .h; '-' for none)"),
+               llvm::cl::init(""));
+static llvm::cl::opt<unsigned>
+    optLevel("O", llvm::cl::desc("LLVM optimization level (default 3)"),
+             llvm::cl::Prefix, llvm::cl::init(3));
+static llvm::cl::opt<std::string> runtimeDir(
+    "runtime-dir",
+    llvm::cl::desc("Directory of liboctet_runtime.so (default: ../lib "
+                   "next to this tool)"),
+    llvm::cl::init(""));
+
+namespace {
+
+[[noreturn]] void fail(const llvm::Twine &message) {
+  llvm::errs() << "octet-compile: error: " << message << "\n";
+  std::exit(1);
+}
+
+std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The C type of an element.
+std::string cType(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isF16() || t.isBF16())
+    return "uint16_t";
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return "uint8_t";
+  if (t.isIndex() || t.isInteger(64))
+    return "int64_t";
+  if (t.isInteger(32))
+    return "int32_t";
+  if (t.isInteger(16))
+    return "int16_t";
+  if (t.isInteger(8) || t.isInteger(4))
+    return "int8_t";
+  if (t.isInteger(1))
+    return "bool";
+  return "";
+}
+
+std::string identifier(std::string s) {
+  for (char &c : s)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  return s;
+}
+
+/// The name of the descriptor struct for a ranked memref of `elt`.
+std::string descriptorName(Type elt, int64_t rank) {
+  return "octet_memref_" + std::to_string(rank) + "d_" + identifier(str(elt));
+}
+
+/// Writes the C header for the public functions.
+void writeHeader(llvm::raw_ostream &os, ArrayRef<func::FuncOp> funcs,
+                 StringRef guard) {
+  os << "/* Generated by octet-compile: the C interface of the compiled "
+        "model.\n"
+        " * Tensors are passed as memref descriptors; results are written "
+        "through\n"
+        " * the first pointer. Result buffers are malloc'ed by the library: "
+        "free(\n"
+        " * result.allocated) when done. */\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  os << "#include <stdbool.h>\n#include <stdint.h>\n\n"
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  llvm::StringSet<> emitted;
+  auto declare = [&](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    if (!shaped)
+      return;
+    std::string name =
+        descriptorName(shaped.getElementType(), shaped.getRank());
+    if (!emitted.insert(name).second)
+      return;
+    std::string ct = cType(shaped.getElementType());
+    os << "typedef struct {\n  " << ct << " *allocated;\n  " << ct
+       << " *aligned;\n  int64_t offset;\n";
+    if (shaped.getRank() > 0)
+      os << "  int64_t sizes[" << shaped.getRank() << "];\n  int64_t strides["
+         << shaped.getRank() << "];\n";
+    os << "} " << name << ";\n\n";
+  };
+  for (func::FuncOp f : funcs) {
+    for (Type t : f.getArgumentTypes())
+      declare(t);
+    for (Type t : f.getResultTypes())
+      declare(t);
+  }
+  auto cArg = [&](Type t) -> std::string {
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      return descriptorName(shaped.getElementType(), shaped.getRank()) + " *";
+    return cType(t) + " ";
+  };
+  for (func::FuncOp f : funcs) {
+    std::string name = f.getSymName().str();
+    auto results = f.getResultTypes();
+    os << "/* " << name << str(f.getFunctionType()) << " */\n";
+    if (results.size() > 1) {
+      os << "typedef struct {\n";
+      for (auto [i, t] : llvm::enumerate(results))
+        os << "  "
+           << (isa<ShapedType>(t)
+                   ? descriptorName(cast<ShapedType>(t).getElementType(),
+                                    cast<ShapedType>(t).getRank())
+                   : cType(t))
+           << " r" << i << ";\n";
+      os << "} " << name << "_results;\n";
+    }
+    os << "void _mlir_ciface_" << name << "(";
+    SmallVector<std::string> params;
+    if (results.size() > 1)
+      params.push_back(name + "_results *results");
+    else if (results.size() == 1) {
+      Type t = results[0];
+      params.push_back(isa<ShapedType>(t) ? cArg(t) + "result"
+                                          : cType(t) + " *result");
+    }
+    for (auto [i, t] : llvm::enumerate(f.getArgumentTypes()))
+      params.push_back(cArg(t) + "arg" + std::to_string(i));
+    os << llvm::join(params, ", ") << ");\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerPassManagerCLOptions();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "octet-compile: compile an MLIR model (octet, linalg, ...) for the CPU "
+      "into a shared library or object with a C interface and header\n");
+
+  std::string kind = emit.empty() ? std::string(objectOnly ? "obj" : "shared")
+                                  : emit.getValue();
+  if (!llvm::is_contained({"shared", "obj", "asm", "llvm", "mlir"}, kind))
+    fail("unknown --emit=" + kind + "; expected shared, obj, asm, llvm or mlir");
+  if (outputFile.empty())
+    fail("no output file: give -o FILE");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<octet::OctetDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerAllPasses();
+  octet::registerAllOctetPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail("could not parse '" + inputFile + "'");
+
+  // Public functions get the C interface; remember their signatures.
+  SmallVector<func::FuncOp> publics;
+  module->walk([&](func::FuncOp f) {
+    if (f.isPublic() && !f.isExternal()) {
+      f->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
+      publics.push_back(f);
+    }
+  });
+  if (publics.empty())
+    fail("'" + inputFile + "' has no public function to export");
+  for (func::FuncOp f : publics)
+    for (Type t : llvm::concat<const Type>(f.getArgumentTypes(),
+                                           f.getResultTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(t);
+          (shaped && (!shaped.hasRank() ||
+                      cType(shaped.getElementType()).empty())) ||
+          (!shaped && cType(t).empty()))
+        fail("function '" + f.getSymName() + "' uses type " + str(t) +
+             ", which has no C form");
+  std::string header;
+  {
+    llvm::raw_string_ostream os(header);
+    std::string guard =
+        "OCTET_" +
+        identifier(llvm::sys::path::stem(outputFile).upper()) + "_H";
+    writeHeader(os, publics, guard);
+  }
+  // (name, signature) of each export, kept as text: lowering replaces the
+  // func ops.
+  SmallVector<std::pair<std::string, std::string>> signatures;
+  for (func::FuncOp f : publics)
+    signatures.emplace_back(f.getSymName().str(), str(f.getFunctionType()));
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)) ||
+      failed(octet::buildLowerToHostPipeline(pm)))
+    fail("cannot build the lowering pipeline");
+  if (failed(pm.run(*module)))
+    fail("lowering '" + inputFile + "' failed");
+  if (kind == "mlir") {
+    std::error_code ec;
+    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      fail("cannot write '" + outputFile + "': " + ec.message());
+    module->print(out.os());
+    out.keep();
+    return 0;
+  }
+
+  // Target machine for the requested CPU.
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string cpu = target == "host" ? llvm::sys::getHostCPUName().str()
+                                     : target.getValue();
+  SmallVector<std::string> featureList;
+  if (target == "host")
+    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures())
+      featureList.push_back((on ? "+" : "-") + name.str());
+  if (!features.empty())
+    for (StringRef f : llvm::split(features.getValue(), ','))
+      featureList.push_back(f.str());
+  std::string tripleError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), tripleError);
+  if (!llvmTarget)
+    fail("no LLVM target for " + triple + ": " + tripleError);
+  llvm::TargetOptions options;
+  auto level = static_cast<llvm::CodeGenOptLevel>(std::min(3u, optLevel.getValue()));
+  std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
+      llvm::Triple(triple), cpu, llvm::join(featureList, ","), options,
+      llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    fail("cannot create a target machine for cpu '" + cpu + "'");
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    fail("unknown CPU '" + cpu + "' for " + triple);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext);
+  if (!llvmModule)
+    fail("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(llvm::Triple(triple));
+  llvmModule->setDataLayout(tm->createDataLayout());
+
+  // Embedded signatures and the load-time CPU check.
+  {
+    llvm::IRBuilder<> b(llvmContext);
+    for (const auto &[name, signature] : signatures) {
+      auto *init = llvm::ConstantDataArray::getString(llvmContext, signature);
+      new llvm::GlobalVariable(*llvmModule, init->getType(), true,
+                               llvm::GlobalValue::ExternalLinkage, init,
+                               "octet_signature_" + name);
+    }
+    // _octet_packed_NAME(void **args): calls _mlir_ciface_NAME with
+    // args[i] pointing at its i-th parameter (what octet-run --library
+    // uses to call any signature).
+    auto *ptrTy = llvm::PointerType::get(llvmContext, 0);
+    for (const auto &[name, signature] : signatures) {
+      llvm::Function *ciface =
+          llvmModule->getFunction("_mlir_ciface_" + name);
+      if (!ciface)
+        fail("no C interface generated for '" + name + "'");
+      auto *packed = llvm::Function::Create(
+          llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext),
+                                  {ptrTy}, false),
+          llvm::GlobalValue::ExternalLinkage, "_octet_packed_" + name,
+          *llvmModule);
+      b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", packed));
+      SmallVector<llvm::Value *> callArgs;
+      for (auto [i, param] : llvm::enumerate(ciface->args())) {
+        llvm::Value *slot = b.CreateLoad(
+            ptrTy, b.CreateConstGEP1_64(ptrTy, packed->getArg(0), i));
+        callArgs.push_back(b.CreateLoad(param.getType(), slot));
+      }
+      b.CreateCall(ciface, callArgs);
+      b.CreateRetVoid();
+    }
+
+    // The features that matter for the generated code (a subset of what
+    // the CPU name implies), as LLVM names.
+    static const char *const checked[] = {
+        "sse4.2",     "avx",        "avx2",        "fma",
+        "f16c",       "avx512f",    "avx512bw",    "avx512vl",
+        "avx512vnni", "avx512bf16", "avx512fp16",  "avxvnni",
+        "avxvnniint8", "amx-tile",  "amx-int8",    "amx-bf16"};
+    SmallVector<std::string> required;
+    for (const char *f : checked)
+      if (tm->getMCSubtargetInfo()->checkFeatures(std::string("+") + f))
+        required.push_back(f);
+    if (!required.empty() && kind == "shared") {
+      auto *voidTy = llvm::Type::getVoidTy(llvmContext);
+      llvm::FunctionCallee check = llvmModule->getOrInsertFunction(
+          "octet_require_cpu_features",
+          llvm::FunctionType::get(voidTy, {ptrTy, ptrTy}, false));
+      auto *ctor = llvm::Function::Create(
+          llvm::FunctionType::get(voidTy, false),
+          llvm::GlobalValue::InternalLinkage, "octet.check_cpu", *llvmModule);
+      b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", ctor));
+      b.CreateCall(check,
+                   {b.CreateGlobalString(
+                        llvm::sys::path::filename(outputFile).str()),
+                    b.CreateGlobalString(llvm::join(required, ","))});
+      b.CreateRetVoid();
+      llvm::appendToGlobalCtors(*llvmModule, ctor, 0);
+    }
+  }
+
+  auto transformer =
+      makeOptimizingTransformer(std::min(3u, optLevel.getValue()), 0, tm.get());
+  if (llvm::Error err = transformer(llvmModule.get()))
+    fail("LLVM optimization failed: " + llvm::toString(std::move(err)));
+
+  auto writeTo = [&](StringRef path, llvm::CodeGenFileType type) {
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      fail("cannot write '" + path + "': " + ec.message());
+    llvm::legacy::PassManager cg;
+    if (tm->addPassesToEmitFile(cg, out.os(), nullptr, type))
+      fail("the target cannot emit this file type");
+    cg.run(*llvmModule);
+    out.keep();
+  };
+
+  if (kind == "llvm") {
+    std::error_code ec;
+    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      fail("cannot write '" + outputFile + "': " + ec.message());
+    llvmModule->print(out.os(), nullptr);
+    out.keep();
+  } else if (kind == "asm") {
+    writeTo(outputFile, llvm::CodeGenFileType::AssemblyFile);
+  } else if (kind == "obj") {
+    writeTo(outputFile, llvm::CodeGenFileType::ObjectFile);
+  } else {
+    // Object to a temporary file, then link a shared library against the
+    // runtime with the system compiler driver.
+    SmallString<128> obj;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("octet-compile", "o", obj))
+      fail("cannot create a temporary file: " + ec.message());
+    writeTo(obj, llvm::CodeGenFileType::ObjectFile);
+    std::string rtDir = runtimeDir;
+    if (rtDir.empty()) {
+      SmallString<256> self(llvm::sys::fs::getMainExecutable(
+          argv[0], reinterpret_cast<void *>(&fail)));
+      llvm::sys::path::remove_filename(self);
+      llvm::sys::path::append(self, "..", "lib");
+      rtDir = std::string(self);
+    }
+    llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+    if (!cc)
+      cc = llvm::sys::findProgramByName("clang");
+    if (!cc)
+      fail("no C compiler driver (cc) to link the library; use -c for an "
+           "object file");
+    std::string rpath = "-Wl,-rpath," + rtDir;
+    std::string libDir = "-L" + rtDir;
+    SmallVector<StringRef> args{*cc,  "-shared", "-o",      outputFile,
+                                obj,  libDir,    rpath,     "-loctet_runtime",
+                                "-lm"};
+    std::string msg;
+    int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
+                                       &msg);
+    llvm::sys::fs::remove(obj);
+    if (rc != 0)
+      fail("linking '" + outputFile + "' failed" +
+           (msg.empty() ? "" : ": " + msg));
+  }
+
+  if (headerFile != "-" && (kind == "shared" || kind == "obj")) {
+    std::string path = headerFile;
+    if (path.empty()) {
+      SmallString<128> p(outputFile.getValue());
+      llvm::sys::path::replace_extension(p, "h");
+      path = std::string(p);
+    }
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      fail("cannot write '" + path + "': " + ec.message());
+    out.os() << header;
+    out.keep();
+  }
+  return 0;
+}
