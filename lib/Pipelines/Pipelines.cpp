@@ -47,7 +47,8 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
       *this, "recipe",
       llvm::cl::desc("w8a16 | w4a16 | w8a8-dynamic | w8a8-static | "
                      "w8a8-fp8 (FP8 E4M3 weights and dynamic per-token "
-                     "activations)"),
+                     "activations) | w8a8 (INT8 or FP8 per the module's "
+                     "#octet.target, dynamic activations)"),
       llvm::cl::init("w8a16")};
   Option<std::string> stats{
       *this, "stats",
@@ -85,6 +86,10 @@ FailureOr<std::string> octet::getQuantizePipeline(StringRef recipe,
                "group-size=" +
                Twine(groupSize) + rep + "}")
                   .str();
+  else if (recipe == "w8a8")
+    weights = "octet-quantize-weights{format=auto recipe=w8a8 "
+              "granularity=per-channel" +
+              rep + "}";
   else if (recipe == "w8a8-fp8")
     weights = "octet-quantize-weights{format=f8E4M3FN "
               "granularity=per-channel" +
@@ -93,6 +98,9 @@ FailureOr<std::string> octet::getQuantizePipeline(StringRef recipe,
     return failure();
   if (recipe == "w8a8-dynamic")
     activations = "octet-quantize-activations{mode=dynamic format=i8},";
+  else if (recipe == "w8a8")
+    activations = "octet-quantize-activations{mode=dynamic format=auto "
+                  "recipe=w8a8},";
   else if (recipe == "w8a8-fp8")
     activations =
         "octet-quantize-activations{mode=dynamic format=f8E4M3FN},";
@@ -209,7 +217,7 @@ void octet::registerOctetPipelines() {
         if (failed(text))
           return errorHandler("octet-quantize: unknown recipe '" +
                               opts.recipe +
-                              "'; expected w8a16, w4a16, w8a8-dynamic, "
+                              "'; expected w8a16, w4a16, w8a8, w8a8-dynamic, "
                               "w8a8-static or w8a8-fp8");
         return parsePassPipeline(*text, pm, llvm::errs());
       },

@@ -12,6 +12,8 @@
 
 #include "octet/Runtime/Calibration.h"
 #include "octet/Runtime/Numerics.h"
+#include "octet/Target/Capabilities.h"
+#include "octet/Target/FormatResolution.h"
 #include "octet/Transforms/ContractionMatch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -128,10 +130,35 @@ struct OctetQuantizeActivationsPass
 
   void runOnOperation() override {
     std::optional<StorageFormat> fmt = parseFormat(format);
+    if (format == "auto") {
+      // The chip and the recipe choose (e.g. W8A8 is FP8 E4M3 on sm_89+,
+      // INT8 on sm_80, x86 and Arm).
+      std::optional<target::Recipe> r = target::symbolizeRecipe(recipe);
+      if (!r) {
+        getOperation()->emitError()
+            << "octet-quantize-activations: unknown recipe '" << recipe
+            << "' for format=auto (expected "
+            << target::getValidRecipeNames() << ")";
+        return signalPassFailure();
+      }
+      TargetAttr t = target::getTargetAttr(getOperation());
+      if (!t) {
+        getOperation()->emitError()
+            << "octet-quantize-activations: format=auto needs a "
+               "#octet.target on the module; run octet-set-target first";
+        return signalPassFailure();
+      }
+      FailureOr<StorageFormat> f = target::resolveAutoFormat(
+          t, *r, target::OperandRole::activation,
+          [&]() { return getOperation()->emitError(); });
+      if (failed(f))
+        return signalPassFailure();
+      fmt = *f;
+    }
     if (!fmt) {
       getOperation()->emitError()
           << "octet-quantize-activations: unknown format '" << format
-          << "'; expected i8, u8, i4, u4, f8E4M3FN or f8E5M2";
+          << "'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2";
       return signalPassFailure();
     }
     bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(*fmt));

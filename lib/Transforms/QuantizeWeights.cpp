@@ -9,6 +9,9 @@
 
 #include "octet/Transforms/Passes.h"
 
+#include "octet/Target/Capabilities.h"
+#include "octet/Target/FormatResolution.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -60,6 +63,9 @@ enum class ClipKind { AbsMax, Percentile, Mse };
 /// The pass options, parsed and checked once.
 struct Config {
   StorageFormat format = StorageFormat::i8;
+  /// format=auto: resolved per module from its #octet.target and `recipe`.
+  bool autoFormat = false;
+  bool symmetricGiven = false;
   GranularityKind granularity = GranularityKind::PerChannel;
   int64_t groupSize = 128;
   bool symmetric = true;
@@ -952,14 +958,19 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return emitError(UnknownLoc::get(ctx))
            << "octet-quantize-weights: " << msg;
   };
-  if (format == "auto")
-    return fail("format=auto is not available yet (it needs a target); use "
-                "i8, u8, i4, u4, f8E4M3FN or f8E5M2");
   std::optional<StorageFormat> f = symbolizeStorageFormat(format);
+  cfg.autoFormat = format == "auto";
+  if (cfg.autoFormat) {
+    if (!target::symbolizeRecipe(recipe))
+      return fail("unknown recipe '" + recipe + "' for format=auto (expected " +
+                  target::getValidRecipeNames() + ")");
+    f = StorageFormat::i8; // Replaced in runOnOperation.
+  }
   if (!f)
     return fail("unknown format '" + format +
-                "' (expected i8, u8, i4, u4, f8E4M3FN or f8E5M2)");
+                "' (expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2)");
   cfg.format = *f;
+  cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
     cfg.granularity = GranularityKind::PerTensor;
   else if (granularity == "per-channel")
@@ -1300,6 +1311,26 @@ void QuantizeWeightsPass::processOperand(linalg::LinalgOp op,
 
 void QuantizeWeightsPass::runOnOperation() {
   ModuleOp module = getOperation();
+  if (cfg.autoFormat) {
+    // The module's chip and the recipe choose the weight format.
+    TargetAttr targetAttr = target::getTargetAttr(module);
+    if (!targetAttr) {
+      module.emitError() << "octet-quantize-weights: format=auto needs a "
+                            "#octet.target on the module; run "
+                            "octet-set-target first";
+      return signalPassFailure();
+    }
+    FailureOr<StorageFormat> f = target::resolveAutoFormat(
+        targetAttr, *target::symbolizeRecipe(recipe),
+        target::OperandRole::weight, [&]() { return module.emitError(); });
+    if (mlir::failed(f))
+      return signalPassFailure();
+    cfg.format = *f;
+    cfg.symmetric = symmetric;
+    if ((cfg.format == StorageFormat::u8 || cfg.format == StorageFormat::u4) &&
+        !cfg.symmetricGiven)
+      cfg.symmetric = false;
+  }
   dequantized.clear();
   quantizedAttrs.clear();
   clonedChain.clear();

@@ -120,7 +120,11 @@ def OctetQuantizeWeights
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"i8\"",
-           "Storage format: i8, u8, i4, u4, f8E4M3FN or f8E5M2">,
+           "Storage format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, or auto (from "
+           "the module's #octet.target and `recipe`)">,
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a16\"",
+           "format=auto: the recipe the format is chosen for (w8a16, w8a8, "
+           "w4a16, fp8)">,
     Option<"granularity", "granularity", "std::string",
            /*default=*/"\"per-channel\"",
            "per-tensor, per-channel (per output channel, from the indexing "
@@ -278,7 +282,10 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
     Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
            "dynamic (run-time per-token parameters) or static (calibrated)">,
     Option<"format", "format", "std::string", /*default=*/"\"i8\"",
-           "Activation format: i8, u8, i4, u4, f8E4M3FN or f8E5M2">,
+           "Activation format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, or auto "
+           "(from the module's #octet.target and `recipe`)">,
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a8\"",
+           "format=auto: the recipe the format is chosen for (w8a8, fp8)">,
     Option<"symmetric", "symmetric", "bool", /*default=*/"true",
            "Symmetric (zero point 0) or asymmetric (integer formats)">,
     Option<"granularity", "granularity", "std::string",

@@ -19,7 +19,7 @@
 // PCT: error: octet-quantize-activations: bad percentile 'percentile:120'; expected percentile:P with 0 < P <= 100
 // FP8MSE: error: octet-quantize-activations: method=mse models uniform integer steps; use minmax or percentile:P for FP8
 // MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
-// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected i8, u8, i4, u4, f8E4M3FN or f8E5M2
+// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2
 // FP8ASYM: error: octet-quantize-activations: FP8 activations are symmetric; drop symmetric=false
 // GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token or per-tensor
 // BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?
