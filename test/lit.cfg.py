@@ -59,3 +59,9 @@ for _feat in ("avx2", "avx512_vnni", "amx_int8", "avx_vnni"):
         config.available_features.add("cpu-" + _feat.replace("_", "-"))
 if _flags and "amx_int8" not in _flags:
     config.available_features.add("host-lacks-amx")
+
+# Headless Chromium renders the HTML report (scripts/setup installs it).
+_chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if _chromium:
+    config.substitutions.append(("%chromium", _chromium))
+    config.available_features.add("chromium")

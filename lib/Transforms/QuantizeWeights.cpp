@@ -515,7 +515,15 @@ struct LayerStats {
   num::ErrorHistogram histogram;
   double thresholdMin = 0.0, thresholdMax = 0.0, thresholdMean = 0.0;
   double ratioMin = 0.0, ratioMax = 0.0, ratioMean = 0.0;
+  /// The clip trade-off: (clip ratio of each group's range, SQNR dB) on a
+  /// fixed sample of the layer's elements, for the report.
+  std::vector<std::pair<double, double>> clipCurve;
 };
+
+/// Ratios of the clip-threshold curve in the report.
+static constexpr int kCurvePoints = 24;
+/// Elements sampled (evenly strided) for the curve.
+static constexpr int64_t kCurveSamples = 16384;
 
 /// Enumerates the element indices of parameter group `p`.
 struct GroupLayout {
@@ -776,6 +784,41 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
       scales[g] = clips[g].params.scale;
       if (zeroPoints)
         zeroPoints[g] = clips[g].params.zeroPoint;
+    }
+
+    // The clip trade-off curve for the report: each group clipped at
+    // ratio r of its own range, SQNR on an evenly strided sample.
+    {
+      std::vector<num::RangeStats> full(groups);
+      for (int64_t i = 0; i < n; ++i) {
+        float x = read(i);
+        if (std::isfinite(x))
+          full[ParamCursor(layout, i).param].add(x);
+      }
+      int64_t stride = std::max<int64_t>(1, n / kCurveSamples);
+      std::vector<std::pair<int64_t, float>> sample;
+      for (int64_t i = 0; i < n; i += stride) {
+        float x = read(i);
+        if (std::isfinite(x))
+          sample.emplace_back(ParamCursor(layout, i).param, x);
+      }
+      stats.clipCurve.resize(kCurvePoints);
+      parallelFor(ctx, 0, kCurvePoints, [&](size_t k) {
+        double r = 0.25 + 0.75 * static_cast<double>(k) / (kCurvePoints - 1);
+        std::vector<num::QuantParams> params(groups);
+        for (int64_t g = 0; g < groups; ++g) {
+          float rf = static_cast<float>(r);
+          params[g] = symmetric
+                          ? num::symmetricParams(full[g].absmax * rf, format,
+                                                 range)
+                          : num::asymmetricParams(full[g].minV * rf,
+                                                  full[g].maxV * rf, range);
+        }
+        num::SqnrAccumulator acc;
+        for (const auto &[g, x] : sample)
+          acc.add(x, num::fakeQuantize(x, params[g], format, range, saturate));
+        stats.clipCurve[k] = {r, acc.db()};
+      });
     }
 
     // 2. Codes and errors, in fixed chunks merged in order.
@@ -1513,6 +1556,15 @@ void QuantizeWeightsPass::writeReport(ModuleOp module) {
             j.attribute("mean", jnum(r.stats.ratioMean));
           });
           j.attribute("sqnr_db", jnum(r.stats.sqnr.db()));
+          // SQNR when every group is clipped at a fraction of its range
+          // (sampled); the chosen clip is clip_ratio above.
+          j.attributeArray("clip_curve", [&] {
+            for (const auto &point : r.stats.clipCurve)
+              j.object([&] {
+                j.attribute("ratio", jnum(point.first));
+                j.attribute("sqnr_db", jnum(point.second));
+              });
+          });
           j.attribute("max_abs_error", r.stats.maxAbsError);
           j.attribute("bytes_before", static_cast<int64_t>(r.bytesBefore));
           j.attribute("bytes_after", static_cast<int64_t>(r.bytesAfter));
