@@ -140,10 +140,15 @@ static Value buildGeneric(
   return result;
 }
 
-struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// quantize and dequantize: one element-wise generic whose body is the
+/// scalar rule (emitQuantize / emitDequantize), parameters broadcast by the
+/// indexing maps.
+template <typename OpTy>
+struct ElementwiseLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
-  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SchemeAttr scheme = op.getScheme();
@@ -152,38 +157,19 @@ struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
     if (failed(space))
       return rewriter.notifyMatchFailure(op, "cannot build iteration space");
     bool hasZp = static_cast<bool>(adaptor.getZeroPoint());
+    constexpr bool isQuantize = std::is_same_v<OpTy, QuantizeOp>;
+    Type resultElement = isQuantize ? scheme.getStorageElementType()
+                                    : op.getType().getElementType();
     Value result = buildGeneric(
         rewriter, loc, *space, scheme,
-        {adaptor.getScale(), adaptor.getZeroPoint()},
-        scheme.getStorageElementType(), op.getType(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return emitQuantize(b, l, args[0], args[1], hasZp ? args[2] : Value(),
-                              scheme);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct DequantizeLowering : OpConversionPattern<DequantizeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    SchemeAttr scheme = op.getScheme();
-    FailureOr<ElementwiseSpace> space =
-        buildSpace(rewriter, loc, adaptor.getInput(), scheme);
-    if (failed(space))
-      return rewriter.notifyMatchFailure(op, "cannot build iteration space");
-    bool hasZp = static_cast<bool>(adaptor.getZeroPoint());
-    Type floatType = op.getType().getElementType();
-    Value result = buildGeneric(
-        rewriter, loc, *space, scheme,
-        {adaptor.getScale(), adaptor.getZeroPoint()}, floatType, op.getType(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return emitDequantize(b, l, args[0], args[1],
-                                hasZp ? args[2] : Value(), scheme, floatType);
+        {adaptor.getScale(), adaptor.getZeroPoint()}, resultElement,
+        op.getType(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value zp = hasZp ? args[2] : Value();
+          if constexpr (isQuantize)
+            return emitQuantize(b, l, args[0], args[1], zp, scheme);
+          else
+            return emitDequantize(b, l, args[0], args[1], zp, scheme,
+                                  resultElement);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -341,7 +327,8 @@ struct ConvertOctetToLinalgPass
 } // namespace
 
 void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
+  patterns.add<ElementwiseLowering<QuantizeOp>,
+               ElementwiseLowering<DequantizeOp>, RequantizeLowering,
                ComputeParamsLowering, ObserveLowering>(
       patterns.getContext());
   populateMatmulLoweringPatterns(patterns);
