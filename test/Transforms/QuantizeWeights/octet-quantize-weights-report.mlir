@@ -33,6 +33,13 @@
 // CHECK-NEXT:       "min": 0.5,
 // CHECK-NEXT:       "max": 7,
 // CHECK:          "sqnr_db": {{[0-9.]+}},
+// CHECK-NEXT:     "clip_curve": [
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "ratio": 0.25,
+// CHECK:                "ratio": 1,
+// CHECK-NEXT:         "sqnr_db": {{[0-9.]+}}
+// CHECK-NEXT:       }
+// CHECK-NEXT:     ],
 // CHECK-NEXT:     "max_abs_error": {{[0-9.e-]+}},
 // CHECK-NEXT:     "bytes_before": 32,
 // CHECK-NEXT:     "bytes_after": 20,
