@@ -207,9 +207,19 @@ def host_speed(octet_run_bin, tmp, x, y_float):
             sys.exit(f"octet-run --library failed:\n{res.stderr}")
         median = float(re.search(r"median ([0-9.]+) s", res.stderr).group(1))
         rows.append((name, median, sqnr_db(y_float, np.load(y_path))))
+    # The same float model with numpy (its BLAS), for a fair float baseline.
+    import time
+    w1, w2 = mlp_const.weights()[1:]
+    times = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        np.maximum(x @ w1, 0) @ w2
+        times.append(time.perf_counter() - t0)
+    rows.insert(1, ("float (numpy)", sorted(times)[100], float("inf")))
     print("\nCompiled for this CPU (octet-compile --target=host -> .so, run "
-          "with octet-run --library,\nmedian of 200 runs; the float model is "
-          "octet's own lowering of linalg.matmul):\n")
+          "with octet-run --library,\nmedian of 200 runs; \"float (f32)\" is "
+          "octet's own unoptimized lowering of linalg.matmul,\n\"float "
+          "(numpy)\" the same model with numpy's BLAS):\n")
     print(f"{'model':<16}{'time ms':>9}{'speed-up':>10}{'output SQNR dB':>16}")
     for name, t, q in rows:
         sq = "(reference)" if name.startswith("float") else f"{q:.2f}"

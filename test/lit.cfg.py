@@ -20,6 +20,26 @@ config.environment["OCTET_TOOLS_DIR"] = config.octet_tools_dir
 config.environment["OCTET_RUNTIME_LIB"] = os.path.join(
     config.octet_lib_dir, "liboctet_runtime.so")
 
+# An ASan + UBSan build (OCTET_ENABLE_SANITIZERS, scripts/test-sanitizers):
+# preload the shared ASan runtime into every process so that uninstrumented
+# hosts (python with ctypes, the stock mlir-opt with the plugin, C programs)
+# can load octet's instrumented libraries; leaks of those hosts themselves
+# are suppressed (fuzz/sanitizers/lsan.supp), octet's are not.
+if getattr(config, "octet_asan_runtime", ""):
+    config.available_features.add("sanitizers")
+    _supp = os.path.join(config.octet_src_root, "fuzz", "sanitizers")
+    config.environment["LD_PRELOAD"] = config.octet_asan_runtime
+    config.environment["ASAN_OPTIONS"] = os.environ.get(
+        "ASAN_OPTIONS", "detect_leaks=1:allocator_may_return_null=1")
+    config.environment["LSAN_OPTIONS"] = os.environ.get(
+        "LSAN_OPTIONS", "suppressions=" + os.path.join(_supp, "lsan.supp"))
+    config.environment["UBSAN_OPTIONS"] = os.environ.get(
+        "UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    config.substitutions.append(("%octet_sanitizers", "1"))
+else:
+    config.available_features.add("no-sanitizers")
+    config.substitutions.append(("%octet_sanitizers", "0"))
+
 llvm_config.use_default_substitutions()
 # The Python with the test oracles (numpy, ml_dtypes), not lit's own.
 config.substitutions = [s for s in config.substitutions if s[0] != "%python"]

@@ -4,6 +4,7 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "octet/Conversion/Passes.h"
+#include "octet/Target/Capabilities.h"
 #include "octet/Target/Passes.h"
 #include "octet/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,13 +14,15 @@
 using namespace mlir;
 
 StringRef octet::getLowerToHostPipeline() {
-  return "convert-octet-to-linalg,"
+  return "convert-octet-to-cpu,"
+         "convert-octet-to-linalg,"
          "func.func(convert-elementwise-to-linalg),"
          "canonicalize,"
          "func.func(linalg-fuse-elementwise-ops),"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,"
+         "octet-emit-cpu-kernels,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"
          "expand-strided-metadata,"
@@ -27,6 +30,7 @@ StringRef octet::getLowerToHostPipeline() {
          "convert-scf-to-cf,"
          "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
          "arith-expand{include-bf16=true},"
+         "convert-vector-to-llvm,"
          "convert-math-to-llvm,"
          "convert-arith-to-llvm,"
          "convert-cf-to-llvm,"
@@ -126,8 +130,8 @@ std::string octet::getLowerToCudaPipeline(const CudaPipelineOptions &o) {
   llvm::raw_string_ostream os(p);
   if (!o.chip.empty())
     os << "octet-set-target{target=" << o.chip << "},";
-  os << "octet-select-lowering,"
-        "octet-outline-for-cuda,"
+  os << (o.strict ? "octet-select-lowering{strict=true}," : "octet-select-lowering,")
+     << "octet-outline-for-cuda,"
         "func.func(convert-elementwise-to-linalg),"
         "canonicalize,"
         "func.func(linalg-fuse-elementwise-ops),"
@@ -139,14 +143,17 @@ std::string octet::getLowerToCudaPipeline(const CudaPipelineOptions &o) {
      << " wgmma-stages=" << o.wgmmaStages << " gemv-rows=" << o.gemvRows;
   if (!o.manifest.empty())
     os << " manifest=" << o.manifest;
-  os << "},"
-        "convert-linalg-to-loops,"
+  os << "},";
+  if (o.emulate)
+    os << "octet-emulate-cuda,";
+  os << "convert-linalg-to-loops,"
         "expand-strided-metadata,"
-        "lower-affine,"
-        "gpu.module(convert-scf-to-cf,convert-math-to-llvm,"
-        "convert-gpu-to-nvvm,convert-nvvm-to-llvm,canonicalize,cse,"
-        "reconcile-unrealized-casts),"
-        "convert-scf-to-cf,"
+        "lower-affine,";
+  if (!o.emulate)
+    os << "gpu.module(convert-scf-to-cf,"
+          "convert-gpu-to-nvvm,convert-nvvm-to-llvm,canonicalize,cse,"
+          "reconcile-unrealized-casts),";
+  os << "convert-scf-to-cf,"
         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
         "arith-expand{include-bf16=true},"
         "convert-vector-to-llvm,"
@@ -154,8 +161,12 @@ std::string octet::getLowerToCudaPipeline(const CudaPipelineOptions &o) {
         "convert-arith-to-llvm,"
         "convert-cf-to-llvm,"
         "finalize-memref-to-llvm,"
-        "convert-func-to-llvm,"
-        "gpu-to-llvm,"
+        "convert-func-to-llvm,";
+  if (o.emulate) {
+    os << "convert-index-to-llvm,reconcile-unrealized-casts";
+    return p;
+  }
+  os << "gpu-to-llvm,"
         "convert-index-to-llvm,"
         "reconcile-unrealized-casts,"
      << "gpu-module-to-binary{format=" << o.format;
@@ -196,10 +207,129 @@ struct CudaOptions : public PassPipelineOptions<CudaOptions> {
   Option<int64_t> gemvRows{*this, "gemv-rows",
                            llvm::cl::desc("lhs rows per gemv block (1-8)"),
                            llvm::cl::init(4)};
+  Option<bool> emulate{*this, "emulate",
+                       llvm::cl::desc("Run the kernels on the CPU "
+                                      "(octet-emulate-cuda), for tests"),
+                       llvm::cl::init(false)};
 };
 } // namespace
 
+namespace {
+/// Options of the one-flag octet-pipeline.
+struct OctetPipelineOptions : public PassPipelineOptions<OctetPipelineOptions> {
+  Option<std::string> recipe{
+      *this, "recipe",
+      llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
+                     "w4a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8"),
+      llvm::cl::init("w8a8")};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Deployment chip, as in octet-set-target: host, an x86 "
+                     "or aarch64 level, or sm_75 ... sm_120a"),
+      llvm::cl::init("host")};
+  Option<std::string> stats{
+      *this, "stats",
+      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
+                     "--calibrate"),
+      llvm::cl::init("")};
+  Option<std::string> method{
+      *this, "method",
+      llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
+      llvm::cl::init("minmax")};
+  Option<int64_t> groupSize{
+      *this, "group-size",
+      llvm::cl::desc("w4a16: elements per group along K"),
+      llvm::cl::init(128)};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Per-layer weight quantization report (JSON)"),
+      llvm::cl::init("")};
+  Option<bool> strict{
+      *this, "strict",
+      llvm::cl::desc("A format the chip does not accelerate is an error "
+                     "(octet-select-lowering strict)"),
+      llvm::cl::init(false)};
+  Option<bool> lower{
+      *this, "lower",
+      llvm::cl::desc("Lower after selecting the strategies: to the LLVM "
+                     "dialect for a CPU target, to host code plus cubin for "
+                     "a CUDA one (false: stop after octet-select-lowering)"),
+      llvm::cl::init(true)};
+  Option<std::string> cudaFormat{
+      *this, "cuda-format",
+      llvm::cl::desc("CUDA targets: bin (cubin through ptxas) or isa (PTX)"),
+      llvm::cl::init("bin")};
+};
+} // namespace
+
+FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
+                                               std::string &error) {
+  const target::TargetInfo *info = target::lookupTarget(spec.target);
+  if (!info) {
+    error = "octet-pipeline: unknown target '" + spec.target +
+            "'; valid targets: " + target::getValidTargetNames();
+    return failure();
+  }
+  FailureOr<std::string> quantize = getQuantizePipeline(
+      spec.recipe, spec.stats, spec.method, spec.groupSize, spec.report);
+  if (failed(quantize)) {
+    error = "octet-pipeline: unknown recipe '" + spec.recipe +
+            "'; expected w8a16, w4a16, w8a8, w8a8-dynamic, w8a8-static or "
+            "w8a8-fp8";
+    return failure();
+  }
+  if (spec.cudaFormat != "bin" && spec.cudaFormat != "isa") {
+    error = "octet-pipeline: unknown cuda-format '" + spec.cudaFormat +
+            "'; expected bin or isa";
+    return failure();
+  }
+  std::string p = "octet-set-target{target=" + spec.target + "}," + *quantize;
+  bool cuda = info->arch == target::Arch::cuda;
+  if (!spec.lower || !cuda)
+    p += spec.strict ? ",octet-select-lowering{strict=true}"
+                     : ",octet-select-lowering";
+  if (!spec.lower)
+    return p;
+  if (cuda) {
+    // The CUDA lowering selects the strategies itself (its first pass).
+    CudaPipelineOptions o;
+    o.format = spec.cudaFormat;
+    o.strict = spec.strict;
+    return p + "," + getLowerToCudaPipeline(o);
+  }
+  return p + "," + getLowerToHostPipeline().str();
+}
+
 void octet::registerOctetPipelines() {
+  mlir::registerPassPipeline(
+      "octet-pipeline",
+      "Everything in one flag: octet-set-target, the recipe's quantization "
+      "(octet-quantize), octet-select-lowering and the lowering for the "
+      "chip (octet-lower-to-host or octet-lower-to-cuda), in that order",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        OctetPipelineOptions opts;
+        if (failed(opts.parseFromString(optionsStr)))
+          return failure();
+        OctetPipelineSpec spec;
+        spec.recipe = opts.recipe;
+        spec.target = opts.target;
+        spec.stats = opts.stats;
+        spec.method = opts.method;
+        spec.groupSize = opts.groupSize;
+        spec.report = opts.report;
+        spec.strict = opts.strict;
+        spec.lower = opts.lower;
+        spec.cudaFormat = opts.cudaFormat;
+        std::string error;
+        FailureOr<std::string> text = getOctetPipeline(spec, error);
+        if (failed(text))
+          return errorHandler(error);
+        return parsePassPipeline(*text, pm, llvm::errs());
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(OctetPipelineOptions());
+      });
   mlir::registerPassPipeline(
       "octet-quantize",
       "Quantize a float model with a recipe in one step: weights "
@@ -253,6 +383,7 @@ void octet::registerOctetPipelines() {
         o.wgmmaTileN = opts.wgmmaTileN;
         o.wgmmaStages = opts.wgmmaStages;
         o.gemvRows = opts.gemvRows;
+        o.emulate = opts.emulate;
         return parsePassPipeline(getLowerToCudaPipeline(o), pm, llvm::errs());
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -25,11 +25,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Conversion/OctetToGPU/OctetToGPU.h"
 #include "octet/Pipelines/Pipelines.h"
+#include "octet/Target/Capabilities.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -67,13 +71,16 @@ static llvm::cl::opt<bool>
 static llvm::cl::opt<std::string> emit(
     "emit",
     llvm::cl::desc("What to write: shared (default), obj, asm, llvm "
-                   "(LLVM IR), mlir (the lowered LLVM-dialect module)"),
+                   "(LLVM IR), mlir (the lowered LLVM-dialect module); for "
+                   "CUDA targets also ptx and cubin (the kernels alone)"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> target(
     "target",
     llvm::cl::desc("CPU to compile for: host (the running CPU, default), or "
                    "an LLVM CPU name (x86-64-v3, skylake-avx512, "
-                   "sapphirerapids, znver3, ...)"),
+                   "sapphirerapids, znver3, ...); or a CUDA target (sm_80, "
+                   "sm_86, sm_89, sm_90a, sm_100a, sm_120a): kernels in an "
+                   "embedded cubin, host code for a generic CPU"),
     llvm::cl::init("host"));
 static llvm::cl::opt<std::string> features(
     "features",
@@ -87,6 +94,31 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<unsigned>
     optLevel("O", llvm::cl::desc("LLVM optimization level (default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
+static llvm::cl::opt<std::string> manifestFile(
+    "manifest",
+    llvm::cl::desc("CUDA targets: write the kernel manifest (name, kind, "
+                   "block, shared memory, tile of each kernel) here"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string> cudaPath(
+    "cuda-path",
+    llvm::cl::desc("CUDA toolkit with bin/ptxas (default: $OCTET_CUDA_PATH "
+                   "or /usr/local/cuda)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string> gpuBinary(
+    "gpu-binary",
+    llvm::cl::desc("CUDA targets: what the library embeds, cubin (default; "
+                   "runs on that chip) or ptx (compiled by the driver at "
+                   "load time, runs on that chip and later ones)"),
+    llvm::cl::init("cubin"));
+static llvm::cl::opt<int64_t> wgmmaTileN(
+    "wgmma-tile-n",
+    llvm::cl::desc("sm_90a: N of the wgmma block tile (128 or 256)"),
+    llvm::cl::init(128));
+static llvm::cl::opt<bool> emulateGpu(
+    "emulate-gpu",
+    llvm::cl::desc("CUDA targets: run the kernels on the CPU through the "
+                   "runtime's emulator instead of a GPU (octet-emulate-cuda; "
+                   "for testing the kernels without one)"));
 static llvm::cl::opt<std::string> runtimeDir(
     "runtime-dir",
     llvm::cl::desc("Directory of liboctet_runtime.so (default: ../lib "
@@ -228,8 +260,19 @@ int main(int argc, char **argv) {
 
   std::string kind = emit.empty() ? std::string(objectOnly ? "obj" : "shared")
                                   : emit.getValue();
-  if (!llvm::is_contained({"shared", "obj", "asm", "llvm", "mlir"}, kind))
-    fail("unknown --emit=" + kind + "; expected shared, obj, asm, llvm or mlir");
+  if (!llvm::is_contained({"shared", "obj", "asm", "llvm", "mlir", "ptx",
+                           "cubin"},
+                          kind))
+    fail("unknown --emit=" + kind +
+         "; expected shared, obj, asm, llvm, mlir, ptx or cubin");
+  // A CUDA target: kernels for that chip, host code for a generic CPU.
+  const octet::target::TargetInfo *cudaTarget =
+      octet::target::lookupTarget(target);
+  if (cudaTarget && cudaTarget->arch != octet::target::Arch::cuda)
+    cudaTarget = nullptr;
+  if ((kind == "ptx" || kind == "cubin") && !cudaTarget)
+    fail("--emit=" + kind + " needs a CUDA --target (" +
+         octet::target::getValidTargetNames() + ")");
   if (outputFile.empty())
     fail("no output file: give -o FILE");
 
@@ -239,6 +282,7 @@ int main(int argc, char **argv) {
   registry.insert<octet::OctetDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerAllToLLVMIRTranslations(registry); // GPU kernels (NVVM)
   registerAllPasses();
   octet::registerAllOctetPasses();
   MLIRContext context(registry);
@@ -289,11 +333,51 @@ int main(int argc, char **argv) {
     signatures.emplace_back(f.getSymName().str(), str(f.getFunctionType()));
 
   PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)) ||
-      failed(octet::buildLowerToHostPipeline(pm)))
+  LogicalResult built = failure();
+  if (cudaTarget) {
+    octet::CudaPipelineOptions cudaOptions;
+    cudaOptions.chip = cudaTarget->name.str();
+    if (gpuBinary != "cubin" && gpuBinary != "ptx")
+      fail("unknown --gpu-binary=" + gpuBinary + "; expected cubin or ptx");
+    cudaOptions.format =
+        kind == "ptx" || (kind != "cubin" && gpuBinary == "ptx") ? "isa"
+                                                                 : "bin";
+    cudaOptions.wgmmaTileN = wgmmaTileN;
+    cudaOptions.emulate = emulateGpu;
+    if (emulateGpu && (kind == "ptx" || kind == "cubin"))
+      fail("--emulate-gpu builds host code only; it has no --emit=" + kind);
+    cudaOptions.toolkit = cudaPath;
+    cudaOptions.manifest = manifestFile;
+    built = parsePassPipeline(octet::getLowerToCudaPipeline(cudaOptions), pm,
+                              llvm::errs());
+  } else {
+    built = octet::buildLowerToHostPipeline(pm);
+  }
+  if (failed(applyPassManagerCLOptions(pm)) || failed(built))
     fail("cannot build the lowering pipeline");
   if (failed(pm.run(*module)))
     fail("lowering '" + inputFile + "' failed");
+  if (kind == "ptx" || kind == "cubin") {
+    // The kernels alone: the (only) object of gpu.binary @octet_kernels.
+    auto binary = module->lookupSymbol<gpu::BinaryOp>(
+        octet::kCudaKernelModuleName);
+    if (!binary || binary.getObjects().empty())
+      fail("'" + inputFile + "' has no octet op to run on the GPU");
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    std::error_code ec;
+    llvm::ToolOutputFile out(outputFile, ec,
+                             kind == "ptx" ? llvm::sys::fs::OF_Text
+                                           : llvm::sys::fs::OF_None);
+    if (ec)
+      fail("cannot write '" + outputFile + "': " + ec.message());
+    StringRef bytes = object.getObject().getValue();
+    // PTX is stored NUL-terminated for the driver's JIT.
+    if (kind == "ptx")
+      bytes = bytes.rtrim(StringRef("\0", 1));
+    out.os() << bytes;
+    out.keep();
+    return 0;
+  }
   if (kind == "mlir") {
     std::error_code ec;
     llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
@@ -308,6 +392,9 @@ int main(int argc, char **argv) {
   std::string triple = llvm::sys::getProcessTriple();
   std::string cpu = target == "host" ? llvm::sys::getHostCPUName().str()
                                      : target.getValue();
+  if (cudaTarget)
+    cpu = llvm::Triple(triple).getArch() == llvm::Triple::x86_64 ? "x86-64"
+                                                                 : "generic";
   SmallVector<std::string> featureList;
   if (target == "host")
     for (const auto &[name, on] : llvm::sys::getHostCPUFeatures())
@@ -335,6 +422,10 @@ int main(int argc, char **argv) {
       translateModuleToLLVMIR(*module, llvmContext);
   if (!llvmModule)
     fail("translation to LLVM IR failed");
+  // GPU host code calls MLIR's mgpu* runtime ABI, implemented by
+  // liboctet_runtime as octet_mgpu* (the driver is loaded at run time).
+  if (cudaTarget && !emulateGpu)
+    octet::prefixGpuRuntimeCalls(*llvmModule);
   llvmModule->setTargetTriple(llvm::Triple(triple));
   llvmModule->setDataLayout(tm->createDataLayout());
 

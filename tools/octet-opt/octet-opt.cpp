@@ -9,6 +9,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 #include "octet/Pipelines/Pipelines.h"
@@ -19,6 +20,8 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::octet::OctetDialect>();
+  // gpu-module-to-binary (octet-lower-to-cuda) translates kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
   mlir::octet::registerAllOctetPasses();
   mlir::octet::registerOctetTargetTestPasses();

@@ -580,6 +580,16 @@ int main(int argc, char **argv) {
     map[interner("_mlir_ciface_octet_observe")] = {
         llvm::orc::ExecutorAddr::fromPtr(&observeCallback),
         llvm::JITSymbolFlags::Exported};
+    // The runtime entry points generated CPU kernels call.
+    auto add = [&](const char *name, auto *fn) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    add("octet_parallel_for", &octet_parallel_for);
+    add("octet_cpu_scratch", &octet_cpu_scratch);
+    add("octet_cpu_pack_lhs", &octet_cpu_pack_lhs);
+    add("octet_cpu_require_amx", &octet_cpu_require_amx);
+    add("octet_cpu_require_features", &octet_cpu_require_features);
     return map;
   });
   auto fn = (*engine)->lookupPacked(entryName);

@@ -163,4 +163,265 @@ def OctetLowerObservers : Pass<"octet-lower-observers", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Lower octet.matmul to generated x86 GEMM/GEMV kernels";
+  let description = [{
+    Replaces every `octet.matmul` that a generated kernel covers by a call
+    of a task function through the runtime's thread pool
+    (`octet_parallel_for`); the rest is left for `convert-octet-to-linalg`,
+    which handles every `octet.matmul` (a remark with `remarks=true` says
+    why an op was left).
+
+    Kernels (docs/cpu-performance.md):
+
+    - `avx2`: i8/u8 x i8/u8 with exact i32 sums. Operands are widened to s16
+      (activations when packed, minus their zero point; weights in the
+      kernel with `vpmovsxbw`) and multiplied with `vpmaddwd`, which cannot
+      overflow, instead of `vpmaddubsw`, which saturates its s16 pair sums.
+      6 x 16 register tile, cache blocks of 72 rows x 256 columns x 512 k.
+    - `avx512-vnni`: `vpdpbusd` (u8 x s8, no saturation) on zmm; s8
+      activations are shifted by +128 when packed and
+      `(128 + za) * colsum(B)` (column sums computed at compile time) is
+      subtracted in the epilogue. 8 x 32 register tile.
+    - `amx-int8`: `tdpbssd` on 2 x 2 tiles of 16 x 16 i32 (s8 x s8); the
+      lhs zero point through the column sums.
+    - weight-only (f32 lhs, i8/u8 weights, optional weight zero point, any
+      M): the codes are converted to f32 on the fly and summed in k order
+      per column, exactly as the portable lowering does.
+
+    Integer kernels need constant weights (rank 2, static K x N), which are
+    packed at compile time into the kernel's layout; activations are packed
+    at run time. The epilogue (compensation, `float(acc) * (sa * sb)`,
+    bias, ReLU, optional requantize to i8/u8) is applied to the registers
+    before the only store of the result. Per-tensor or per-row lhs
+    parameters, per-tensor or per-column rhs and output parameters.
+
+    The kernel family comes from `isa`, else from the op's
+    `#octet.strategy` (`octet-select-lowering`), else from the module's
+    `#octet.target`, else from the running host (`OCTET_HOST_TARGET`
+    overrides it). Threads: `OCTET_NUM_THREADS` (default: all cores).
+
+    Example:
+
+    ```mlir
+    %y = octet.matmul %xq, %wq lhs_scale(%sx : tensor<?xf32>)
+           lhs_scheme <i8, per_axis(0)>
+           rhs_scale(%sw : tensor<64xf32>) rhs_scheme <i8, per_axis(1)>
+           bias(%b : tensor<64xf32>) relu
+           : tensor<?x128xi8>, tensor<128x64xi8> -> tensor<?x64xf32>
+    ```
+
+    becomes a call of `octet_cpu_pack_lhs`, a constant with the packed
+    weights and `func.call @octet_parallel_for(%tiles, %task, %ctx)` where
+    `%task` is the generated `@__octet_cpu_avx2_s8s8_...` function.
+  }];
+  let options = [
+    Option<"kernelIsa", "isa", "std::string", /*default=*/"\"auto\"",
+           "Kernel family: auto (strategy, target or host), avx2, "
+           "avx512-vnni, amx-int8, or none (leave every op to "
+           "convert-octet-to-linalg)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on each octet.matmul left to the portable "
+           "lowering, with the reason">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
+  let summary = "Outline octet ops into CUDA launch stubs (first half of the "
+                "CUDA lowering)";
+  let description = [{
+    The tensor-level half of the CUDA lowering (docs/cuda.md). Every
+    `octet.quantize`, `octet.dequantize`, `octet.requantize`,
+    `octet.compute_params` and `octet.matmul` becomes a `func.call` of a
+    private, bodiless launch stub `@octet_cuda_<op>_<n>` whose attributes
+    describe the op (`octet.cuda.op`, the role of each argument in
+    `octet.cuda.roles`, the schemes in `octet.cuda.schemes`, for matmuls the
+    kernel in `octet.cuda.kernel` and `octet.cuda.relu`); its arguments are
+    marked `bufferization.access = "read"`. `octet.observe` becomes its
+    input. After bufferization, `convert-octet-to-gpu` gives the stubs
+    their bodies.
+
+    The matmul kernel follows the module's `#octet.target` (required, a
+    CUDA target) and the capability table: `wgmma` on sm_90a, `mma_sync`
+    (mma.sync.m16n8k32) where the table has that shape (s8/u8 from sm_80,
+    e4m3/e5m2 from sm_89), `gemv` for weight-only products (float lhs,
+    8-bit rhs, per-tensor or per-channel scales), and the `simt` kernel for
+    everything else (batches, per-group rhs scales, 4-bit codes, formats
+    without a tensor-core row). A remark says when the kernel is not the
+    table's unit (e.g. sm_100a: tcgen05.mma is not implemented, mma.sync
+    is used). Constant weights of the tensor-core kernels are stored
+    transposed (N x K, role `rhs_nk`), with their column sums (role
+    `colsum`) when the lhs has a zero point.
+
+    Example:
+
+    ```mlir
+    // module attributes {octet.target = #octet.target<"sm_90a">}
+    %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?xf32>)
+           lhs_scheme <f8E4M3FN, per_axis(0)>
+           rhs_scale(%sw : tensor<256xf32>) rhs_scheme <f8E4M3FN, per_axis(1)>
+           : tensor<?x512xf8E4M3FN>, tensor<512x256xf8E4M3FN> -> tensor<?x256xbf16>
+    // becomes
+    %y = call @octet_cuda_matmul_0(%x, %w, %sx, %sw) : (...) -> tensor<?x256xbf16>
+    // with func.func private @octet_cuda_matmul_0(...)
+    //   attributes {octet.cuda.kernel = "wgmma", octet.cuda.op = "matmul", ...}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect"
+  ];
+}
+
+def ConvertOctetToGPU : Pass<"convert-octet-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Build the CUDA kernels and the host code of the launch "
+                "stubs (second half of the CUDA lowering)";
+  let description = [{
+    Runs after bufferization (the stubs' signatures are identity-layout
+    memrefs) and buffer deallocation, which does not accept gpu dialect
+    ops. Each launch stub left by `octet-outline-for-cuda` gets a
+    stream-ordered body: `gpu.alloc` and `gpu.memcpy` of its inputs, helper
+    kernels (B transposed to N x K for the tensor-core kernels; row and
+    column sums of the codes for zero points), the `gpu.launch_func`, a
+    copy of the result into a new host buffer that the stub returns, and
+    `gpu.dealloc`/`gpu.wait`.
+
+    The kernels go into `gpu.module @octet_kernels` with the NVVM target of
+    the module's `#octet.target` (chip = the target name, PTX ISA at least
+    8.4 from sm_89), written with arith, scf, LLVM and NVVM ops; identical
+    kernels are shared. Their arithmetic is the CPU lowering's
+    (ScalarNumerics.h), op for op, including the fused matmul epilogue:
+
+    - `mma_sync`: 128x128 block tiles, 8 warps, `mma.sync.m16n8k32` (s8/u8
+      through `nvvm.mma.sync`; e4m3/e5m2 through inline PTX), operands
+      staged by 16-byte `cp.async` into a 3-stage shared-memory ring;
+    - `wgmma` (sm_90a): two warpgroups of `wgmma.mma_async.m64nNk32`
+      (`nvvm.wgmma.mma_async`; s8/u8 -> s32, e4m3/e5m2 -> f32) on
+      128-byte-swizzled shared memory, a `wgmma-stages`-deep cp.async ring;
+    - `gemv`: weight-only decode products, 16-byte weight loads, K split
+      over blocks and reduced deterministically;
+    - `simt`: one thread per output, sums in the CPU's order (bit-exact).
+
+    Kernel parameters are generic pointers and i64 sizes (docs/cuda.md);
+    `manifest=FILE` writes one line per kernel (name, kind, block, shared
+    memory, tile) for programs that launch them directly (bench/gpu).
+
+    Example: after `octet-outline-for-cuda` and bufferization,
+
+    ```mlir
+    func.func private @octet_cuda_quantize_0(memref<?xf32>, memref<f32>)
+        -> memref<?xi8> attributes {octet.cuda.op = "quantize", ...}
+    ```
+
+    gets a body with `gpu.alloc`, `gpu.memcpy` and
+    `gpu.launch_func @octet_kernels::@octet_elementwise_0`.
+  }];
+  let options = [
+    Option<"manifest", "manifest", "std::string", /*default=*/"\"\"",
+           "Write the kernel manifest to this file">,
+    Option<"wgmmaTileN", "wgmma-tile-n", "int64_t", /*default=*/"128",
+           "N of the wgmma block tile and instruction (128 or 256)">,
+    Option<"wgmmaStages", "wgmma-stages", "int64_t", /*default=*/"4",
+           "Shared-memory stages of the wgmma kernel (at least 3)">,
+    Option<"gemvRows", "gemv-rows", "int64_t", /*default=*/"4",
+           "Rows of the lhs one gemv block handles (1 to 8)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def OctetEmitCpuKernels : Pass<"octet-emit-cpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Emit the bodies of the CPU kernels declared by convert-octet-to-cpu";
+  let description = [{
+    `convert-octet-to-cpu` declares each task function it calls with an
+    `octet.cpu_kernel` dictionary describing the kernel (instruction set,
+    operand formats, epilogue); this pass generates their bodies: the
+    cache-blocked loop nest (`scf.for`), the register-tile microkernel and
+    the fused epilogue, with LLVM-dialect loads, stores and x86 intrinsics
+    (`llvm.x86.avx2.pmadd.wd`, `llvm.x86.avx512.vpdpbusd.512`, the AMX
+    `tileloadd64`/`tdpbssd`/`tilestored64` internals). It runs after
+    bufferization and buffer deallocation in `octet-lower-to-host`, since
+    those do not look into intrinsic calls.
+
+    Example:
+
+    ```mlir
+    func.func private @__octet_cpu_avx2_s8s8_sas_sbv_zan_zbn(
+        !llvm.ptr, i64, i64) attributes {octet.cpu_kernel = {isa = 0 : i64,
+        weight_only = 0 : i64, lhs_unsigned = 0 : i64, rhs_unsigned = 0 : i64,
+        sa = 1 : i64, sb = 2 : i64, za = 0 : i64, zb = 0 : i64, os = 0 : i64,
+        oz = 0 : i64, bias = 0 : i64, relu = 0 : i64}}
+    ```
+
+    gets the body of the AVX2 kernel with a per-tensor lhs scale and
+    per-column rhs scales.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def OctetEmulateCuda : Pass<"octet-emulate-cuda", "::mlir::ModuleOp"> {
+  let summary = "Run the CUDA kernels of convert-octet-to-gpu on the CPU "
+                "(for testing without a GPU)";
+  let description = [{
+    Rewrites the output of `convert-octet-to-gpu` into host code that runs
+    the same kernels on the CPU through the emulator of liboctet_runtime
+    (runtime/lib/CudaEmulator.cpp, docs/cuda.md): each kernel of
+    `gpu.module @octet_kernels` becomes a `func.func` whose NVVM operations
+    are calls of the emulator (special registers, barriers, `cp.async`,
+    `mma.sync` including its inline-PTX FP8 form, `wgmma.mma_async`
+    through its shared-memory descriptors with 128-byte swizzling, `shfl`,
+    `prmt`), with a trampoline for `octet_emu_launch`, which runs every
+    thread of a block as a host thread; `gpu.launch_func`, `gpu.alloc`,
+    `gpu.memcpy`, `gpu.memset`, `gpu.dealloc` and `gpu.wait` become that
+    launch and memref operations on host memory. `octet-compile
+    --emulate-gpu` builds libraries this way; the numerics suite of
+    scripts/gpu-check then runs the kernels' code in CI.
+
+    The emulation checks indexing, fragment layouts, descriptors, staging
+    and reductions; it does not model asynchronous proxies, timing, or the
+    tensor cores' internal FP8 accumulation order.
+
+    Example:
+
+    ```mlir
+    %t = gpu.launch_func async [%t0] @octet_kernels::@octet_elementwise_0
+           blocks in (%g, %c1, %c1) threads in (%c256, %c1, %c1)
+           dynamic_shared_memory_size %c0_i32 args(%x : !llvm.ptr, ...)
+    // becomes
+    call @octet_emu_launch(%tramp, %g64, %c1_i64, %c1_i64, %c256_i64, ...)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // OCTET_CONVERSION_PASSES_TD

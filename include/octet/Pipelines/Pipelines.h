@@ -31,6 +31,9 @@ struct CudaPipelineOptions {
   std::string toolkit;        ///< CUDA toolkit (ptxas); "" = default.
   std::string manifest;       ///< Kernel manifest file; "" = none.
   int64_t wgmmaTileN = 128, wgmmaStages = 4, gemvRows = 4;
+  bool strict = false;        ///< octet-select-lowering strict.
+  bool emulate = false;       ///< Run the kernels on the CPU
+                              ///< (octet-emulate-cuda), for tests.
 };
 
 /// The textual form of the CUDA lowering: target, strategy selection,
@@ -41,6 +44,23 @@ std::string getLowerToCudaPipeline(const CudaPipelineOptions &options);
 /// The CUDA toolkit used when none is given: $OCTET_CUDA_PATH, else
 /// /usr/local/cuda when it has bin/ptxas, else "".
 std::string getDefaultCudaToolkit();
+
+/// What `octet-pipeline` takes: a recipe and a chip.
+struct OctetPipelineSpec {
+  std::string recipe = "w8a8"; ///< As in getQuantizePipeline.
+  std::string target = "host"; ///< A name of the target table.
+  std::string stats, method = "minmax", report;
+  int64_t groupSize = 128;
+  bool strict = false; ///< Unaccelerated formats are errors.
+  bool lower = true;   ///< Lower for the chip after selection.
+  std::string cudaFormat = "bin";
+};
+
+/// The textual pipeline of `octet-pipeline`: octet-set-target, the recipe,
+/// octet-select-lowering, then the host or CUDA lowering. On failure
+/// (unknown target, recipe or format) `error` says why.
+FailureOr<std::string> getOctetPipeline(const OctetPipelineSpec &spec,
+                                        std::string &error);
 
 /// Registers octet's named pipelines (`octet-lower-to-host`).
 void registerOctetPipelines();

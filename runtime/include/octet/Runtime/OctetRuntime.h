@@ -255,6 +255,12 @@ OCTET_RUNTIME_EXPORT void octet_cpu_pack_lhs(const void *a, int64_t m,
                                              int32_t za_per_row, int64_t mr,
                                              int64_t kpad, void *out);
 
+/// Called by generated kernels before their first use: exits with status 70
+/// and a message (octet_require_cpu_features) when this CPU lacks one of
+/// the comma-separated LLVM `features`; later calls with the same list
+/// return at once.
+OCTET_RUNTIME_EXPORT void octet_cpu_require_features(const char *features);
+
 /// Asks Linux for permission to use the AMX tile data (once per process);
 /// 0 on success.
 OCTET_RUNTIME_EXPORT int32_t octet_cpu_enable_amx(void);

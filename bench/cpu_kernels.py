@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Octet's generated CPU kernels against oneDNN and OpenBLAS, one command.
+
+    .venv/bin/python bench/cpu_kernels.py --build build [--quick]
+
+Builds (into BUILD/bench-cpu/) the INT8 GEMM libraries with octet-compile
+(constant per-channel weights, per-tensor activation scale, bias, ReLU, f32
+out; M is dynamic so one library serves every M), a W8A32 decode GEMV
+library (weights as an argument), and the C++ driver
+bench/cpu_kernels_bench.cpp against oneDNN (libdnnl-dev) and OpenBLAS.
+Then, for 1 and 2 threads, it prints GOPS and the ratios against the
+baselines measured in the same run:
+
+  - INT8 GEMM M=N=K in {1024, 2048, 4096} and the LLM shapes M in {128, 512},
+    N=4096, K in {4096, 14336}: octet vs oneDNN (default ISA, and with
+    DNNL_MAX_CPU_ISA=AVX512_CORE_VNNI) vs OpenBLAS sgemm on the float model;
+  - decode GEMV (M=1, K=4096, N=14336) over >= 2 GiB of rotated weights:
+    octet GB/s vs a plain read loop over the same bytes vs OpenBLAS sgemv.
+
+The machine (CPU model, flags) and the load average are printed first.
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+GEMM_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
+               (128, 4096, 4096), (512, 4096, 4096), (128, 14336, 4096),
+               (512, 14336, 4096)]  # (M, K, N)
+GEMV_SHAPE = (4096, 14336)  # (K, N)
+
+
+def weights(k, n):
+    kk = np.arange(k, dtype=np.int64).reshape(-1, 1)
+    nn = np.arange(n, dtype=np.int64).reshape(1, -1)
+    return ((kk * 7 + nn * 13) % 255 - 127).astype(np.int8)
+
+
+def hexdense(a):
+    return 'dense<"0x%s">' % np.ascontiguousarray(a).tobytes().hex().upper()
+
+
+def gemm_model(k, n):
+    sw = (0.001 * (1 + np.arange(n) % 7)).astype(np.float32)
+    bias = (0.01 * (np.arange(n) % 11 - 5)).astype(np.float32)
+    return """func.func @main(%%x: tensor<?x%(k)dxi8>) -> tensor<?x%(n)dxf32> {
+  %%w = arith.constant %(w)s : tensor<%(k)dx%(n)dxi8>
+  %%sx = arith.constant dense<0.05> : tensor<f32>
+  %%sw = arith.constant %(sw)s : tensor<%(n)dxf32>
+  %%b = arith.constant %(b)s : tensor<%(n)dxf32>
+  %%y = octet.matmul %%x, %%w lhs_scale(%%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%%sw : tensor<%(n)dxf32>) rhs_scheme <i8, per_axis(1)>
+         bias(%%b : tensor<%(n)dxf32>) relu
+         : tensor<?x%(k)dxi8>, tensor<%(k)dx%(n)dxi8> -> tensor<?x%(n)dxf32>
+  return %%y : tensor<?x%(n)dxf32>
+}
+""" % dict(k=k, n=n, w=hexdense(weights(k, n)), sw=hexdense(sw),
+           b=hexdense(bias))
+
+
+def gemv_model(k, n):
+    sw = (0.001 * (1 + np.arange(n) % 7)).astype(np.float32)
+    return """func.func @main(%%x: tensor<1x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxi8>) -> tensor<1x%(n)dxf32> {
+  %%sw = arith.constant %(sw)s : tensor<%(n)dxf32>
+  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(n)dxf32>)
+         rhs_scheme <i8, per_axis(1)>
+         : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dxi8> -> tensor<1x%(n)dxf32>
+  return %%y : tensor<1x%(n)dxf32>
+}
+""" % dict(k=k, n=n, sw=hexdense(sw))
+
+
+def run(cmd, env=None, **kw):
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit("command failed (%d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                 r.stderr[-4000:]))
+    return r.stdout
+
+
+def machine():
+    model, flags = "?", []
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and model == "?":
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags") and not flags:
+                flags = line.split(":", 1)[1].split()
+    keep = [f for f in flags if f.startswith(("avx", "amx", "fma", "f16c"))]
+    return model, keep
+
+
+def parse(line):
+    parts = line.split()[1:]  # the mode, then key value pairs
+    return {parts[i]: parts[i + 1] for i in range(0, len(parts) - 1, 2)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--quick", action="store_true",
+                    help="only the 1024^3 GEMM and a 0.5 GiB GEMV")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--gib", type=float, default=2.0)
+    args = ap.parse_args()
+    bindir = os.path.join(args.build, "bin")
+    work = os.path.join(args.build, "bench-cpu")
+    os.makedirs(work, exist_ok=True)
+    shapes = GEMM_SHAPES[:1] if args.quick else GEMM_SHAPES
+    gib = 0.5 if args.quick else args.gib
+
+    model, flags = machine()
+    print("machine: %s, %d CPUs, flags: %s" % (model, os.cpu_count(),
+                                               " ".join(flags)))
+    print("load average before: %.2f %.2f %.2f" % os.getloadavg())
+
+    # The driver.
+    driver = os.path.join(work, "cpu_kernels_bench")
+    run(["clang++", "-O2", "-std=c++17", "-march=native", "-ffp-contract=off",
+         os.path.join(ROOT, "bench", "cpu_kernels_bench.cpp"),
+         "-I/usr/include/x86_64-linux-gnu/openblas-pthread",
+         "-o", driver, "-ldnnl", "-lopenblas", "-ldl", "-lpthread"])
+
+    # The libraries (one per weight shape; M is dynamic).
+    libs = {}
+    for (_, k, n) in shapes:
+        if (k, n) in libs:
+            continue
+        src = os.path.join(work, "gemm_%dx%d.mlir" % (k, n))
+        lib = os.path.join(work, "libgemm_%dx%d.so" % (k, n))
+        if not os.path.exists(lib):
+            with open(src, "w") as f:
+                f.write(gemm_model(k, n))
+            t0 = time.time()
+            run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+                 "-o", lib])
+            print("compiled %s in %.1f s" % (os.path.basename(lib),
+                                             time.time() - t0))
+        libs[(k, n)] = lib
+    k, n = GEMV_SHAPE
+    gemv_lib = os.path.join(work, "libgemv_%dx%d.so" % (k, n))
+    src = os.path.join(work, "gemv_%dx%d.mlir" % (k, n))
+    with open(src, "w") as f:
+        f.write(gemv_model(k, n))
+    run([os.path.join(bindir, "octet-compile"), src, "--target=host", "-o",
+         gemv_lib])
+
+    rows = []
+    for threads in [int(t) for t in args.threads.split(",")]:
+        env = dict(os.environ, OCTET_NUM_THREADS=str(threads),
+                   OMP_NUM_THREADS=str(threads),
+                   OPENBLAS_NUM_THREADS=str(threads))
+        print("\n== %d thread%s" % (threads, "s" if threads > 1 else ""))
+        print("%-22s %10s %10s %10s %10s %8s %8s %8s  %s" % (
+            "INT8 GEMM M,K,N", "octet", "oneDNN", "oneDNN-V", "sgemm",
+            "x oneDNN", "x best", "x sgemm", "oneDNN impl"))
+        for (m, k, n) in shapes:
+            out = parse(run([driver, "gemm", libs[(k, n)], str(m), str(k),
+                             str(n), str(args.reps)], env=env))
+            vnni_env = dict(env, DNNL_MAX_CPU_ISA="AVX512_CORE_VNNI")
+            outv = parse(run([driver, "gemm", libs[(k, n)], str(m), str(k),
+                              str(n), str(args.reps)], env=vnni_env))
+            o, d, dv, s = (float(out["octet_gops"]), float(out["onednn_gops"]),
+                           float(outv["onednn_gops"]),
+                           float(out["openblas_gops"]))
+            best = max(d, dv)
+            print("%-22s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f  %s"
+                  "  exact: octet %d/4096 wrong, oneDNN %s/4096 wrong "
+                  "(max rel. err %.1e)" % (
+                      "%d,%d,%d" % (m, k, n), o, d, dv, s, o / d, o / best,
+                      o / s, out["onednn_impl"], int(out["octet_wrong"]),
+                      out["onednn_wrong"], float(out["onednn_max_rel"])))
+            rows.append(("gemm", threads, m, k, n, o, d, dv, s))
+        k, n = GEMV_SHAPE
+        out = parse(run([driver, "gemv", gemv_lib, str(k), str(n), str(gib),
+                         str(args.reps)], env=env))
+        o, r, b = (float(out["octet_gbs"]), float(out["read_gbs"]),
+                   float(out["openblas_gbs"]))
+        print("decode GEMV K=%d N=%d over %s copies (%.1f GiB): octet %.2f "
+              "GB/s (%.3f ms) = %.0f%% of read %.2f GB/s; OpenBLAS sgemv "
+              "%.2f GB/s (%.3f ms), octet %.2fx faster per GEMV" % (
+                  k, n, out["copies"], gib, o, float(out["octet_ms"]),
+                  100 * o / r, r, b, float(out["openblas_ms"]),
+                  float(out["openblas_ms"]) / float(out["octet_ms"])))
+        rows.append(("gemv", threads, 1, k, n, o, r, b, 0))
+    print("\nload average after: %.2f %.2f %.2f" % os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,333 @@
+//===- cpu_kernels_bench.cpp - Octet CPU kernels vs oneDNN and OpenBLAS ---===//
+//
+// Driven by bench/cpu_kernels.py, which builds the octet libraries. Modes:
+//
+//   gemm LIB M K N REPS   INT8 GEMM with the full epilogue (per-tensor
+//                          activation scale, per-channel weight scales,
+//                          bias, ReLU, f32 out): the octet library, oneDNN
+//                          2.6 s8 x s8 -> f32 matmul with the same
+//                          epilogue (output scales, bias, ReLU post-op;
+//                          weights reordered to the layout oneDNN picks,
+//                          outside the timing), OpenBLAS sgemm on the float
+//                          model (+ bias and ReLU).
+//   gemv LIB K N GIB REPS  Decode GEMV (M = 1), W8A32: the octet library
+//                          with GIB GiB of i8 weights rotated (more than
+//                          the L3 holds), a plain read loop over the same
+//                          bytes, OpenBLAS sgemv with f32 weights (also
+//                          rotated over GIB GiB).
+//
+// Threads come from OCTET_NUM_THREADS, OMP_NUM_THREADS (oneDNN) and
+// OPENBLAS_NUM_THREADS, set by the driver script. DNNL_MAX_CPU_ISA selects
+// oneDNN's ISA. Each line printed is `key value` pairs for the script.
+//
+//===----------------------------------------------------------------------===//
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+template <typename T> struct Memref2d {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+};
+
+template <typename T> Memref2d<T> view(T *p, int64_t rows, int64_t cols) {
+  return {p, p, 0, {rows, cols}, {cols, 1}};
+}
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Median seconds of `reps` runs of `fn` after one warm-up.
+template <typename F> double timeMedian(int reps, F fn) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    double t0 = now();
+    fn();
+    t.push_back(now() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void *openLibrary(const char *path) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    std::fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
+    std::exit(1);
+  }
+  return h;
+}
+
+/// The weights, scales and bias of the benchmark models, from the same
+/// seed as bench/cpu_kernels.py writes into the .mlir (a small generator
+/// shared by both: w[k][n] = ((k * 7 + n * 13) % 255) - 127).
+int8_t weightCode(int64_t k, int64_t n) {
+  return static_cast<int8_t>((k * 7 + n * 13) % 255 - 127);
+}
+// Computed in double and rounded once, as numpy does for the .mlir.
+float weightScale(int64_t n) { return static_cast<float>(0.001 * (1 + n % 7)); }
+float biasValue(int64_t n) { return static_cast<float>(0.01 * (n % 11 - 5)); }
+constexpr float kActScale = 0.05f;
+
+int gemm(int argc, char **argv) {
+  if (argc < 7)
+    return 2;
+  const char *lib = argv[2];
+  int64_t M = std::atoll(argv[3]), K = std::atoll(argv[4]),
+          N = std::atoll(argv[5]);
+  int reps = std::atoi(argv[6]);
+  double ops = 2.0 * M * N * K;
+
+  std::mt19937 gen(42);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> a(M * K);
+  for (auto &v : a)
+    v = static_cast<int8_t>(dist(gen));
+
+  // --- octet ---------------------------------------------------------------
+  void *h = openLibrary(lib);
+  using Fn = void (*)(Memref2d<float> *, Memref2d<int8_t> *);
+  auto fn = reinterpret_cast<Fn>(dlsym(h, "_mlir_ciface_main"));
+  if (!fn) {
+    std::fprintf(stderr, "no _mlir_ciface_main in %s\n", lib);
+    return 1;
+  }
+  Memref2d<int8_t> av = view(a.data(), M, K);
+  Memref2d<float> out{};
+  std::vector<float> octetOut(M * N);
+  double tOctet = timeMedian(reps, [&] {
+    fn(&out, &av);
+    std::memcpy(octetOut.data(), out.aligned + out.offset,
+                sizeof(float) * M * N);
+    std::free(out.allocated);
+  });
+
+  // --- oneDNN ----------------------------------------------------------------
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  memory::dims sd = {M, K}, wd = {K, N}, bd = {1, N}, dd = {M, N};
+  auto srcMd = memory::desc(sd, memory::data_type::s8, memory::format_tag::ab);
+  auto wAny = memory::desc(wd, memory::data_type::s8, memory::format_tag::any);
+  auto biasMd = memory::desc(bd, memory::data_type::f32, memory::format_tag::ab);
+  auto dstMd = memory::desc(dd, memory::data_type::f32, memory::format_tag::ab);
+  primitive_attr attr;
+  std::vector<float> scales(N);
+  for (int64_t n = 0; n < N; ++n)
+    scales[n] = kActScale * weightScale(n);
+  attr.set_output_scales(1 << 1, scales);
+  post_ops po;
+  po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+  attr.set_post_ops(po);
+  auto pd = matmul::primitive_desc(
+      matmul::desc(srcMd, wAny, biasMd, dstMd), attr, eng);
+  std::vector<int8_t> w(K * N);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      w[k * N + n] = weightCode(k, n);
+  std::vector<float> bias(N);
+  for (int64_t n = 0; n < N; ++n)
+    bias[n] = biasValue(n);
+  memory srcMem(srcMd, eng, a.data());
+  memory wPlain(memory::desc(wd, memory::data_type::s8,
+                             memory::format_tag::ab),
+                eng, w.data());
+  memory wMem(pd.weights_desc(), eng);
+  reorder(wPlain, wMem).execute(s, wPlain, wMem);
+  memory biasMem(biasMd, eng, bias.data());
+  std::vector<float> dnnlOut(M * N);
+  memory dstMem(dstMd, eng, dnnlOut.data());
+  matmul mm(pd);
+  double tDnnl = timeMedian(reps, [&] {
+    mm.execute(s, {{DNNL_ARG_SRC, srcMem},
+                   {DNNL_ARG_WEIGHTS, wMem},
+                   {DNNL_ARG_BIAS, biasMem},
+                   {DNNL_ARG_DST, dstMem}});
+    s.wait();
+  });
+  std::string impl = pd.impl_info_str();
+  for (char &c : impl)
+    if (c == ' ')
+      c = '_';
+
+  // Exactness on 4096 sampled entries against the definition (exact i32
+  // sum, float(acc) * (sa * sb) + bias, ReLU): octet must match bit for
+  // bit; oneDNN's AVX2 int8 kernels use vpmaddubsw, whose s16 pair sums
+  // saturate, so it may not.
+  int64_t octetWrong = 0, dnnlWrong = 0;
+  double dnnlMaxRel = 0, yMax = 0;
+  std::mt19937 pick(7);
+  for (int i = 0; i < 4096; ++i) {
+    int64_t m = pick() % M, n = pick() % N;
+    int64_t acc = 0;
+    for (int64_t k = 0; k < K; ++k)
+      acc += int64_t(a[m * K + k]) * int64_t(w[k * N + n]);
+    float y = float(int32_t(acc)) * (kActScale * weightScale(n)) + bias[n];
+    y = std::max(y, 0.0f);
+    octetWrong += octetOut[m * N + n] != y;
+    dnnlWrong += dnnlOut[m * N + n] != y;
+    dnnlMaxRel = std::max(dnnlMaxRel, double(std::fabs(dnnlOut[m * N + n] - y)));
+    yMax = std::max(yMax, double(std::fabs(y)));
+  }
+
+  // --- OpenBLAS sgemm on the float model -------------------------------------
+  std::vector<float> af(M * K), wf(K * N), cf(M * N);
+  for (int64_t i = 0; i < M * K; ++i)
+    af[i] = kActScale * a[i];
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      wf[k * N + n] = weightScale(n) * w[k * N + n];
+  double tBlas = timeMedian(reps, [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                af.data(), K, wf.data(), N, 0.0f, cf.data(), N);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n)
+        cf[m * N + n] = std::max(cf[m * N + n] + bias[n], 0.0f);
+  });
+
+  std::printf("gemm M %lld K %lld N %lld octet_gops %.1f onednn_gops %.1f "
+              "openblas_gops %.1f onednn_impl %s octet_wrong %lld "
+              "onednn_wrong %lld onednn_max_rel %.3g\n",
+              (long long)M, (long long)K, (long long)N, ops / tOctet * 1e-9,
+              ops / tDnnl * 1e-9, ops / tBlas * 1e-9, impl.c_str(),
+              (long long)octetWrong, (long long)dnnlWrong,
+              dnnlMaxRel / std::max(yMax, 1e-30));
+  return 0;
+}
+
+struct ReadJob {
+  const int8_t *p;
+  int64_t n;
+  int64_t sum;
+};
+
+/// A plain read of `n` bytes (vectorized by the compiler): the bandwidth
+/// baseline.
+int64_t readAll(const int8_t *p, int64_t n) {
+  const __m256i *q = reinterpret_cast<const __m256i *>(p);
+  __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+  for (int64_t i = 0; i + 4 <= n / 32; i += 4) {
+    s0 = _mm256_xor_si256(s0, _mm256_loadu_si256(q + i));
+    s1 = _mm256_xor_si256(s1, _mm256_loadu_si256(q + i + 1));
+    s2 = _mm256_xor_si256(s2, _mm256_loadu_si256(q + i + 2));
+    s3 = _mm256_xor_si256(s3, _mm256_loadu_si256(q + i + 3));
+  }
+  __m256i s = _mm256_xor_si256(_mm256_xor_si256(s0, s1),
+                               _mm256_xor_si256(s2, s3));
+  return _mm256_extract_epi64(s, 0) ^ _mm256_extract_epi64(s, 1) ^
+         _mm256_extract_epi64(s, 2) ^ _mm256_extract_epi64(s, 3);
+}
+
+int gemv(int argc, char **argv) {
+  if (argc < 7)
+    return 2;
+  const char *lib = argv[2];
+  int64_t K = std::atoll(argv[3]), N = std::atoll(argv[4]);
+  double gib = std::atof(argv[5]);
+  int reps = std::atoi(argv[6]);
+  int threads = 1;
+  if (const char *t = std::getenv("OCTET_NUM_THREADS"))
+    threads = std::max(1, std::atoi(t));
+  int64_t bytes = K * N;
+  int64_t copies = static_cast<int64_t>(
+      std::ceil(gib * 1024.0 * 1024.0 * 1024.0 / double(bytes)));
+  std::vector<int8_t> w(bytes * copies);
+  for (int64_t i = 0; i < bytes * copies; ++i)
+    w[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
+  std::vector<float> x(K);
+  for (int64_t k = 0; k < K; ++k)
+    x[k] = 0.01f * static_cast<float>(k % 17 - 8);
+
+  void *h = openLibrary(lib);
+  using Fn = void (*)(Memref2d<float> *, Memref2d<float> *, Memref2d<int8_t> *);
+  auto fn = reinterpret_cast<Fn>(dlsym(h, "_mlir_ciface_main"));
+  if (!fn)
+    return 1;
+  Memref2d<float> xv = view(x.data(), 1, K);
+  int64_t next = 0;
+  // One timed call = one GEMV over the next copy of the weights.
+  double tOctet = timeMedian(reps * int(copies), [&] {
+    Memref2d<int8_t> wv = view(w.data() + (next++ % copies) * bytes, K, N);
+    Memref2d<float> out{};
+    fn(&out, &xv, &wv);
+    std::free(out.allocated);
+  });
+
+  // Read bandwidth over the same bytes, same thread count, whole buffer.
+  double tRead = timeMedian(reps, [&] {
+    std::vector<std::thread> pool;
+    std::vector<ReadJob> jobs(threads);
+    int64_t total = bytes * copies, chunk = total / threads / 64 * 64;
+    for (int t = 0; t < threads; ++t) {
+      jobs[t] = {w.data() + t * chunk,
+                 t + 1 == threads ? total - t * chunk : chunk, 0};
+      pool.emplace_back([&jobs, t] { jobs[t].sum = readAll(jobs[t].p, jobs[t].n); });
+    }
+    for (auto &th : pool)
+      th.join();
+    volatile int64_t sink = jobs[0].sum;
+    (void)sink;
+  });
+  double readGBs = double(bytes * copies) / tRead * 1e-9;
+  double octetGBs = double(bytes) / tOctet * 1e-9;
+
+  // OpenBLAS sgemv, f32 weights rotated over the same amount of memory.
+  w.clear();
+  w.shrink_to_fit();
+  int64_t fcopies = std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(gib * 1024.0 * 1024.0 * 1024.0 /
+                                        double(bytes * 4))));
+  std::vector<float> wf(bytes * fcopies);
+  for (int64_t i = 0; i < bytes * fcopies; ++i)
+    wf[i] = 0.001f * static_cast<float>(int(i % 251) - 125);
+  std::vector<float> y(N);
+  next = 0;
+  double tBlas = timeMedian(reps * int(fcopies), [&] {
+    const float *wp = wf.data() + (next++ % fcopies) * bytes;
+    cblas_sgemv(CblasRowMajor, CblasTrans, K, N, 1.0f, wp, N, x.data(), 1,
+                0.0f, y.data(), 1);
+  });
+  double blasGBs = double(bytes * 4) / tBlas * 1e-9;
+  std::printf("gemv K %lld N %lld copies %lld octet_ms %.3f octet_gbs %.2f "
+              "read_gbs %.2f openblas_ms %.3f openblas_gbs %.2f\n",
+              (long long)K, (long long)N, (long long)copies, tOctet * 1e3,
+              octetGBs, readGBs, tBlas * 1e3, blasGBs);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "gemm")
+    return gemm(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "gemv")
+    return gemv(argc, argv);
+  std::fprintf(stderr, "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
+                       "REPS\n",
+               argv[0]);
+  return 2;
+}

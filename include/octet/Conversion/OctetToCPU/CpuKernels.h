@@ -1,0 +1,116 @@
+//===- CpuKernels.h - Generated CPU GEMM kernels ----------------*- C++ -*-===//
+//
+// The kernels convert-octet-to-cpu generates for octet.matmul: a
+// description of one kernel (GemmConfig: instruction set, operand formats,
+// epilogue) and the builder of its task function. The task function runs
+// tiles [lo, hi) of the GEMM and is what the runtime's octet_parallel_for
+// calls; everything it reads comes from a context block of i64 slots
+// (CtxSlot) filled by the call site.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_CONVERSION_OCTETTOCPU_CPUKERNELS_H
+#define OCTET_CONVERSION_OCTETTOCPU_CPUKERNELS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace octet {
+namespace cpu {
+
+/// Instruction set of a generated kernel.
+enum class Isa {
+  avx2,    ///< Exact s16 pairs: vpmovsxbw + vpmaddwd + vpaddd (ymm).
+  vnni512, ///< AVX-512 VNNI vpdpbusd (zmm), A + 128 with compensation.
+  amx,     ///< AMX-INT8 tdpbssd tiles.
+  fma      ///< Weight-only: f32 FMA-class vector code (any x86-64 level).
+};
+
+/// How a parameter varies: absent, one value, or one per row (lhs) or per
+/// column (rhs, output).
+enum class Param { none, scalar, vector };
+
+/// Everything that distinguishes two generated kernels.
+struct GemmConfig {
+  Isa isa = Isa::avx2;
+  bool weightOnly = false;
+  bool lhsUnsigned = false, rhsUnsigned = false;
+  Param sa = Param::none, sb = Param::scalar, za = Param::none,
+        zb = Param::none, os = Param::none, oz = Param::none;
+  bool bias = false, relu = false;
+  /// Requantized output scheme (null: f32 output).
+  SchemeAttr outScheme;
+
+  // Register tile (rows x nv vectors of w 32-bit lanes), k per lane, and
+  // cache blocking (in rows, columns, k).
+  int64_t mr = 6, nv = 2, w = 8, kp = 2, mc = 72, nc = 256, kc = 512;
+  /// Column width of a packed rhs panel (nv * w except for AMX: 16).
+  int64_t packNr = 16;
+  /// K padding of the packed operands.
+  int64_t kAlign = 2;
+
+  int64_t nr() const { return nv * w; }
+  /// A unique symbol name for the task function.
+  std::string getName() const;
+};
+
+/// Slots of the context block (i64 each; pointers as integers).
+enum CtxSlot : int64_t {
+  kA = 0,    ///< packed lhs (integer) or the f32 lhs (weight-only)
+  kB,        ///< packed rhs (integer) or the K x N rhs codes (weight-only)
+  kC,        ///< result, M x N row-major
+  kM,
+  kN,
+  kK,        ///< K padded (integer) or K (weight-only)
+  kLda,      ///< weight-only: lhs row stride in elements
+  kTilesN,   ///< column tiles
+  kSa,
+  kSb,
+  kBias,
+  kComp,     ///< per-column compensation (i32 column sums of B), padded
+  kZa,
+  kZb,
+  kOs,
+  kOz,
+  kNumSlots
+};
+
+/// The LLVM features (without '+') the kernels of `isa` use.
+SmallVector<StringRef> getRequiredFeatures(Isa isa);
+
+/// Selects the tile sizes of `config.isa`.
+void setTileSizes(GemmConfig &config);
+
+/// Name of the attribute that marks a task function declaration with the
+/// description of its kernel (filled in by octet-emit-cpu-kernels).
+constexpr StringLiteral kKernelAttrName = "octet.cpu_kernel";
+
+/// The description of `config` as an attribute, and back.
+DictionaryAttr getConfigAttr(MLIRContext *ctx, const GemmConfig &config);
+FailureOr<GemmConfig> parseConfigAttr(DictionaryAttr attr);
+
+/// Returns the task function of `config` in `module`, declaring it on first
+/// use: func.func private @NAME(%ctx: !llvm.ptr, %lo: i64, %hi: i64),
+/// marked with kKernelAttrName, running the tiles [lo, hi) once its body is
+/// emitted.
+func::FuncOp getOrDeclareTaskFunction(ModuleOp module,
+                                      const GemmConfig &config);
+
+/// Emits the body of the declared task function `task` for `config`.
+void emitTaskBody(func::FuncOp task, const GemmConfig &config);
+
+/// Returns `name`, declared as a private external function of `type` in
+/// `module`.
+func::FuncOp getOrDeclareFunction(ModuleOp module, StringRef name,
+                                  FunctionType type);
+
+} // namespace cpu
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_CONVERSION_OCTETTOCPU_CPUKERNELS_H

@@ -1,0 +1,489 @@
+//===- OctetToCPU.cpp - octet.matmul to generated x86 kernels -------------===//
+//
+// convert-octet-to-cpu replaces each octet.matmul that a fast kernel covers
+// by a call of a generated task function through the runtime's thread pool:
+//
+//   - constant integer weights are packed at compile time into the kernel's
+//     layout (octet/Runtime/CpuPack.h), with their column sums when the
+//     kernel needs a compensation term;
+//   - at run time the activations are packed (octet_cpu_pack_lhs), a block
+//     of i64 slots describes the operands, and octet_parallel_for runs the
+//     task function over the output tiles;
+//   - the result is a fresh buffer returned to tensor land with
+//     bufferization.to_tensor.
+//
+// Everything else (FP8, 4-bit, per-group scales, rhs zero points of
+// integer GEMMs, batches, f16/bf16 results, non-x86 hosts) is left for
+// convert-octet-to-linalg, the portable lowering, which stays correct for
+// every octet.matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
+#include "octet/Conversion/Passes.h"
+#include "octet/Runtime/CpuPack.h"
+#include "octet/Target/Capabilities.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_CONVERTOCTETTOCPU
+#define GEN_PASS_DEF_OCTETEMITCPUKERNELS
+#include "octet/Conversion/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cpu;
+
+namespace {
+
+/// The kernel family a target (or strategy unit) name selects; none when
+/// the generated kernels do not apply.
+std::optional<Isa> isaOfName(StringRef name) {
+  return llvm::StringSwitch<std::optional<Isa>>(name)
+      .Cases({"amx-int8", "AMX", "amx"}, Isa::amx)
+      .Cases({"avx512-vnni", "AVX512-VNNI"}, Isa::vnni512)
+      .Cases({"avx2", "AVX2", "avx-vnni", "AVX-VNNI", "avx-vnni-int8",
+              "AVX-VNNI-INT8", "FMA"},
+             Isa::avx2)
+      .Default(std::nullopt);
+}
+
+/// Per-row/per-column kind of an lhs (`rowAxis` 0) or rhs/output (1)
+/// parameter under `scheme`; none when the kernels do not take it.
+std::optional<Param> paramKind(SchemeAttr scheme, int64_t axis, int64_t k) {
+  switch (scheme.getGranularity()) {
+  case Granularity::per_tensor:
+    return Param::scalar;
+  case Granularity::per_axis:
+    if (scheme.getAxis() == axis)
+      return Param::vector;
+    return std::nullopt;
+  case Granularity::per_group:
+    // Per-token lhs parameters are a group over the whole K.
+    if (axis == 0 && scheme.getAxis() == 1 && scheme.getGroupSize() == k)
+      return Param::vector;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool isByteInteger(SchemeAttr scheme) {
+  return scheme.getFormat() == StorageFormat::i8 ||
+         scheme.getFormat() == StorageFormat::u8;
+}
+
+/// What the rewrite needs besides the config.
+struct Plan {
+  GemmConfig config;
+  ElementsAttr rhsConstant; ///< integer kernels only
+  int64_t k = 0, n = 0;
+};
+
+/// Checks that `op` is covered and fills the kernel description; the
+/// reason otherwise.
+FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
+                           std::string &why) {
+  Plan plan;
+  GemmConfig &c = plan.config;
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  auto resType = cast<RankedTensorType>(op.getResult().getType());
+  auto fail = [&](const Twine &reason) -> FailureOr<Plan> {
+    why = reason.str();
+    return failure();
+  };
+  if (!isaChoice)
+    return fail("no x86 kernel for this target");
+  if (lhsType.getRank() != 2 || rhsType.getRank() != 2)
+    return fail("batched matmul");
+  if (!rhsType.hasStaticShape() || ShapedType::isDynamic(lhsType.getDimSize(1)))
+    return fail("dynamic K or N");
+  plan.k = rhsType.getDimSize(0);
+  plan.n = rhsType.getDimSize(1);
+  if (plan.k == 0 || plan.n == 0)
+    return fail("empty K or N");
+  SchemeAttr rhsScheme = op.getRhsScheme();
+  if (!isByteInteger(rhsScheme))
+    return fail("rhs format is not i8/u8");
+  c.rhsUnsigned = rhsScheme.isUnsigned();
+  std::optional<Param> sb = paramKind(rhsScheme, 1, plan.k);
+  if (!sb)
+    return fail("rhs scale is not per-tensor or per-column");
+  c.sb = *sb;
+
+  // Epilogue.
+  c.bias = static_cast<bool>(op.getBias());
+  c.relu = op.getRelu();
+  Type resElem = resType.getElementType();
+  if (std::optional<SchemeAttr> out = op.getOutScheme()) {
+    if (!isByteInteger(*out))
+      return fail("requantized result is not i8/u8");
+    std::optional<Param> os = paramKind(*out, 1, plan.k);
+    if (!os)
+      return fail("output scale is not per-tensor or per-column");
+    c.outScheme = *out;
+    c.os = *os;
+    c.oz = op.getOutZeroPoint() ? *os : Param::none;
+  } else if (!resElem.isF32()) {
+    return fail("result is not f32");
+  }
+
+  if (op.hasFloatLhs()) {
+    if (!lhsType.getElementType().isF32())
+      return fail("float lhs is not f32");
+    c.weightOnly = true;
+    c.isa = Isa::fma;
+    c.zb = op.getRhsZeroPoint() ? c.sb : Param::none;
+    setTileSizes(c);
+    return plan;
+  }
+
+  std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
+  if (!lhsScheme || !isByteInteger(*lhsScheme))
+    return fail("lhs format is not i8/u8");
+  if (op.getRhsZeroPoint())
+    return fail("integer GEMM with an rhs zero point");
+  if (!matchPattern(op.getRhs(), m_Constant(&plan.rhsConstant)) ||
+      !(isa<DenseElementsAttr>(plan.rhsConstant) ||
+        (isa<DenseResourceElementsAttr>(plan.rhsConstant) &&
+         cast<DenseResourceElementsAttr>(plan.rhsConstant)
+             .getRawHandle()
+             .getBlob())))
+    return fail("rhs is not a constant (weights are packed at compile "
+                "time)");
+  c.lhsUnsigned = lhsScheme->isUnsigned();
+  std::optional<Param> sa = paramKind(*lhsScheme, 0, plan.k);
+  if (!sa)
+    return fail("lhs scale is not per-tensor or per-row");
+  c.sa = *sa;
+  c.za = op.getLhsZeroPoint() ? *sa : Param::none;
+  c.isa = *isaChoice;
+  // AMX here is tdpbssd (s8 x s8); VNNI takes an unsigned rhs only through
+  // a second compensation, which the AVX2 kernel does not need.
+  if (c.isa == Isa::amx && (c.lhsUnsigned || c.rhsUnsigned))
+    c.isa = Isa::vnni512;
+  if (c.isa == Isa::vnni512 && c.rhsUnsigned)
+    c.isa = Isa::avx2;
+  setTileSizes(c);
+  return plan;
+}
+
+/// Emits the rewrite of one planned op.
+class CallSiteEmitter {
+public:
+  CallSiteEmitter(RewriterBase &b, MatmulOp op, const Plan &plan,
+                  ModuleOp module)
+      : b(b), op(op), plan(plan), c(plan.config), module(module),
+        loc(op.getLoc()) {
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  }
+
+  Value emit();
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); }
+  Value cst32(int32_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  /// The address of a memref's first element, as i64.
+  Value addressOfBuffer(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value offset = arith::MulIOp::create(
+        b, loc, meta.getOffset(),
+        arith::ConstantIndexOp::create(
+            b, loc, type.getElementTypeBitWidth() / 8));
+    Value addr = arith::AddIOp::create(b, loc, base, offset);
+    return arith::IndexCastOp::create(b, loc, i64, addr);
+  }
+  /// The address of a tensor's data (an identity-layout buffer).
+  Value addressOf(Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                                     /*read_only=*/true);
+    return addressOfBuffer(buffer);
+  }
+  Value addressOfConstant(DenseElementsAttr attr) {
+    Value t = arith::ConstantOp::create(b, loc, attr);
+    return addressOf(t);
+  }
+  Value ptr(Value i) { return LLVM::IntToPtrOp::create(b, loc, ptrTy, i); }
+  /// The address of a NUL-terminated constant string.
+  Value globalString(StringRef text) {
+    std::string name = ("__octet_str_" + text).str();
+    for (char &ch : name)
+      if (!llvm::isAlnum(ch))
+        ch = '_';
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!global) {
+      OpBuilder mb(module.getBodyRegion());
+      mb.setInsertionPointToStart(module.getBody());
+      std::string value = text.str();
+      value.push_back('\0');
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+      global = LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
+                                      LLVM::Linkage::Internal, name,
+                                      mb.getStringAttr(value));
+    }
+    return LLVM::AddressOfOp::create(b, loc, global);
+  }
+  Value call(StringRef name, TypeRange results, ValueRange args) {
+    auto type = FunctionType::get(b.getContext(), args.getTypes(), results);
+    func::FuncOp f = getOrDeclareFunction(module, name, type);
+    auto callOp = func::CallOp::create(b, loc, f, args);
+    return results.empty() ? Value() : callOp.getResult(0);
+  }
+
+  RewriterBase &b;
+  MatmulOp op;
+  const Plan &plan;
+  const GemmConfig &c;
+  ModuleOp module;
+  Location loc;
+  Type i32, i64, ptrTy;
+};
+
+Value CallSiteEmitter::emit() {
+  int64_t k = plan.k, n = plan.n;
+  Value mIndex = tensor::DimOp::create(b, loc, op.getLhs(), 0);
+  Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
+  SmallVector<Value> slots(kNumSlots);
+  for (Value &s : slots)
+    s = cst(0);
+  slots[kM] = m;
+  slots[kN] = cst(n);
+  Value tasks;
+
+  if (c.weightOnly) {
+    slots[kA] = addressOf(op.getLhs());
+    slots[kB] = addressOf(op.getRhs());
+    slots[kK] = cst(k);
+    slots[kLda] = cst(k);
+    int64_t tilesN = (n + c.nc - 1) / c.nc;
+    slots[kTilesN] = cst(tilesN);
+    tasks = cst(tilesN);
+    if (Value zb = op.getRhsZeroPoint())
+      slots[kZb] = addressOf(zb);
+  } else {
+    // Weights, packed at compile time.
+    int64_t kpad = ::octet::cpu::roundUp(k, c.kAlign);
+    int64_t npad = ::octet::cpu::roundUp(n, c.isa == Isa::amx ? 32 : c.nr());
+    std::vector<int8_t> codes(static_cast<size_t>(k * n));
+    if (auto dense = dyn_cast<DenseElementsAttr>(plan.rhsConstant)) {
+      ArrayRef<char> raw = dense.getRawData();
+      if (dense.isSplat())
+        std::fill(codes.begin(), codes.end(), static_cast<int8_t>(raw[0]));
+      else
+        std::memcpy(codes.data(), raw.data(), codes.size());
+    } else {
+      ArrayRef<char> raw = cast<DenseResourceElementsAttr>(plan.rhsConstant)
+                               .getRawHandle()
+                               .getBlob()
+                               ->getData();
+      std::memcpy(codes.data(), raw.data(),
+                  std::min(codes.size(), raw.size()));
+    }
+    std::vector<int8_t> packed(static_cast<size_t>(npad * kpad));
+    ::octet::cpu::packRhs(codes.data(), k, n, n, c.packNr, c.kp, kpad,
+                          packed.data());
+    auto packedType = RankedTensorType::get(
+        {static_cast<int64_t>(packed.size())}, b.getI8Type());
+    slots[kB] = addressOfConstant(DenseElementsAttr::get(
+        packedType, ArrayRef<int8_t>(packed.data(), packed.size())));
+    bool needComp = c.isa != Isa::avx2 &&
+                    (c.za != Param::none ||
+                     (c.isa == Isa::vnni512 && !c.lhsUnsigned));
+    if (needComp) {
+      std::vector<int32_t> sums(static_cast<size_t>(npad), 0);
+      ::octet::cpu::rhsColumnSums(codes.data(), k, n, n, c.rhsUnsigned,
+                                  sums.data());
+      auto sumType = RankedTensorType::get({npad}, i32);
+      slots[kComp] = addressOfConstant(
+          DenseElementsAttr::get(sumType, ArrayRef<int32_t>(sums)));
+    }
+    slots[kK] = cst(kpad);
+
+    // Activations, packed at run time into this thread's scratch slot 0.
+    using ::octet::cpu::LhsMode;
+    LhsMode mode = c.isa == Isa::avx2      ? LhsMode::s16MinusZp
+                   : c.isa == Isa::vnni512 ? LhsMode::u8Shifted
+                                           : LhsMode::s8Rows;
+    int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
+    int64_t mr = c.isa == Isa::amx ? 32 : c.mr;
+    Value mPad = arith::MulIOp::create(
+        b, loc,
+        arith::DivSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, m, cst(mr - 1)), cst(mr)),
+        cst(mr));
+    Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * esA));
+    Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
+    Value zaAddr = cst(0);
+    if (Value za = op.getLhsZeroPoint()) {
+      zaAddr = addressOf(za);
+      slots[kZa] = zaAddr;
+    }
+    int32_t modeBits = static_cast<int32_t>(mode) |
+                       (c.lhsUnsigned ? ::octet::cpu::kLhsUnsignedBit : 0);
+    call("octet_cpu_pack_lhs", {},
+         {ptr(addressOf(op.getLhs())), m, cst(k), cst(k), cst32(modeBits),
+          ptr(mode == LhsMode::s16MinusZp ? zaAddr : cst(0)),
+          cst32(c.za == Param::vector ? 1 : 0), cst(mr), cst(kpad), packedA});
+    slots[kA] = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
+    // The kernel's instructions exist on this CPU (checked once per
+    // process and feature list; a clear message instead of SIGILL).
+    std::string features =
+        llvm::join(getRequiredFeatures(c.isa), ",");
+    call("octet_cpu_require_features", {}, {globalString(features)});
+    if (c.isa == Isa::amx)
+      call("octet_cpu_require_amx", {},
+           {LLVM::ZeroOp::create(b, loc, ptrTy).getResult()});
+    int64_t tilesN = (npad + c.nc - 1) / c.nc;
+    Value tilesM = arith::DivSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, mPad, cst(c.mc - 1)),
+        cst(c.mc));
+    slots[kTilesN] = cst(tilesN);
+    tasks = arith::MulIOp::create(b, loc, tilesM, cst(tilesN));
+  }
+
+  if (Value sa = op.getLhsScale(); sa && !c.weightOnly)
+    slots[kSa] = addressOf(sa);
+  slots[kSb] = addressOf(op.getRhsScale());
+  if (Value bias = op.getBias())
+    slots[kBias] = addressOf(bias);
+  if (c.outScheme) {
+    slots[kOs] = addressOf(op.getOutScale());
+    if (Value oz = op.getOutZeroPoint())
+      slots[kOz] = addressOf(oz);
+  }
+
+  // The result buffer.
+  auto resType = cast<RankedTensorType>(op.getResult().getType());
+  auto outType =
+      MemRefType::get({ShapedType::kDynamic, n}, resType.getElementType());
+  Value out = memref::AllocOp::create(b, loc, outType, ValueRange{mIndex},
+                                      b.getI64IntegerAttr(64));
+  slots[kC] = addressOfBuffer(out);
+
+  // The context block and the parallel loop over tiles.
+  auto ctxType = MemRefType::get({kNumSlots}, i64);
+  Value ctx = memref::AllocaOp::create(b, loc, ctxType, b.getI64IntegerAttr(8));
+  for (auto [i, v] : llvm::enumerate(slots))
+    memref::StoreOp::create(b, loc, v, ctx,
+                            ValueRange{arith::ConstantIndexOp::create(
+                                b, loc, static_cast<int64_t>(i))});
+  func::FuncOp task = getOrDeclareTaskFunction(module, c);
+  Value fn = func::ConstantOp::create(b, loc, task.getFunctionType(),
+                                      SymbolRefAttr::get(task));
+  call("octet_parallel_for", {}, {tasks, fn, ptr(addressOfBuffer(ctx))});
+
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()),
+      out, /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != resType)
+    result = tensor::CastOp::create(b, loc, resType, result);
+  return result;
+}
+
+struct ConvertOctetToCPUPass
+    : public mlir::octet::impl::ConvertOctetToCPUBase<ConvertOctetToCPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The kernel family of the module: a forced one, the #octet.target, or
+    // the running host.
+    std::optional<Isa> moduleIsa;
+    if (kernelIsa != "auto") {
+      if (kernelIsa == "none")
+        return;
+      moduleIsa = isaOfName(kernelIsa);
+      if (!moduleIsa) {
+        module.emitError() << "convert-octet-to-cpu: unknown isa '" << kernelIsa
+                           << "'; expected auto, none, avx2, avx512-vnni or "
+                              "amx-int8";
+        return signalPassFailure();
+      }
+    } else if (auto target = module->getAttrOfType<TargetAttr>(
+                   target::kTargetAttrName)) {
+      moduleIsa = isaOfName(target.getName());
+    } else {
+      FailureOr<target::HostResolution> host =
+          target::resolveRunningHost([&] { return module.emitError(); });
+      if (failed(host))
+        return signalPassFailure();
+      moduleIsa = isaOfName(host->target->name);
+    }
+
+    SmallVector<MatmulOp> ops;
+    module.walk([&](MatmulOp op) { ops.push_back(op); });
+    IRRewriter rewriter(module.getContext());
+    for (MatmulOp op : ops) {
+      std::optional<Isa> opIsa = moduleIsa;
+      // A strategy chosen by octet-select-lowering decides, unless forced.
+      if (auto strategy = op->getAttrOfType<StrategyAttr>("octet.strategy");
+          strategy && kernelIsa == "auto") {
+        if (strategy.getKind() == StrategyKind::fallback)
+          opIsa = std::nullopt;
+        else if (strategy.getKind() != StrategyKind::weight_only)
+          opIsa = isaOfName(strategy.getUnit());
+      }
+      std::string why;
+      FailureOr<Plan> plan = planMatmul(op, opIsa, why);
+      if (failed(plan)) {
+        if (remarks)
+          op.emitRemark() << "convert-octet-to-cpu: portable lowering ("
+                          << why << ")";
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      CallSiteEmitter emitter(rewriter, op, *plan, module);
+      Value result = emitter.emit();
+      rewriter.replaceOp(op, result);
+    }
+  }
+};
+
+struct OctetEmitCpuKernelsPass
+    : public mlir::octet::impl::OctetEmitCpuKernelsBase<
+          OctetEmitCpuKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> tasks;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isExternal() && f->hasAttr(kKernelAttrName))
+        tasks.push_back(f);
+    for (func::FuncOp f : tasks) {
+      auto attr = f->getAttrOfType<DictionaryAttr>(kKernelAttrName);
+      FailureOr<GemmConfig> config =
+          attr ? parseConfigAttr(attr) : FailureOr<GemmConfig>(failure());
+      if (failed(config)) {
+        f.emitOpError() << "has an invalid " << kKernelAttrName
+                        << " description";
+        return signalPassFailure();
+      }
+      emitTaskBody(f, *config);
+    }
+  }
+};
+
+} // namespace

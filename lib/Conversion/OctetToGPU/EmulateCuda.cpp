@@ -1,0 +1,424 @@
+//===- EmulateCuda.cpp - octet-emulate-cuda -------------------------------===//
+//
+// Turns the output of convert-octet-to-gpu into host code that runs the
+// same kernels on the CPU (runtime/lib/CudaEmulator.cpp), so that the
+// kernels' numerics can be tested on machines without a GPU:
+//
+//  - every gpu.func of @octet_kernels becomes a func.func; address spaces
+//    are dropped; NVVM operations become calls of the emulator (special
+//    registers, barriers, cp.async, mma.sync and its inline-PTX FP8 form,
+//    wgmma, shfl, prmt); the cp.async/wgmma waits and the proxy fence are
+//    no-ops because the emulated operations complete at once;
+//  - gpu.launch_func becomes octet_emu_launch of a trampoline that unpacks
+//    the arguments; gpu.alloc/memcpy/memset/dealloc become memref ops on
+//    host memory; gpu.wait disappears.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToGPU/OctetToGPU.h"
+#include "octet/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_OCTETEMULATECUDA
+#include "octet/Conversion/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+
+namespace {
+
+// Type codes of the emulator (CudaEmulator.cpp).
+constexpr int32_t kS8 = 0, kU8 = 1, kE4M3 = 2, kE5M2 = 3;
+
+class Emulator {
+public:
+  explicit Emulator(ModuleOp module)
+      : module(module), ctx(module.getContext()), b(ctx),
+        ptr(LLVM::LLVMPointerType::get(ctx)) {}
+
+  LogicalResult run();
+
+private:
+  /// `func.func private @name` with `type`, declared once.
+  func::FuncOp runtimeFunction(StringRef name, FunctionType type) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+    f.setPrivate();
+    return f;
+  }
+  Value call(Location loc, StringRef name, TypeRange results,
+             ValueRange args) {
+    SmallVector<Type> argTypes(args.getTypes());
+    func::FuncOp f = runtimeFunction(
+        name, FunctionType::get(ctx, argTypes, results));
+    auto op = func::CallOp::create(b, loc, f, args);
+    return op.getNumResults() ? op.getResult(0) : Value();
+  }
+  Value cst32(Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value cst64(Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  /// An array of `count` elements of `elem` on the stack of `func` (at its
+  /// entry, so that loops do not grow the stack).
+  Value stackArray(func::FuncOp func, Type elem, int64_t count) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    Location loc = func.getLoc();
+    return LLVM::AllocaOp::create(b, loc, ptr,
+                                  LLVM::LLVMArrayType::get(elem, count),
+                                  cst64(loc, 1), 16);
+  }
+  Value element(Location loc, Value array, Type elem, int64_t count,
+                int64_t i) {
+    return LLVM::GEPOp::create(b, loc, ptr,
+                               LLVM::LLVMArrayType::get(elem, count), array,
+                               ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+  }
+
+  LogicalResult convertKernel(gpu::GPUFuncOp kernel);
+  LogicalResult rewriteKernelBody(func::FuncOp func);
+  Value emulateMma(func::FuncOp func, Location loc, Type structType,
+                   ValueRange a, ValueRange bRegs, ValueRange c,
+                   int32_t typeA, int32_t typeB);
+  LogicalResult rewriteHost(func::FuncOp func);
+
+  ModuleOp module;
+  MLIRContext *ctx;
+  OpBuilder b;
+  LLVM::LLVMPointerType ptr;
+  /// Kernel name -> its trampoline.
+  llvm::StringMap<func::FuncOp> trampolines;
+};
+
+int32_t mmaTypeCode(NVVM::MMATypes t) {
+  switch (t) {
+  case NVVM::MMATypes::u8:
+    return kU8;
+  case NVVM::MMATypes::e4m3:
+    return kE4M3;
+  case NVVM::MMATypes::e5m2:
+    return kE5M2;
+  default:
+    return kS8;
+  }
+}
+
+int32_t wgmmaTypeCode(NVVM::WGMMATypes t) {
+  switch (t) {
+  case NVVM::WGMMATypes::u8:
+    return kU8;
+  case NVVM::WGMMATypes::e4m3:
+    return kE4M3;
+  case NVVM::WGMMATypes::e5m2:
+    return kE5M2;
+  default:
+    return kS8;
+  }
+}
+
+int32_t ptxTypeCode(StringRef t) {
+  return llvm::StringSwitch<int32_t>(t)
+      .Case("u8", kU8)
+      .Case("e4m3", kE4M3)
+      .Case("e5m2", kE5M2)
+      .Default(kS8);
+}
+
+Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
+                           ValueRange a, ValueRange bRegs, ValueRange c,
+                           int32_t typeA, int32_t typeB) {
+  Type i32 = b.getI32Type();
+  bool floatAcc = isa<FloatType>(c[0].getType());
+  Value in = stackArray(func, i32, 10);
+  Value out = stackArray(func, i32, 4);
+  SmallVector<Value> all(a.begin(), a.end());
+  all.append(bRegs.begin(), bRegs.end());
+  for (Value v : c)
+    all.push_back(floatAcc ? Value(arith::BitcastOp::create(b, loc, i32, v))
+                           : v);
+  for (auto [i, v] : llvm::enumerate(all))
+    LLVM::StoreOp::create(b, loc, v, element(loc, in, i32, 10, i));
+  call(loc, "octet_emu_mma_sync", {},
+       {in, out, cst32(loc, typeA), cst32(loc, typeB), cst32(loc, floatAcc)});
+  Value result = LLVM::UndefOp::create(b, loc, structType);
+  for (int64_t i = 0; i < 4; ++i) {
+    Value v = LLVM::LoadOp::create(b, loc, i32, element(loc, out, i32, 4, i));
+    if (floatAcc)
+      v = arith::BitcastOp::create(b, loc, b.getF32Type(), v);
+    result = LLVM::InsertValueOp::create(b, loc, result, v, i);
+  }
+  return result;
+}
+
+LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
+  // Generic pointers everywhere: the emulated memory is the host's.
+  func.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto p = dyn_cast<LLVM::LLVMPointerType>(v.getType());
+          p && p.getAddressSpace() != 0)
+        v.setType(ptr);
+    for (Region &r : op->getRegions())
+      for (Block &blk : r)
+        for (BlockArgument arg : blk.getArguments())
+          if (auto p = dyn_cast<LLVM::LLVMPointerType>(arg.getType());
+              p && p.getAddressSpace() != 0)
+            arg.setType(ptr);
+  });
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) { ops.push_back(op); });
+  Type i32 = b.getI32Type();
+  for (Operation *op : ops) {
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    auto replace = [&](Value v) {
+      op->getResult(0).replaceAllUsesWith(v);
+      op->erase();
+    };
+    auto sreg = [&](int32_t code) {
+      replace(call(loc, "octet_emu_sreg", {i32}, {cst32(loc, code)}));
+    };
+    if (auto asCast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
+      replace(asCast.getArg());
+    } else if (isa<LLVM::AddressOfOp>(op)) {
+      replace(call(loc, "octet_emu_shared", {ptr}, {}));
+    } else if (isa<NVVM::ThreadIdXOp>(op)) {
+      sreg(0);
+    } else if (isa<NVVM::ThreadIdYOp>(op)) {
+      sreg(1);
+    } else if (isa<NVVM::ThreadIdZOp>(op)) {
+      sreg(2);
+    } else if (isa<NVVM::BlockIdXOp>(op)) {
+      sreg(3);
+    } else if (isa<NVVM::BlockIdYOp>(op)) {
+      sreg(4);
+    } else if (isa<NVVM::BlockIdZOp>(op)) {
+      sreg(5);
+    } else if (isa<NVVM::GridDimXOp>(op)) {
+      sreg(6);
+    } else if (isa<NVVM::GridDimYOp>(op)) {
+      sreg(7);
+    } else if (isa<NVVM::GridDimZOp>(op)) {
+      sreg(8);
+    } else if (isa<NVVM::BlockDimXOp>(op)) {
+      sreg(9);
+    } else if (isa<NVVM::Barrier0Op>(op)) {
+      call(loc, "octet_emu_barrier", {}, {});
+      op->erase();
+    } else if (auto cp = dyn_cast<NVVM::CpAsyncOp>(op)) {
+      Value size = cst32(loc, cp.getSize());
+      Value src = cp.getCpSize() ? cp.getCpSize() : size;
+      call(loc, "octet_emu_cp_async", {}, {cp.getDst(), cp.getSrc(), size,
+                                           src});
+      op->erase();
+    } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+                   NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
+                   NVVM::WgmmaGroupSyncAlignedOp,
+                   NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      op->erase();
+    } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+      replace(emulateMma(func, loc, mma.getType(), mma.getOperandA(),
+                         mma.getOperandB(), mma.getOperandC(),
+                         mmaTypeCode(*mma.getMultiplicandAPtxType()),
+                         mmaTypeCode(*mma.getMultiplicandBPtxType())));
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 {...}
+      StringRef text = asmOp.getAsmString();
+      if (!text.starts_with("mma.sync.aligned.m16n8k32.row.col.f32."))
+        return asmOp.emitError() << "octet-emulate-cuda: cannot emulate "
+                                    "inline PTX '"
+                                 << text << "'";
+      SmallVector<StringRef> parts;
+      text.split(' ').first.split(parts, '.');
+      ValueRange operands = asmOp.getOperands();
+      replace(emulateMma(func, loc, asmOp.getResult(0).getType(),
+                         operands.take_front(4), operands.slice(4, 2),
+                         operands.slice(6, 4), ptxTypeCode(parts[7]),
+                         ptxTypeCode(parts[8])));
+    } else if (auto wg = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      auto structType = cast<LLVM::LLVMStructType>(wg.getType());
+      int64_t n = structType.getBody().size();
+      bool floatAcc = isa<FloatType>(structType.getBody()[0]);
+      Value acc = stackArray(func, i32, n);
+      for (int64_t i = 0; i < n; ++i) {
+        Value v = LLVM::ExtractValueOp::create(b, loc, wg.getInouts(), i);
+        if (floatAcc)
+          v = arith::BitcastOp::create(b, loc, i32, v);
+        LLVM::StoreOp::create(b, loc, v, element(loc, acc, i32, n, i));
+      }
+      call(loc, "octet_emu_wgmma", {},
+           {acc, cst32(loc, wg.getShape().getN()), wg.getDescriptorA(),
+            wg.getDescriptorB(), cst32(loc, wgmmaTypeCode(wg.getTypeA())),
+            cst32(loc, wgmmaTypeCode(wg.getTypeB())), cst32(loc, floatAcc)});
+      Value result = LLVM::UndefOp::create(b, loc, structType);
+      for (int64_t i = 0; i < n; ++i) {
+        Value v =
+            LLVM::LoadOp::create(b, loc, i32, element(loc, acc, i32, n, i));
+        if (floatAcc)
+          v = arith::BitcastOp::create(b, loc, b.getF32Type(), v);
+        result = LLVM::InsertValueOp::create(b, loc, result, v, i);
+      }
+      replace(result);
+    } else if (auto shfl = dyn_cast<NVVM::ShflOp>(op)) {
+      if (shfl.getKind() != NVVM::ShflKind::bfly ||
+          !shfl.getType().isF32())
+        return shfl.emitError() << "octet-emulate-cuda: only f32 butterfly "
+                                   "shuffles are emulated";
+      replace(call(loc, "octet_emu_shfl_bfly", {b.getF32Type()},
+                   {shfl.getVal(), shfl.getOffset()}));
+    } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      if (intr.getIntrin() != "llvm.nvvm.prmt")
+        return intr.emitError() << "octet-emulate-cuda: cannot emulate "
+                                << intr.getIntrin();
+      replace(call(loc, "octet_emu_prmt", {i32}, intr.getArgs()));
+    } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+      rmw.setSyncscopeAttr(StringAttr()); // host atomics are system-wide
+    } else if (auto fence = dyn_cast<LLVM::FenceOp>(op)) {
+      fence.setSyncscopeAttr(StringAttr());
+    } else if (op->getDialect() &&
+               op->getDialect()->getNamespace() == "nvvm") {
+      return op->emitError() << "octet-emulate-cuda: cannot emulate "
+                             << op->getName();
+    }
+  }
+  return success();
+}
+
+LogicalResult Emulator::convertKernel(gpu::GPUFuncOp kernel) {
+  Location loc = kernel.getLoc();
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, loc, kernel.getName(),
+                                   kernel.getFunctionType());
+  func.setPrivate();
+  func.getBody().takeBody(kernel.getBody());
+  func.walk([&](gpu::ReturnOp ret) {
+    b.setInsertionPoint(ret);
+    func::ReturnOp::create(b, ret.getLoc());
+    ret.erase();
+  });
+  if (failed(rewriteKernelBody(func)))
+    return failure();
+
+  // The trampoline octet_emu_launch calls: unpacks void *args[].
+  b.setInsertionPointToEnd(module.getBody());
+  auto tramp = func::FuncOp::create(
+      b, loc, (kernel.getName() + "__emu").str(),
+      FunctionType::get(ctx, {ptr}, {}));
+  tramp.setPrivate();
+  Block *entry = tramp.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> args;
+  int64_t n = func.getNumArguments();
+  for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
+    Value slot = LLVM::LoadOp::create(
+        b, loc, ptr, element(loc, entry->getArgument(0), ptr, n, i));
+    args.push_back(LLVM::LoadOp::create(b, loc, t, slot));
+  }
+  func::CallOp::create(b, loc, func, args);
+  func::ReturnOp::create(b, loc);
+  trampolines[kernel.getName()] = tramp;
+  return success();
+}
+
+LogicalResult Emulator::rewriteHost(func::FuncOp func) {
+  SmallVector<Operation *> gpuOps;
+  func.walk([&](Operation *op) {
+    if (isa<gpu::GPUDialect>(op->getDialect()))
+      gpuOps.push_back(op);
+  });
+  Type i64t = b.getI64Type();
+  for (Operation *op : gpuOps) {
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      Value m = memref::AllocOp::create(b, loc, alloc.getType(),
+                                        alloc.getDynamicSizes());
+      alloc.getMemref().replaceAllUsesWith(m);
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      memref::CopyOp::create(b, loc, copy.getSrc(), copy.getDst());
+    } else if (auto set = dyn_cast<gpu::MemsetOp>(op)) {
+      linalg::FillOp::create(b, loc, set.getValue(), set.getDst());
+    } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+      memref::DeallocOp::create(b, loc, dealloc.getMemref());
+    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      func::FuncOp tramp = trampolines.lookup(launch.getKernelName());
+      if (!tramp)
+        return launch.emitError() << "octet-emulate-cuda: unknown kernel "
+                                  << launch.getKernel();
+      int64_t n = launch.getKernelOperands().size();
+      Value array = stackArray(func, ptr, n);
+      for (auto [i, v] : llvm::enumerate(launch.getKernelOperands())) {
+        Value slot = stackArray(func, v.getType(), 1);
+        LLVM::StoreOp::create(b, loc, v, slot);
+        LLVM::StoreOp::create(b, loc, slot, element(loc, array, ptr, n, i));
+      }
+      auto wide = [&](Value idx) -> Value {
+        return arith::IndexCastOp::create(b, loc, i64t, idx);
+      };
+      Value smem = launch.getDynamicSharedMemorySize()
+                       ? Value(arith::ExtUIOp::create(
+                             b, loc, i64t,
+                             launch.getDynamicSharedMemorySize()))
+                       : cst64(loc, 0);
+      Value fn = func::ConstantOp::create(b, loc, tramp.getFunctionType(),
+                                          tramp.getSymName());
+      call(loc, "octet_emu_launch", {},
+           {fn, wide(launch.getGridSizeX()), wide(launch.getGridSizeY()),
+            wide(launch.getGridSizeZ()), wide(launch.getBlockSizeX()),
+            wide(launch.getBlockSizeY()), wide(launch.getBlockSizeZ()), smem,
+            array});
+    } else if (!isa<gpu::WaitOp>(op)) {
+      return op->emitError() << "octet-emulate-cuda: cannot emulate "
+                             << op->getName();
+    }
+  }
+  // Async tokens only flow between these ops: erase them users first.
+  for (Operation *op : llvm::reverse(gpuOps)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  return success();
+}
+
+LogicalResult Emulator::run() {
+  auto gpuModule =
+      module.lookupSymbol<gpu::GPUModuleOp>(kCudaKernelModuleName);
+  if (!gpuModule)
+    return success();
+  for (auto kernel :
+       llvm::make_early_inc_range(gpuModule.getOps<gpu::GPUFuncOp>()))
+    if (failed(convertKernel(kernel)))
+      return failure();
+  for (auto f : llvm::to_vector(module.getOps<func::FuncOp>()))
+    if (!f.isExternal() && failed(rewriteHost(f)))
+      return failure();
+  gpuModule.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  return success();
+}
+
+struct OctetEmulateCudaPass
+    : octet::impl::OctetEmulateCudaBase<OctetEmulateCudaPass> {
+  void runOnOperation() override {
+    if (failed(Emulator(getOperation()).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace

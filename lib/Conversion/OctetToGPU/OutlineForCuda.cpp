@@ -1,0 +1,377 @@
+//===- OutlineForCuda.cpp - octet-outline-for-cuda ------------------------===//
+//
+// The tensor-level half of the CUDA lowering: each octet op becomes a call
+// of a private launch stub that describes it (OctetToGPU.h). Bufferization
+// then turns the stubs' signatures into memrefs, and convert-octet-to-gpu
+// gives them bodies. The matmul kernel is chosen here, from the module's
+// #octet.target and the capability table; where the chosen kernel is not
+// the table's unit (batches, per-group scales, 4-bit codes, tcgen05) a
+// remark says so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "octet/Conversion/OctetToGPU/OctetToGPU.h"
+#include "octet/Conversion/Passes.h"
+#include "octet/Target/Capabilities.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_OCTETOUTLINEFORCUDA
+#include "octet/Conversion/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cuda;
+namespace tgt = mlir::octet::target;
+
+namespace {
+
+/// Creates the launch stubs, numbered per module.
+struct StubFactory {
+  ModuleOp module;
+  const tgt::TargetInfo *target;
+  unsigned counter = 0;
+
+  func::FuncOp create(ConversionPatternRewriter &rewriter, Operation *op,
+                      StringRef kind, ValueRange args,
+                      ArrayRef<std::string> roles, TypeRange results,
+                      DictionaryAttr schemes,
+                      ArrayRef<NamedAttribute> extra = {}) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToEnd(module.getBody());
+    std::string name;
+    do {
+      name = ("octet_cuda_" + kind + "_" + Twine(counter++)).str();
+    } while (module.lookupSymbol(name));
+    auto stub = func::FuncOp::create(
+        rewriter, op->getLoc(), name,
+        rewriter.getFunctionType(args.getTypes(), results));
+    stub.setPrivate();
+    MLIRContext *ctx = rewriter.getContext();
+    for (unsigned i = 0; i < args.size(); ++i)
+      stub.setArgAttr(i, "bufferization.access",
+                      StringAttr::get(ctx, "read"));
+    stub->setAttr(kCudaOpAttr, StringAttr::get(ctx, kind));
+    SmallVector<Attribute> roleAttrs;
+    for (const std::string &r : roles)
+      roleAttrs.push_back(StringAttr::get(ctx, r));
+    stub->setAttr(kCudaRolesAttr, ArrayAttr::get(ctx, roleAttrs));
+    stub->setAttr(kCudaSchemesAttr, schemes);
+    for (const NamedAttribute &a : extra)
+      stub->setAttr(a.getName(), a.getValue());
+    return stub;
+  }
+};
+
+/// Collects (value, role) pairs, skipping absent optional operands.
+struct Args {
+  SmallVector<Value> values;
+  SmallVector<std::string> roles;
+  void add(Value v, StringRef role) {
+    if (!v)
+      return;
+    values.push_back(v);
+    roles.push_back(role.str());
+  }
+};
+
+DictionaryAttr schemeDict(MLIRContext *ctx,
+                          ArrayRef<std::pair<StringRef, SchemeAttr>> schemes) {
+  SmallVector<NamedAttribute> attrs;
+  for (auto [name, s] : schemes)
+    if (s)
+      attrs.push_back(NamedAttribute(StringAttr::get(ctx, name), s));
+  return DictionaryAttr::get(ctx, attrs);
+}
+
+template <typename OpTy>
+struct OutlinePattern : OpConversionPattern<OpTy> {
+  OutlinePattern(MLIRContext *ctx, StubFactory &factory)
+      : OpConversionPattern<OpTy>(ctx), factory(factory) {}
+  StubFactory &factory;
+};
+
+struct OutlineQuantize : OutlinePattern<QuantizeOp> {
+  using OutlinePattern::OutlinePattern;
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Args args;
+    args.add(adaptor.getInput(), "input");
+    args.add(adaptor.getScale(), "out_scale");
+    args.add(adaptor.getZeroPoint(), "out_zero_point");
+    func::FuncOp stub = factory.create(
+        rewriter, op, "quantize", args.values, args.roles, op->getResultTypes(),
+        schemeDict(getContext(), {{"out_scheme", op.getScheme()}}));
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, stub, args.values);
+    return success();
+  }
+};
+
+struct OutlineDequantize : OutlinePattern<DequantizeOp> {
+  using OutlinePattern::OutlinePattern;
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Args args;
+    args.add(adaptor.getInput(), "input");
+    args.add(adaptor.getScale(), "in_scale");
+    args.add(adaptor.getZeroPoint(), "in_zero_point");
+    func::FuncOp stub = factory.create(
+        rewriter, op, "dequantize", args.values, args.roles,
+        op->getResultTypes(),
+        schemeDict(getContext(), {{"in_scheme", op.getScheme()}}));
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, stub, args.values);
+    return success();
+  }
+};
+
+struct OutlineRequantize : OutlinePattern<RequantizeOp> {
+  using OutlinePattern::OutlinePattern;
+  LogicalResult
+  matchAndRewrite(RequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Args args;
+    args.add(adaptor.getInput(), "input");
+    args.add(adaptor.getInScale(), "in_scale");
+    args.add(adaptor.getInZeroPoint(), "in_zero_point");
+    args.add(adaptor.getOutScale(), "out_scale");
+    args.add(adaptor.getOutZeroPoint(), "out_zero_point");
+    func::FuncOp stub = factory.create(
+        rewriter, op, "requantize", args.values, args.roles,
+        op->getResultTypes(),
+        schemeDict(getContext(), {{"in_scheme", op.getInScheme()},
+                                  {"out_scheme", op.getOutScheme()}}));
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, stub, args.values);
+    return success();
+  }
+};
+
+struct OutlineComputeParams : OutlinePattern<ComputeParamsOp> {
+  using OutlinePattern::OutlinePattern;
+  LogicalResult
+  matchAndRewrite(ComputeParamsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Args args;
+    args.add(adaptor.getInput(), "input");
+    func::FuncOp stub = factory.create(
+        rewriter, op, "compute_params", args.values, args.roles,
+        op->getResultTypes(),
+        schemeDict(getContext(), {{"scheme", op.getScheme()}}));
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, stub, args.values);
+    return success();
+  }
+};
+
+/// Outside calibration an observer is the identity (as on the CPU).
+struct OutlineObserve : OpConversionPattern<ObserveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ObserveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+bool isByteFormat(StorageFormat f) {
+  return f == StorageFormat::i8 || f == StorageFormat::u8 ||
+         f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
+}
+
+/// The kernel for a matmul on `target`; `why` says why it is not the
+/// capability table's unit, when it is not.
+MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
+                              std::string &why) {
+  SchemeAttr rhs = op.getRhsScheme();
+  bool grouped = rhs.getGranularity() == Granularity::per_group;
+  if (op.getBatchRank() != 0) {
+    why = "batched octet.matmul runs on the SIMT kernel on CUDA";
+    return MatmulKernelKind::simt;
+  }
+  if (!op.getLhsScheme()) {
+    if (grouped || !isByteFormat(rhs.getFormat())) {
+      why = "weight-only octet.matmul with " +
+            std::string(grouped ? "per-group scales" : "4-bit weights") +
+            " runs on the SIMT kernel on CUDA";
+      return MatmulKernelKind::simt;
+    }
+    return MatmulKernelKind::gemv;
+  }
+  SchemeAttr lhs = *op.getLhsScheme();
+  tgt::Elem ea = tgt::toElem(lhs.getFormat()), eb = tgt::toElem(rhs.getFormat());
+  const tgt::KernelRow *row = tgt::findKernel(target.id, ea, eb);
+  if (!row || row->kind == tgt::RowKind::simd)
+    return MatmulKernelKind::simt; // octet-select-lowering warned already.
+  if (grouped) {
+    why = "octet.matmul with per-group rhs scales runs on the SIMT kernel "
+          "on CUDA instead of " +
+          row->unit.str();
+    return MatmulKernelKind::simt;
+  }
+  if (!isByteFormat(lhs.getFormat()) || !isByteFormat(rhs.getFormat())) {
+    why = "4-bit octet.matmul runs on the SIMT kernel on CUDA instead of " +
+          row->unit.str() + " " + row->shape.str();
+    return MatmulKernelKind::simt;
+  }
+  if (row->unit == "wgmma")
+    return MatmulKernelKind::wgmma;
+  if (row->unit == "mma.sync" && row->shape == "m16n8k32")
+    return MatmulKernelKind::mmaSync;
+  if (row->unit == "tcgen05.mma") {
+    why = "tcgen05.mma kernels are not implemented; octet.matmul runs on "
+          "mma.sync.m16n8k32 on " +
+          target.name.str();
+    return MatmulKernelKind::mmaSync;
+  }
+  why = "octet.matmul runs on the SIMT kernel on " + target.name.str() +
+        " instead of " + row->unit.str() + " " + row->shape.str();
+  return MatmulKernelKind::simt;
+}
+
+/// The bytes of an 8-bit constant, or none.
+std::optional<SmallVector<uint8_t>> constantBytes(Value v) {
+  DenseElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (!type.hasStaticShape() ||
+      type.getElementType().getIntOrFloatBitWidth() != 8)
+    return std::nullopt;
+  SmallVector<uint8_t> bytes;
+  bytes.reserve(type.getNumElements());
+  if (isa<IntegerType>(type.getElementType())) {
+    for (const APInt &x : attr.getValues<APInt>())
+      bytes.push_back(static_cast<uint8_t>(x.getZExtValue()));
+  } else {
+    for (const APFloat &x : attr.getValues<APFloat>())
+      bytes.push_back(
+          static_cast<uint8_t>(x.bitcastToAPInt().getZExtValue()));
+  }
+  return bytes;
+}
+
+struct OutlineMatmul : OutlinePattern<MatmulOp> {
+  using OutlinePattern::OutlinePattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    MatmulKernelKind kind = chooseKernel(op, *factory.target, why);
+    if (!why.empty())
+      op.emitRemark() << why;
+    MLIRContext *ctx = getContext();
+    Location loc = op.getLoc();
+    bool tensorCore = kind == MatmulKernelKind::mmaSync ||
+                      kind == MatmulKernelKind::wgmma;
+
+    Args args;
+    args.add(adaptor.getLhs(), "lhs");
+    Value rhs = adaptor.getRhs();
+    std::optional<SmallVector<uint8_t>> rhsBytes =
+        tensorCore ? constantBytes(rhs) : std::nullopt;
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    if (rhsBytes) {
+      // Constant weights are stored transposed (N x K, K contiguous), the
+      // layout the tensor-core kernels read.
+      int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
+      SmallVector<char> t(rhsBytes->size());
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          t[j * k + i] = static_cast<char>((*rhsBytes)[i * n + j]);
+      auto nkType = RankedTensorType::get({n, k}, rhsType.getElementType());
+      auto attr = DenseElementsAttr::getFromRawBuffer(nkType, t);
+      args.add(arith::ConstantOp::create(rewriter, loc, nkType, attr),
+               "rhs_nk");
+    } else {
+      args.add(rhs, "rhs");
+    }
+    args.add(adaptor.getLhsScale(), "lhs_scale");
+    args.add(adaptor.getLhsZeroPoint(), "lhs_zero_point");
+    args.add(adaptor.getRhsScale(), "rhs_scale");
+    args.add(adaptor.getRhsZeroPoint(), "rhs_zero_point");
+    args.add(adaptor.getBias(), "bias");
+    args.add(adaptor.getOutScale(), "out_scale");
+    args.add(adaptor.getOutZeroPoint(), "out_zero_point");
+    // Column sums of constant weights for the lhs zero point, computed now
+    // (as the CPU lowering does).
+    if (tensorCore && adaptor.getLhsZeroPoint() && rhsBytes) {
+      int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
+      bool isUnsigned = op.getRhsScheme().isUnsigned();
+      SmallVector<int32_t> sums(n, 0);
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          uint8_t byte = (*rhsBytes)[i * n + j];
+          sums[j] += isUnsigned ? int32_t(byte)
+                                : int32_t(static_cast<int8_t>(byte));
+        }
+      auto sumType = RankedTensorType::get({n}, rewriter.getI32Type());
+      args.add(arith::ConstantOp::create(
+                   rewriter, loc, sumType,
+                   DenseElementsAttr::get(sumType, ArrayRef<int32_t>(sums))),
+               "colsum");
+    }
+
+    SmallVector<NamedAttribute> extra{NamedAttribute(
+        StringAttr::get(ctx, kCudaKernelAttr),
+        StringAttr::get(ctx, stringifyMatmulKernelKind(kind)))};
+    if (op.getRelu())
+      extra.push_back(
+          NamedAttribute(StringAttr::get(ctx, kCudaReluAttr), UnitAttr::get(ctx)));
+    func::FuncOp stub = factory.create(
+        rewriter, op, "matmul", args.values, args.roles, op->getResultTypes(),
+        schemeDict(ctx, {{"lhs_scheme", op.getLhsSchemeAttr()},
+                         {"rhs_scheme", op.getRhsScheme()},
+                         {"out_scheme", op.getOutSchemeAttr()}}),
+        extra);
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, stub, args.values);
+    return success();
+  }
+};
+
+struct OctetOutlineForCudaPass
+    : octet::impl::OctetOutlineForCudaBase<OctetOutlineForCudaPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    TargetAttr attr = target::getTargetAttr(module);
+    if (!attr) {
+      module.emitError() << "octet-outline-for-cuda needs the module's "
+                            "#octet.target (a CUDA target); run "
+                            "--octet-set-target first";
+      return signalPassFailure();
+    }
+    FailureOr<const tgt::TargetInfo *> info =
+        tgt::getTargetInfo(attr, [&] { return module.emitError(); });
+    if (failed(info))
+      return signalPassFailure();
+    if ((*info)->arch != tgt::Arch::cuda) {
+      module.emitError() << "octet-outline-for-cuda: #octet.target<\""
+                         << (*info)->name << "\"> is not a CUDA target";
+      return signalPassFailure();
+    }
+
+    StubFactory factory{module, *info};
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
+                        ComputeParamsOp, MatmulOp, ObserveOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    patterns.add<OutlineQuantize, OutlineDequantize, OutlineRequantize,
+                 OutlineComputeParams, OutlineMatmul>(ctx, factory);
+    patterns.add<OutlineObserve>(ctx);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,154 @@
+//===- CpuPack.h - Operand layouts of the CPU GEMM kernels ------*- C++ -*-===//
+//
+// The packed layouts the generated CPU kernels read (lib/Conversion/
+// OctetToCPU). Header-only and MLIR-free: the compiler packs constant
+// weights with packRhs at compile time, the runtime packs activations with
+// packLhs at run time (octet_cpu_pack_lhs), so both sides agree by
+// construction.
+//
+// A kernel multiplies KP consecutive k at a time per 32-bit lane (KP = 2:
+// AVX2 vpmaddwd on s16 pairs; KP = 4: VNNI vpdpbusd and AMX on byte quads).
+//
+//  rhs (K x N codes, i8/u8):  [ceil(N/NR)][Kpad/KP][NR][KP] bytes, zeros in
+//                             the padding (Kpad = K rounded up to kAlign).
+//  lhs, LhsMode::s16MinusZp:  [ceil(M/MR)][Kpad/2][MR][2] int16 of A - za.
+//  lhs, LhsMode::u8Shifted:   [ceil(M/MR)][Kpad/4][MR][4] bytes of A + 128
+//                             (s8 A) or A (u8 A).
+//  lhs, LhsMode::s8Rows:      [ceil(M/MR)*MR][Kpad] bytes, row-major (AMX
+//                             tiles load 16 rows x 64 bytes with a stride).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_RUNTIME_CPUPACK_H
+#define OCTET_RUNTIME_CPUPACK_H
+
+#include <cstdint>
+#include <cstring>
+
+namespace octet {
+namespace cpu {
+
+/// How the lhs is packed (the `mode` of octet_cpu_pack_lhs, low bits).
+enum class LhsMode : int32_t { s16MinusZp = 0, u8Shifted = 1, s8Rows = 2 };
+/// Bit of `mode` saying that the lhs codes are unsigned (u8).
+constexpr int32_t kLhsUnsignedBit = 0x10;
+
+inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/// Bytes of the packed rhs.
+inline int64_t packedRhsBytes(int64_t k, int64_t n, int64_t nr, int64_t kpad) {
+  (void)k;
+  return roundUp(n, nr) * kpad;
+}
+
+/// Packs the K x N rhs codes `b` (row stride `ldb` bytes) into `out`.
+inline void packRhs(const int8_t *b, int64_t k, int64_t n, int64_t ldb,
+                    int64_t nr, int64_t kp, int64_t kpad, int8_t *out) {
+  int64_t panels = (n + nr - 1) / nr;
+  std::memset(out, 0, static_cast<size_t>(panels * nr * kpad));
+  for (int64_t p = 0; p < panels; ++p) {
+    int8_t *panel = out + p * nr * kpad;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      int8_t *row = panel + (kk / kp) * nr * kp + kk % kp;
+      const int8_t *src = b + kk * ldb + p * nr;
+      int64_t cols = n - p * nr < nr ? n - p * nr : nr;
+      for (int64_t j = 0; j < cols; ++j)
+        row[j * kp] = src[j];
+    }
+  }
+}
+
+/// Column sums of the rhs codes (signed or unsigned), the compensation
+/// vector of the VNNI and AMX kernels.
+inline void rhsColumnSums(const int8_t *b, int64_t k, int64_t n, int64_t ldb,
+                          bool isUnsigned, int32_t *sums) {
+  for (int64_t j = 0; j < n; ++j)
+    sums[j] = 0;
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      sums[j] += isUnsigned ? static_cast<int32_t>(
+                                  static_cast<uint8_t>(b[kk * ldb + j]))
+                            : static_cast<int32_t>(b[kk * ldb + j]);
+}
+
+/// Bytes of the packed lhs.
+inline int64_t packedLhsBytes(int64_t m, int64_t kpad, int64_t mr,
+                              LhsMode mode) {
+  int64_t elem = mode == LhsMode::s16MinusZp ? 2 : 1;
+  return roundUp(m, mr) * kpad * elem;
+}
+
+/// Packs row panels [p0, p1) of the M x K lhs codes `a` (row stride `lda`
+/// bytes). `za` is null (no zero point), one value (`zaPerRow` false) or M
+/// values; only LhsMode::s16MinusZp applies it.
+inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
+                          int32_t mode, const int32_t *za, bool zaPerRow,
+                          int64_t mr, int64_t kpad, void *out, int64_t p0,
+                          int64_t p1) {
+  bool isUnsigned = mode & kLhsUnsignedBit;
+  auto kind = static_cast<LhsMode>(mode & 0xf);
+  auto code = [&](int64_t i, int64_t kk) -> int32_t {
+    int8_t v = a[i * lda + kk];
+    return isUnsigned ? static_cast<int32_t>(static_cast<uint8_t>(v))
+                      : static_cast<int32_t>(v);
+  };
+  for (int64_t p = p0; p < p1; ++p) {
+    for (int64_t r = 0; r < mr; ++r) {
+      int64_t i = p * mr + r;
+      bool valid = i < m;
+      switch (kind) {
+      case LhsMode::s16MinusZp: {
+        // One 32-bit store per k pair (this loop is the run-time cost of
+        // the AVX2 kernel besides the GEMM itself).
+        auto *panel = reinterpret_cast<uint32_t *>(static_cast<int16_t *>(out) +
+                                                   p * mr * kpad) +
+                      r;
+        int32_t z = !valid || !za ? 0 : za[zaPerRow ? i : 0];
+        auto pair = [](int32_t lo, int32_t hi) {
+          return static_cast<uint32_t>(static_cast<uint16_t>(lo)) |
+                 (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16);
+        };
+        int64_t q = 0;
+        if (valid) {
+          const int8_t *row = a + i * lda;
+          if (isUnsigned) {
+            const auto *u = reinterpret_cast<const uint8_t *>(row);
+            for (; 2 * q + 1 < k; ++q)
+              panel[q * mr] = pair(u[2 * q] - z, u[2 * q + 1] - z);
+          } else {
+            for (; 2 * q + 1 < k; ++q)
+              panel[q * mr] = pair(row[2 * q] - z, row[2 * q + 1] - z);
+          }
+          if (2 * q < k) {
+            panel[q * mr] = pair(code(i, 2 * q) - z, 0);
+            ++q;
+          }
+        }
+        for (; 2 * q < kpad; ++q)
+          panel[q * mr] = 0;
+        break;
+      }
+      case LhsMode::u8Shifted: {
+        auto *panel = static_cast<uint8_t *>(out) + p * mr * kpad;
+        int32_t shift = isUnsigned ? 0 : 128;
+        for (int64_t kk = 0; kk < kpad; ++kk)
+          panel[(kk / 4) * mr * 4 + r * 4 + kk % 4] =
+              valid && kk < k ? static_cast<uint8_t>(code(i, kk) + shift)
+                              : static_cast<uint8_t>(shift);
+        break;
+      }
+      case LhsMode::s8Rows: {
+        auto *row = static_cast<int8_t *>(out) + i * kpad;
+        for (int64_t kk = 0; kk < kpad; ++kk)
+          row[kk] = valid && kk < k ? a[i * lda + kk] : 0;
+        break;
+      }
+      }
+    }
+  }
+}
+
+} // namespace cpu
+} // namespace octet
+
+#endif // OCTET_RUNTIME_CPUPACK_H

@@ -1,0 +1,382 @@
+//===- CudaEmulator.cpp - Run octet's CUDA kernels on the CPU -------------===//
+//
+// The CPU side of octet-emulate-cuda (docs/cuda.md, "Emulation"): kernels
+// compiled for the host call these functions in place of the NVVM
+// operations, and generated host code calls octet_emu_launch in place of a
+// kernel launch. Every thread of a block is a host thread, so barriers,
+// warp-collective operations (mma.sync, shfl) and warpgroup-collective ones
+// (wgmma) synchronize as on the GPU:
+//
+//  - mma.sync.m16n8k32: the 32 lanes of a warp deposit their fragments, one
+//    lane rebuilds A (16 x 32), B (32 x 8) and C (16 x 8) from the fragment
+//    layouts of the PTX ISA and computes D = A * B + C (s8/u8: exact,
+//    wrapping i32; e4m3/e5m2: decoded exactly, f32 sums);
+//  - wgmma.mma_async.m64nNk32: the 128 threads of a warpgroup deposit their
+//    accumulators; A (64 x 32) and B (N x 32) are read from shared memory
+//    through the matrix descriptors (start address, stride byte offset,
+//    128-byte swizzle applied to the address bits, as the hardware does);
+//  - cp.async copies at once (the wait operations are no-ops); shfl.bfly
+//    exchanges through the warp.
+//
+// The emulation checks the kernels' indexing, fragment and descriptor use,
+// staging and reductions on machines without a GPU; it does not model the
+// asynchronous proxies, timing, or the tensor cores' internal FP8 rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Runtime/OctetRuntime.h"
+
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+/// A reusable barrier for a fixed number of threads.
+class Barrier {
+public:
+  explicit Barrier(int n = 0) : count(n) {}
+  void reset(int n) {
+    count = n;
+    arrived = 0;
+    generation = 0;
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    unsigned gen = generation;
+    if (++arrived == count) {
+      arrived = 0;
+      ++generation;
+      cv.notify_all();
+      return;
+    }
+    cv.wait(lock, [&] { return gen != generation; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable cv;
+  int count = 0, arrived = 0;
+  unsigned generation = 0;
+};
+
+constexpr int kMaxThreads = 1024;
+constexpr int kMaxWarps = kMaxThreads / 32;
+constexpr size_t kSharedAlign = size_t(1) << 18; // low 18 bits = offset
+
+/// One launch: grid, block, shared memory and the exchange areas of the
+/// collective operations.
+struct Launch {
+  int64_t grid[3], block[3];
+  int threads;
+  int64_t blockIndex[3];
+  char *shared;
+  Barrier blockBarrier;
+  Barrier warpBarrier[kMaxWarps];
+  Barrier groupBarrier[kMaxWarps / 4];
+  uint32_t mmaIn[kMaxWarps][32][10];
+  uint32_t mmaOut[kMaxWarps][32][4];
+  uint32_t shfl[kMaxWarps][32];
+  uint32_t *groupAcc[kMaxWarps / 4][128];
+};
+
+thread_local Launch *current = nullptr;
+thread_local int threadIndex = 0;
+
+[[noreturn]] void die(const char *message) {
+  std::fprintf(stderr, "octet: CUDA emulation: %s\n", message);
+  std::exit(70);
+}
+
+//===----------------------------------------------------------------------===//
+// Element formats
+//===----------------------------------------------------------------------===//
+
+// Type codes shared with octet-emulate-cuda.
+enum : int32_t { kS8 = 0, kU8 = 1, kE4M3 = 2, kE5M2 = 3 };
+
+int32_t intCode(uint8_t byte, int32_t type) {
+  return type == kU8 ? int32_t(byte) : int32_t(int8_t(byte));
+}
+
+/// Exact FP8 decoding (OCP E4M3FN / E5M2).
+float fp8Value(uint8_t byte, int32_t type) {
+  bool e4m3 = type == kE4M3;
+  int manBits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int exp = (byte >> manBits) & (e4m3 ? 0xF : 0x1F);
+  int man = byte & ((1 << manBits) - 1);
+  float sign = (byte & 0x80) ? -1.0f : 1.0f;
+  if (e4m3 && exp == 0xF && man == 0x7)
+    return NAN;
+  if (!e4m3 && exp == 0x1F)
+    return man ? NAN : sign * INFINITY;
+  if (exp == 0)
+    return sign * std::ldexp(float(man), 1 - bias - manBits);
+  return sign * std::ldexp(float((1 << manBits) | man), exp - bias - manBits);
+}
+
+uint8_t byteOf(uint32_t word, int i) { return uint8_t(word >> (8 * i)); }
+
+/// acc += a * b for one element pair, as an i32 (wrapping) or f32 value.
+void multiplyAdd(uint32_t &acc, uint8_t a, uint8_t b, int32_t typeA,
+                 int32_t typeB, bool floatAcc) {
+  if (floatAcc) {
+    float f;
+    std::memcpy(&f, &acc, 4);
+    f += fp8Value(a, typeA) * fp8Value(b, typeB);
+    std::memcpy(&acc, &f, 4);
+  } else {
+    acc += uint32_t(intCode(a, typeA) * intCode(b, typeB));
+  }
+}
+
+int warpIndex() { return threadIndex / 32; }
+int laneIndex() { return threadIndex % 32; }
+
+} // namespace
+
+extern "C" {
+
+OCTET_RUNTIME_EXPORT void octet_emu_launch(void (*kernel)(void **),
+                                           int64_t gx, int64_t gy, int64_t gz,
+                                           int64_t bx, int64_t by, int64_t bz,
+                                           int64_t sharedBytes, void **args) {
+  if (gx <= 0 || gy <= 0 || gz <= 0)
+    return;
+  int64_t threads = bx * by * bz;
+  if (threads <= 0 || threads > kMaxThreads || threads % 32)
+    die("blocks must have a positive multiple of 32 threads, at most 1024");
+  if (sharedBytes > int64_t(kSharedAlign))
+    die("too much shared memory");
+  auto *launch = new Launch();
+  launch->grid[0] = gx, launch->grid[1] = gy, launch->grid[2] = gz;
+  launch->block[0] = bx, launch->block[1] = by, launch->block[2] = bz;
+  launch->threads = int(threads);
+  launch->shared =
+      static_cast<char *>(std::aligned_alloc(kSharedAlign, kSharedAlign));
+  launch->blockBarrier.reset(int(threads));
+  for (int w = 0; w < int(threads / 32); ++w)
+    launch->warpBarrier[w].reset(32);
+  for (int g = 0; g < int(threads / 128); ++g)
+    launch->groupBarrier[g].reset(128);
+
+  // One host thread per GPU thread, for all blocks in turn.
+  std::vector<std::thread> pool;
+  Barrier blockStart(int(threads) + 1), blockEnd(int(threads) + 1);
+  std::atomic<bool> done{false};
+  for (int t = 0; t < int(threads); ++t)
+    pool.emplace_back([&, t] {
+      current = launch;
+      threadIndex = t;
+      while (true) {
+        blockStart.wait();
+        if (done.load())
+          return;
+        kernel(args);
+        blockEnd.wait();
+      }
+    });
+  for (int64_t z = 0; z < gz; ++z)
+    for (int64_t y = 0; y < gy; ++y)
+      for (int64_t x = 0; x < gx; ++x) {
+        launch->blockIndex[0] = x, launch->blockIndex[1] = y,
+        launch->blockIndex[2] = z;
+        std::memset(launch->shared, 0, size_t(sharedBytes));
+        blockStart.wait();
+        blockEnd.wait();
+      }
+  done.store(true);
+  blockStart.wait();
+  for (std::thread &t : pool)
+    t.join();
+  std::free(launch->shared);
+  delete launch;
+}
+
+/// Special registers: 0-2 tid.x/y/z, 3-5 ctaid.x/y/z, 6-8 nctaid.x/y/z,
+/// 9-11 ntid.x/y/z, 12 laneid, 13 warpid.
+OCTET_RUNTIME_EXPORT int32_t octet_emu_sreg(int32_t which) {
+  Launch *l = current;
+  int64_t bx = l->block[0], by = l->block[1];
+  switch (which) {
+  case 0:
+    return int32_t(threadIndex % bx);
+  case 1:
+    return int32_t((threadIndex / bx) % by);
+  case 2:
+    return int32_t(threadIndex / (bx * by));
+  case 3:
+  case 4:
+  case 5:
+    return int32_t(l->blockIndex[which - 3]);
+  case 6:
+  case 7:
+  case 8:
+    return int32_t(l->grid[which - 6]);
+  case 9:
+  case 10:
+  case 11:
+    return int32_t(l->block[which - 9]);
+  case 12:
+    return laneIndex();
+  case 13:
+    return warpIndex();
+  }
+  die("unknown special register");
+}
+
+OCTET_RUNTIME_EXPORT void *octet_emu_shared(void) { return current->shared; }
+
+OCTET_RUNTIME_EXPORT void octet_emu_barrier(void) {
+  current->blockBarrier.wait();
+}
+
+OCTET_RUNTIME_EXPORT void octet_emu_cp_async(void *dst, const void *src,
+                                             int32_t size, int32_t srcSize) {
+  if (srcSize > size || srcSize < 0)
+    die("cp.async source size out of range");
+  std::memcpy(dst, src, size_t(srcSize));
+  std::memset(static_cast<char *>(dst) + srcSize, 0, size_t(size - srcSize));
+}
+
+OCTET_RUNTIME_EXPORT int32_t octet_emu_prmt(int32_t a, int32_t b,
+                                            int32_t selector) {
+  uint8_t bytes[8];
+  for (int i = 0; i < 4; ++i) {
+    bytes[i] = byteOf(uint32_t(a), i);
+    bytes[4 + i] = byteOf(uint32_t(b), i);
+  }
+  uint32_t d = 0;
+  for (int i = 0; i < 4; ++i) {
+    int sel = (selector >> (4 * i)) & 0xF;
+    uint8_t v = bytes[sel & 7];
+    if (sel & 8) // sign replication
+      v = (v & 0x80) ? 0xFF : 0x00;
+    d |= uint32_t(v) << (8 * i);
+  }
+  return int32_t(d);
+}
+
+OCTET_RUNTIME_EXPORT float octet_emu_shfl_bfly(float value, int32_t mask) {
+  Launch *l = current;
+  int w = warpIndex(), lane = laneIndex();
+  std::memcpy(&l->shfl[w][lane], &value, 4);
+  l->warpBarrier[w].wait();
+  float other;
+  std::memcpy(&other, &l->shfl[w][(lane ^ mask) & 31], 4);
+  l->warpBarrier[w].wait();
+  return other;
+}
+
+/// mma.sync.aligned.m16n8k32.row.col: in = A regs (4), B regs (2), C (4);
+/// out = D (4), of lane (g = lane / 4, t = lane % 4):
+///   A reg 0: row g, k 4t..4t+3;  1: row g+8, same k;  2: row g, k 16+4t..;
+///   3: row g+8, k 16+4t..;  B reg 0: k 4t..4t+3, column g;  1: k 16+4t..;
+///   C/D i: row g (+8 for i >= 2), column 2t + i % 2.
+OCTET_RUNTIME_EXPORT void octet_emu_mma_sync(const uint32_t *in,
+                                             uint32_t *out, int32_t typeA,
+                                             int32_t typeB,
+                                             int32_t floatAcc) {
+  Launch *l = current;
+  int w = warpIndex(), lane = laneIndex();
+  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 10);
+  l->warpBarrier[w].wait();
+  if (lane == 0) {
+    uint8_t a[16][32], b[32][8];
+    uint32_t c[16][8];
+    for (int ln = 0; ln < 32; ++ln) {
+      int g = ln / 4, t = ln % 4;
+      const uint32_t *r = l->mmaIn[w][ln];
+      for (int i = 0; i < 4; ++i) {
+        a[g][4 * t + i] = byteOf(r[0], i);
+        a[g + 8][4 * t + i] = byteOf(r[1], i);
+        a[g][16 + 4 * t + i] = byteOf(r[2], i);
+        a[g + 8][16 + 4 * t + i] = byteOf(r[3], i);
+        b[4 * t + i][g] = byteOf(r[4], i);
+        b[16 + 4 * t + i][g] = byteOf(r[5], i);
+      }
+      for (int i = 0; i < 4; ++i)
+        c[g + (i / 2) * 8][2 * t + i % 2] = r[6 + i];
+    }
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < 8; ++n)
+        for (int k = 0; k < 32; ++k)
+          multiplyAdd(c[m][n], a[m][k], b[k][n], typeA, typeB, floatAcc);
+    for (int ln = 0; ln < 32; ++ln) {
+      int g = ln / 4, t = ln % 4;
+      for (int i = 0; i < 4; ++i)
+        l->mmaOut[w][ln][i] = c[g + (i / 2) * 8][2 * t + i % 2];
+    }
+  }
+  l->warpBarrier[w].wait();
+  std::memcpy(out, l->mmaOut[w][lane], sizeof(uint32_t) * 4);
+  l->warpBarrier[w].wait();
+}
+
+/// The byte at (row, kbyte) of a K-major operand in shared memory described
+/// by an sm_90 matrix descriptor with 128-byte swizzling.
+static uint8_t describedByte(const Launch *l, uint64_t desc, int row,
+                             int kbyte) {
+  uint64_t start = (desc & 0x3FFF) << 4;
+  uint64_t sbo = ((desc >> 32) & 0x3FFF) << 4;
+  uint64_t baseOffset = (desc >> 49) & 0x7;
+  if ((desc >> 62) != 1 || baseOffset != 0)
+    die("wgmma descriptor: only 128-byte swizzling with base offset 0 is "
+        "emulated");
+  uint64_t addr = start + uint64_t(row / 8) * sbo + uint64_t(row % 8) * 128 +
+                  uint64_t(kbyte);
+  uint64_t phys = addr ^ (((addr >> 7) & 7) << 4);
+  if (phys >= kSharedAlign)
+    die("wgmma descriptor addresses beyond shared memory");
+  return uint8_t(l->shared[phys]);
+}
+
+/// wgmma.mma_async.sync.aligned.m64nNk32 (A and B from shared memory),
+/// D = A * B + D. `acc` holds this thread's N/2 accumulators: value 4j + r
+/// is row 16 * warp + lane / 4 (+8 for r >= 2), column 8j + 2 (lane % 4) +
+/// r % 2 of the warpgroup's 64 x N tile.
+OCTET_RUNTIME_EXPORT void octet_emu_wgmma(uint32_t *acc, int32_t n,
+                                          uint64_t descA, uint64_t descB,
+                                          int32_t typeA, int32_t typeB,
+                                          int32_t floatAcc) {
+  Launch *l = current;
+  int group = threadIndex / 128, t = threadIndex % 128;
+  l->groupAcc[group][t] = acc;
+  l->groupBarrier[group].wait();
+  if (t == 0) {
+    std::vector<uint32_t> d(size_t(64) * n);
+    auto index = [&](int thread, int v, int &m, int &col) {
+      int warp = thread / 32, lane = thread % 32, j = v / 4, r = v % 4;
+      m = 16 * warp + lane / 4 + (r / 2) * 8;
+      col = 8 * j + 2 * (lane % 4) + r % 2;
+    };
+    for (int th = 0; th < 128; ++th)
+      for (int v = 0; v < n / 2; ++v) {
+        int m, col;
+        index(th, v, m, col);
+        d[size_t(m) * n + col] = l->groupAcc[group][th][v];
+      }
+    for (int m = 0; m < 64; ++m)
+      for (int col = 0; col < n; ++col)
+        for (int k = 0; k < 32; ++k)
+          multiplyAdd(d[size_t(m) * n + col], describedByte(l, descA, m, k),
+                      describedByte(l, descB, col, k), typeA, typeB,
+                      floatAcc);
+    for (int th = 0; th < 128; ++th)
+      for (int v = 0; v < n / 2; ++v) {
+        int m, col;
+        index(th, v, m, col);
+        l->groupAcc[group][th][v] = d[size_t(m) * n + col];
+      }
+  }
+  l->groupBarrier[group].wait();
+}
+
+} // extern "C"

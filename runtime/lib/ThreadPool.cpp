@@ -1,0 +1,189 @@
+//===- ThreadPool.cpp - The CPU thread pool of generated kernels ----------===//
+//
+// octet_parallel_for runs fn(ctx, begin, end) over [0, n) on a persistent
+// pool of worker threads plus the calling thread. Work is handed out in
+// chunks from an atomic counter (dynamic scheduling: the tiles of a GEMM do
+// not all cost the same, and other processes share the cores). The pool is
+// created on first use with OCTET_NUM_THREADS threads (default: the
+// hardware concurrency); octet_set_num_threads changes it between calls.
+// A parallel_for issued from inside a task runs serially on that thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Runtime/OctetRuntime.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using TaskFn = void (*)(void *, int64_t, int64_t);
+
+/// True on a thread that is running a task of the pool.
+thread_local bool insideTask = false;
+
+int32_t defaultThreadCount() {
+  if (const char *env = std::getenv("OCTET_NUM_THREADS")) {
+    int value = std::atoi(env);
+    if (value > 0)
+      return value;
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw ? static_cast<int32_t>(hw) : 1;
+}
+
+class Pool {
+public:
+  explicit Pool(int32_t threads) { start(threads); }
+  ~Pool() { stopWorkers(); }
+
+  int32_t size() const { return static_cast<int32_t>(workers.size()) + 1; }
+
+  void resize(int32_t threads) {
+    std::lock_guard<std::mutex> callLock(callMutex);
+    stopWorkers();
+    start(threads);
+  }
+
+  void run(int64_t n, TaskFn fn, void *ctx) {
+    std::lock_guard<std::mutex> callLock(callMutex);
+    // Chunks: about 4 per thread so that uneven tiles still balance.
+    int64_t chunk = n / (static_cast<int64_t>(size()) * 4);
+    if (chunk < 1)
+      chunk = 1;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      job = {fn, ctx, n, chunk};
+      next.store(0, std::memory_order_relaxed);
+      pending = static_cast<int32_t>(workers.size());
+      ++generation;
+    }
+    wake.notify_all();
+    work(job);
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return pending == 0; });
+  }
+
+private:
+  struct Job {
+    TaskFn fn = nullptr;
+    void *ctx = nullptr;
+    int64_t n = 0, chunk = 1;
+  };
+
+  void start(int32_t threads) {
+    stopping = false;
+    for (int32_t i = 1; i < threads; ++i)
+      workers.emplace_back([this] { loop(); });
+  }
+
+  void stopWorkers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+      ++generation;
+    }
+    wake.notify_all();
+    for (std::thread &t : workers)
+      t.join();
+    workers.clear();
+  }
+
+  void work(const Job &j) {
+    insideTask = true;
+    for (;;) {
+      int64_t begin = next.fetch_add(j.chunk, std::memory_order_relaxed);
+      if (begin >= j.n)
+        break;
+      int64_t end = begin + j.chunk < j.n ? begin + j.chunk : j.n;
+      j.fn(j.ctx, begin, end);
+    }
+    insideTask = false;
+  }
+
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      Job j;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] { return generation != seen; });
+        seen = generation;
+        if (stopping)
+          return;
+        j = job;
+      }
+      work(j);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (--pending == 0)
+        done.notify_one();
+    }
+  }
+
+  std::mutex callMutex; ///< One parallel_for at a time.
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  std::vector<std::thread> workers;
+  Job job;
+  std::atomic<int64_t> next{0};
+  int32_t pending = 0;
+  uint64_t generation = 0;
+  bool stopping = false;
+};
+
+Pool &pool() {
+  static Pool *p = new Pool(defaultThreadCount()); // Never destroyed: tasks
+  return *p; // may still run from other static destructors at exit.
+}
+
+} // namespace
+
+extern "C" void octet_parallel_for(int64_t n,
+                                   void (*fn)(void *, int64_t, int64_t),
+                                   void *ctx) {
+  if (n <= 0)
+    return;
+  if (n == 1 || insideTask || pool().size() == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  pool().run(n, fn, ctx);
+}
+
+extern "C" int32_t octet_get_num_threads(void) { return pool().size(); }
+
+extern "C" void octet_set_num_threads(int32_t threads) {
+  if (threads < 1)
+    threads = defaultThreadCount();
+  if (threads != pool().size())
+    pool().resize(threads);
+}
+
+extern "C" void *octet_cpu_scratch(int32_t slot, int64_t bytes) {
+  struct Buffer {
+    void *data = nullptr;
+    int64_t size = 0;
+  };
+  struct Buffers {
+    Buffer slots[4];
+    ~Buffers() {
+      for (Buffer &b : slots)
+        std::free(b.data);
+    }
+  };
+  thread_local Buffers buffers;
+  if (slot < 0 || slot >= 4 || bytes < 0)
+    return nullptr;
+  Buffer &b = buffers.slots[slot];
+  if (b.size < bytes) {
+    std::free(b.data);
+    int64_t size = (bytes + 4095) / 4096 * 4096;
+    b.data = std::aligned_alloc(64, static_cast<size_t>(size));
+    b.size = b.data ? size : 0;
+  }
+  return b.data;
+}

@@ -1,0 +1,112 @@
+// RUN: octet-opt %s --split-input-file --convert-octet-to-cpu="isa=avx2 remarks=true" --octet-emit-cpu-kernels --verify-diagnostics | FileCheck %s
+// RUN: octet-opt %s --split-input-file --convert-octet-to-cpu="isa=avx512-vnni" --octet-emit-cpu-kernels | FileCheck %s --check-prefix=VNNI
+// RUN: octet-opt %s --split-input-file --convert-octet-to-cpu="isa=amx-int8" --octet-emit-cpu-kernels | FileCheck %s --check-prefix=AMX
+
+// W8A8 with constant weights: the weights become a packed constant, the
+// activations are packed at run time, the tiles run on the thread pool.
+
+// CHECK-LABEL: func.func @w8a8
+// CHECK-SAME: (%[[X:.*]]: tensor<?x128xi8>, %[[SX:.*]]: tensor<?xf32>)
+// CHECK-DAG: %[[PACKED:.*]] = arith.constant dense<{{.*}}> : tensor<8192xi8>
+// CHECK-DAG: %[[SCRATCH:.*]] = call @octet_cpu_scratch(
+// CHECK: call @octet_cpu_pack_lhs(
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x64xf32>
+// CHECK: %[[TASK:.*]] = constant @__octet_cpu_avx2_s8s8_sav_sbv_zan_zbn_bias_relu
+// CHECK: call @octet_parallel_for(%{{.*}}, %[[TASK]], %{{.*}})
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: return %[[R]]
+// CHECK-LABEL: func.func private @__octet_cpu_avx2_s8s8_sav_sbv_zan_zbn_bias_relu
+// CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK: scf.for
+// CHECK: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi16>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// CHECK: arith.sitofp %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: arith.maximumf
+// CHECK: llvm.intr.masked.store
+
+// VNNI-LABEL: func.func @w8a8
+// VNNI: arith.constant dense<{{.*}}> : tensor<64xi32>
+// VNNI: constant @__octet_cpu_vnni512_s8s8
+// VNNI-LABEL: func.func private @__octet_cpu_vnni512_s8s8
+// VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+
+// AMX-LABEL: func.func @w8a8
+// AMX: call @octet_cpu_require_amx
+// AMX-LABEL: func.func private @__octet_cpu_amx_s8s8
+// AMX: llvm.call_intrinsic "llvm.x86.tileloadd64.internal"
+// AMX: llvm.call_intrinsic "llvm.x86.tdpbssd.internal"
+func.func @w8a8(%x: tensor<?x128xi8>, %sx: tensor<?xf32>) -> tensor<?x64xf32> {
+  %w = arith.constant dense<3> : tensor<128x64xi8>
+  %sw = arith.constant dense<0.5> : tensor<64xf32>
+  %b = arith.constant dense<1.0> : tensor<64xf32>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?xf32>)
+         lhs_scheme <i8, per_axis(0)>
+         rhs_scale(%sw : tensor<64xf32>) rhs_scheme <i8, per_axis(1)>
+         bias(%b : tensor<64xf32>) relu
+         : tensor<?x128xi8>, tensor<128x64xi8> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// Weight-only: the weights stay where they are (an argument here) and are
+// converted to f32 inside the kernel.
+
+// CHECK-LABEL: func.func @w8a32
+// CHECK-NOT: octet.matmul
+// CHECK: constant @__octet_cpu_wo_f32s8_san_sbv_zan_zbv
+// CHECK-LABEL: func.func private @__octet_cpu_wo_f32s8_san_sbv_zan_zbv
+// CHECK: arith.extsi %{{.*}} : vector<8xi8> to vector<8xi32>
+// CHECK: arith.subi
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @w8a32(%x: tensor<1x96xf32>, %w: tensor<96x40xi8>, %sw: tensor<40xf32>, %zw: tensor<40xi32>) -> tensor<1x40xf32> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<40xf32>)
+         rhs_zero_point(%zw : tensor<40xi32>) rhs_scheme <i8, per_axis(1), asymmetric>
+         : tensor<1x96xf32>, tensor<96x40xi8> -> tensor<1x40xf32>
+  return %y : tensor<1x40xf32>
+}
+
+// -----
+
+// Requantized i8 result.
+
+// CHECK-LABEL: func.func @requantize
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x16xi8>
+// CHECK-LABEL: func.func private @__octet_cpu_avx2_u8s8_sas_sbs_zas_zbn_qm128_127_oss_ozn
+// CHECK: math.roundeven
+// CHECK: arith.fptosi
+// CHECK: arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+func.func @requantize(%x: tensor<4x32xi8>, %sx: tensor<f32>, %zx: tensor<i32>, %so: tensor<f32>) -> tensor<4x16xi8> {
+  %w = arith.constant dense<-7> : tensor<32x16xi8>
+  %sw = arith.constant dense<0.25> : tensor<f32>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>)
+         lhs_zero_point(%zx : tensor<i32>) lhs_scheme <u8, asymmetric>
+         rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         out_scale(%so : tensor<f32>) out_scheme <i8>
+         : tensor<4x32xi8>, tensor<32x16xi8> -> tensor<4x16xi8>
+  return %y : tensor<4x16xi8>
+}
+
+// -----
+
+// Left to the portable lowering, with the reason.
+
+func.func @not_constant(%x: tensor<4x32xi8>, %w: tensor<32x16xi8>, %sx: tensor<f32>, %sw: tensor<f32>) -> tensor<4x16xf32> {
+  // expected-remark @below {{convert-octet-to-cpu: portable lowering (rhs is not a constant (weights are packed at compile time))}}
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         : tensor<4x32xi8>, tensor<32x16xi8> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @batched(%x: tensor<2x4x32xi8>, %sx: tensor<f32>, %sw: tensor<f32>) -> tensor<2x4x16xf32> {
+  %w = arith.constant dense<1> : tensor<32x16xi8>
+  // expected-remark @below {{convert-octet-to-cpu: portable lowering (batched matmul)}}
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         : tensor<2x4x32xi8>, tensor<32x16xi8> -> tensor<2x4x16xf32>
+  return %y : tensor<2x4x16xf32>
+}

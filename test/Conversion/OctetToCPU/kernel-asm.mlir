@@ -1,0 +1,29 @@
+// The machine code of each kernel family, whatever the machine running the
+// test: the generated kernels compiled for a CPU that has the instructions.
+// RUN: env OCTET_HOST_TARGET=avx2 octet-compile %s --emit=asm --target=znver3 -o - | FileCheck %s --check-prefix=AVX2
+// RUN: env OCTET_HOST_TARGET=avx512-vnni octet-compile %s --emit=asm --target=cascadelake -o - | FileCheck %s --check-prefix=VNNI
+// RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | FileCheck %s --check-prefix=AMX
+
+// AVX2-LABEL: __octet_cpu_avx2_s8s8
+// AVX2: vpmovsxbw
+// AVX2: vpmaddwd
+// AVX2: vpaddd
+// AVX2-NOT: vpmaddubsw
+
+// VNNI-LABEL: __octet_cpu_vnni512_s8s8
+// VNNI: vpdpbusd {{.*}}zmm
+
+// AMX-LABEL: __octet_cpu_amx_s8s8
+// AMX: ldtilecfg
+// AMX: tileloadd
+// AMX: tdpbssd
+// AMX: tilestored
+func.func @main(%x: tensor<?x256xi8>) -> tensor<?x64xf32> {
+  %w = arith.constant dense<5> : tensor<256x64xi8>
+  %sx = arith.constant dense<0.5> : tensor<f32>
+  %sw = arith.constant dense<0.25> : tensor<64xf32>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%sw : tensor<64xf32>) rhs_scheme <i8, per_axis(1)>
+         : tensor<?x256xi8>, tensor<256x64xi8> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
