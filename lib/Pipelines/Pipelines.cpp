@@ -264,10 +264,11 @@ struct OctetPipelineOptions : public PassPipelineOptions<OctetPipelineOptions> {
 
 FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
                                                std::string &error) {
+  // `host` is resolved by octet-set-target from the running CPU.
   const target::TargetInfo *info = target::lookupTarget(spec.target);
-  if (!info) {
+  if (!info && spec.target != "host") {
     error = "octet-pipeline: unknown target '" + spec.target +
-            "'; valid targets: " + target::getValidTargetNames();
+            "'; valid targets: host, " + target::getValidTargetNames();
     return failure();
   }
   FailureOr<std::string> quantize = getQuantizePipeline(
@@ -284,7 +285,7 @@ FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
     return failure();
   }
   std::string p = "octet-set-target{target=" + spec.target + "}," + *quantize;
-  bool cuda = info->arch == target::Arch::cuda;
+  bool cuda = info && info->arch == target::Arch::cuda;
   if (!spec.lower || !cuda)
     p += spec.strict ? ",octet-select-lowering{strict=true}"
                      : ",octet-select-lowering";
@@ -354,14 +355,23 @@ void octet::registerOctetPipelines() {
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(QuantizeOptions());
       });
-  PassPipelineRegistration<>(
+  // Registered by hand, not with PassPipelineRegistration<>: that one
+  // rejects options without a word (`--octet-lower-to-host=x` failed with
+  // no message).
+  mlir::registerPassPipeline(
       "octet-lower-to-host",
       "Lower a module with octet ops to the LLVM dialect for the host CPU "
       "(octet -> linalg -> bufferized loops -> LLVM); what octet-run uses",
-      [](OpPassManager &pm) {
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        if (!optionsStr.trim().empty())
+          return errorHandler("octet-lower-to-host takes no options, got '" +
+                              optionsStr + "'");
         if (failed(buildLowerToHostPipeline(pm)))
           llvm::report_fatal_error("invalid octet-lower-to-host pipeline");
-      });
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
   mlir::registerPassPipeline(
       "octet-lower-to-cuda",
       "Lower a module with octet ops for a CUDA GPU: kernels (NVVM -> PTX "

@@ -38,7 +38,8 @@ struct OctetSetTargetPass
       FailureOr<HostResolution> host = resolveHost(emitError);
       if (failed(host))
         return signalPassFailure();
-      module.emitRemark() << host->reason;
+      // Not module.emitRemark(): that would attach (print) the whole module.
+      mlir::emitRemark(module.getLoc()) << host->reason;
       attr = TargetAttr::get(&getContext(), host->target->name, host->cpu);
     } else {
       const TargetInfo *info = lookupTarget(targetName);
