@@ -45,8 +45,33 @@ LogicalResult octet::buildLowerToHostPipeline(OpPassManager &pm) {
 }
 
 namespace {
+using PassOpts = mlir::detail::PassOptions;
+
+/// The options of a quantization recipe beyond its name, shared by
+/// octet-quantize and octet-pipeline.
+template <typename Derived>
+struct RecipeOptions : public PassPipelineOptions<Derived> {
+  PassOpts::Option<std::string> stats{
+      *this, "stats",
+      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
+                     "--calibrate"),
+      llvm::cl::init("")};
+  PassOpts::Option<std::string> method{
+      *this, "method",
+      llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
+      llvm::cl::init("minmax")};
+  PassOpts::Option<int64_t> groupSize{
+      *this, "group-size",
+      llvm::cl::desc("w4a16: elements per group along K"),
+      llvm::cl::init(128)};
+  PassOpts::Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Per-layer weight quantization report (JSON)"),
+      llvm::cl::init("")};
+};
+
 /// Options of the octet-quantize pipeline.
-struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
+struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
   Option<std::string> recipe{
       *this, "recipe",
       llvm::cl::desc("w8a16 | w4a16 | w8a8-dynamic | w8a8-static | "
@@ -54,23 +79,6 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
                      "activations) | w8a8 (INT8 or FP8 per the module's "
                      "#octet.target, dynamic activations)"),
       llvm::cl::init("w8a16")};
-  Option<std::string> stats{
-      *this, "stats",
-      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
-                     "--calibrate"),
-      llvm::cl::init("")};
-  Option<std::string> method{
-      *this, "method",
-      llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
-      llvm::cl::init("minmax")};
-  Option<int64_t> groupSize{
-      *this, "group-size",
-      llvm::cl::desc("w4a16: elements per group along K"),
-      llvm::cl::init(128)};
-  Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("Per-layer weight quantization report (JSON)"),
-      llvm::cl::init("")};
 };
 } // namespace
 
@@ -216,7 +224,7 @@ struct CudaOptions : public PassPipelineOptions<CudaOptions> {
 
 namespace {
 /// Options of the one-flag octet-pipeline.
-struct OctetPipelineOptions : public PassPipelineOptions<OctetPipelineOptions> {
+struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
   Option<std::string> recipe{
       *this, "recipe",
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
@@ -227,23 +235,6 @@ struct OctetPipelineOptions : public PassPipelineOptions<OctetPipelineOptions> {
       llvm::cl::desc("Deployment chip, as in octet-set-target: host, an x86 "
                      "or aarch64 level, or sm_75 ... sm_120a"),
       llvm::cl::init("host")};
-  Option<std::string> stats{
-      *this, "stats",
-      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
-                     "--calibrate"),
-      llvm::cl::init("")};
-  Option<std::string> method{
-      *this, "method",
-      llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
-      llvm::cl::init("minmax")};
-  Option<int64_t> groupSize{
-      *this, "group-size",
-      llvm::cl::desc("w4a16: elements per group along K"),
-      llvm::cl::init(128)};
-  Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("Per-layer weight quantization report (JSON)"),
-      llvm::cl::init("")};
   Option<bool> strict{
       *this, "strict",
       llvm::cl::desc("A format the chip does not accelerate is an error "
