@@ -142,10 +142,12 @@ struct MatmulArgs {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The gemv split of K, as the generated host code computes it.
-void gemvSplit(int64_t N, int64_t K, int64_t &kChunk, int64_t &kSplit) {
-  int64_t colTiles = std::max<int64_t>(1, ceilDiv(N, 128));
-  int64_t want = std::max<int64_t>(1, ceilDiv(512, colTiles));
+/// The gemv split of K, as the generated host code computes it (with the
+/// default gemv-rows=4).
+void gemvSplit(int64_t M, int64_t N, int64_t K, int64_t &kChunk,
+               int64_t &kSplit) {
+  int64_t tiles = std::max<int64_t>(1, ceilDiv(N, 128) * ceilDiv(M, 4));
+  int64_t want = std::max<int64_t>(1, ceilDiv(512, tiles));
   kChunk = std::max<int64_t>(128, ceilDiv(ceilDiv(K, want), 128) * 128);
   kSplit = std::max<int64_t>(1, ceilDiv(K, kChunk));
 }
@@ -155,7 +157,7 @@ void launchMatmul(const KernelInfo &k, MatmulArgs &a, cudaStream_t s) {
   uint32_t grid[3] = {1, 1, 1};
   if (k.kind == "gemv") {
     int64_t chunk, split;
-    gemvSplit(N, a.ints[MatmulArgs::K], chunk, split);
+    gemvSplit(M, N, a.ints[MatmulArgs::K], chunk, split);
     a.ints[MatmulArgs::KChunk] = chunk;
     grid[0] = ceilDiv(N, 128);
     grid[1] = split;
@@ -379,7 +381,7 @@ void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
   fillHalf<<<64, 256, 0, s>>>(x, M * K, 7);
   fillFloat<<<64, 256, 0, s>>>(scale, N, 1e-3f, 2e-3f, 8);
   int64_t chunk, split;
-  gemvSplit(N, K, chunk, split);
+  gemvSplit(M, N, K, chunk, split);
   float *ws = deviceAlloc<float>(split * M * N);
   int32_t *counters = deviceAlloc<int32_t>(ceilDiv(N, 128) * M);
   CUDA_CHECK(cudaMemsetAsync(counters, 0, ceilDiv(N, 128) * M * 4, s));

@@ -108,15 +108,60 @@ struct State {
   CUdevice device = 0;
 };
 
-/// The CUDA error name and description of `result`.
+/// The names of the CUresult codes most likely here (cuda.h), for drivers
+/// whose cuGetErrorName cannot answer: the toolkit's stub libcuda.so, which
+/// containers without a GPU often have, fails every call with
+/// CUDA_ERROR_STUB_LIBRARY, cuGetErrorName included.
+const char *knownErrorName(CUresult result) {
+  switch (result) {
+  case 1: return "CUDA_ERROR_INVALID_VALUE";
+  case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+  case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+  case 4: return "CUDA_ERROR_DEINITIALIZED";
+  case 34: return "CUDA_ERROR_STUB_LIBRARY";
+  case 35: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+  case 36: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
+  case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+  case 100: return "CUDA_ERROR_NO_DEVICE";
+  case 101: return "CUDA_ERROR_INVALID_DEVICE";
+  case 200: return "CUDA_ERROR_INVALID_IMAGE";
+  case 201: return "CUDA_ERROR_INVALID_CONTEXT";
+  case 209: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+  case 218: return "CUDA_ERROR_INVALID_PTX";
+  case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+  case 400: return "CUDA_ERROR_INVALID_HANDLE";
+  case 500: return "CUDA_ERROR_NOT_FOUND";
+  case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+  case 701: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+  case 702: return "CUDA_ERROR_LAUNCH_TIMEOUT";
+  case 715: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+  case 716: return "CUDA_ERROR_MISALIGNED_ADDRESS";
+  case 719: return "CUDA_ERROR_LAUNCH_FAILED";
+  case 801: return "CUDA_ERROR_NOT_SUPPORTED";
+  case 999: return "CUDA_ERROR_UNKNOWN";
+  }
+  return nullptr;
+}
+
+/// The CUDA error name and description of `result`: "NAME (description)",
+/// or "NAME (error N)" where the driver has no description for it.
 void describe(const State &s, CUresult result, char *out, size_t size) {
   const char *name = nullptr, *text = nullptr;
-  if (s.driver.cuGetErrorName)
-    s.driver.cuGetErrorName(result, &name);
-  if (s.driver.cuGetErrorString)
-    s.driver.cuGetErrorString(result, &text);
-  std::snprintf(out, size, "%s (%s)", name ? name : "CUDA_ERROR_UNKNOWN",
-                text ? text : "no description");
+  if (!s.driver.cuGetErrorName ||
+      s.driver.cuGetErrorName(result, &name) != kSuccess)
+    name = nullptr;
+  if (!s.driver.cuGetErrorString ||
+      s.driver.cuGetErrorString(result, &text) != kSuccess)
+    text = nullptr;
+  if (!name)
+    name = knownErrorName(result);
+  if (name && text)
+    std::snprintf(out, size, "%s (%s)", name, text);
+  else if (name)
+    std::snprintf(out, size, "%s (error %d)", name, result);
+  else
+    std::snprintf(out, size, "CUDA error %d (%s)", result,
+                  text ? text : "no description");
 }
 
 State &state() {
@@ -335,7 +380,10 @@ int32_t octet_cuda_module_get_function(void *module, const char *name,
   if (CUresult r = drv().cuModuleGetFunction(&f, static_cast<CUmodule>(module),
                                              name)) {
     check(r, "cuModuleGetFunction");
-    setError("%s (kernel '%s')", octet_cuda_last_error(), name);
+    // lastError is both the message and the destination: copy it first.
+    char message[sizeof(lastError)];
+    std::snprintf(message, sizeof(message), "%s", lastError);
+    setError("%s (kernel '%s')", message, name);
     return r;
   }
   *function = f;

@@ -489,21 +489,23 @@ Value matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
     break;
   case MatmulKernelKind::gemv: {
     // Enough blocks for every multiprocessor: split K into chunks (a
-    // multiple of 128 rows) so that the grid has about 512 blocks.
+    // multiple of 128 rows) so that the grid has about 512 blocks. The row
+    // tiles count too, so that a large M splits K less (the workspace is
+    // k_split * M * N floats); up to gemv-rows rows it is the same split.
     OpBuilder &b = h.b;
     Value colTiles = h.ceilDiv(N, 128);
+    Value rowTiles = h.ceilDiv(M, c.gemvRows);
+    Value tiles = arith::MaxUIOp::create(b, loc, h.mul(colTiles, rowTiles),
+                                         h.index(1));
     Value want = arith::MaxUIOp::create(
         b, loc, h.index(1),
-        arith::CeilDivUIOp::create(b, loc, h.index(512),
-                                   arith::MaxUIOp::create(b, loc, colTiles,
-                                                          h.index(1))));
+        arith::CeilDivUIOp::create(b, loc, h.index(512), tiles));
     Value chunk = h.mul(h.ceilDiv(arith::CeilDivUIOp::create(b, loc, K, want),
                                   128),
                         h.index(128));
     kChunk = arith::MaxUIOp::create(b, loc, chunk, h.index(128));
     Value ksplit = arith::MaxUIOp::create(
         b, loc, h.index(1), arith::CeilDivUIOp::create(b, loc, K, kChunk));
-    Value rowTiles = h.ceilDiv(M, c.gemvRows);
     auto f32Vec = MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
     auto i32Vec = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
     ws = h.alloc(f32Vec, {h.mul(ksplit, h.mul(M, N))});
@@ -546,12 +548,86 @@ Value matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
   return h.download(out);
 }
 
+/// The contract between octet-outline-for-cuda and this pass, checked
+/// before anything is built: a hand-written (or fuzzed) stub that breaks it
+/// is an error, not a null scheme or kind dereferenced in a kernel builder.
+LogicalResult verifyStubContract(func::FuncOp stub) {
+  auto opAttr = stub->getAttrOfType<StringAttr>(kCudaOpAttr);
+  StringRef op = opAttr ? opAttr.getValue() : StringRef();
+  if (!llvm::is_contained({"matmul", "compute_params", "quantize",
+                           "dequantize", "requantize"},
+                          op))
+    return stub.emitError()
+           << "launch stub: " << kCudaOpAttr
+           << " must be one of matmul, compute_params, quantize, "
+              "dequantize, requantize";
+  auto roles = stub->getAttrOfType<ArrayAttr>(kCudaRolesAttr);
+  if (!roles || roles.size() != stub.getNumArguments() ||
+      !llvm::all_of(roles, [](Attribute a) { return isa<StringAttr>(a); }))
+    return stub.emitError() << "launch stub without a role for each argument";
+  auto has = [&](StringRef role) {
+    return llvm::any_of(roles, [&](Attribute a) {
+      return cast<StringAttr>(a).getValue() == role;
+    });
+  };
+  auto rankOf = [&](StringRef role) -> int64_t {
+    for (auto [r, t] : llvm::zip(roles, stub.getArgumentTypes()))
+      if (cast<StringAttr>(r).getValue() == role)
+        if (auto st = dyn_cast<ShapedType>(t); st && st.hasRank())
+          return st.getRank();
+    return -1;
+  };
+  auto needSchemes =
+      [&](std::initializer_list<StringRef> names) -> LogicalResult {
+    for (StringRef name : names)
+      if (!schemeOf(stub, name))
+        return stub.emitError()
+               << "launch stub '" << op << "' has no #octet.scheme '" << name
+               << "' in " << kCudaSchemesAttr;
+    return success();
+  };
+  unsigned results = stub.getNumResults();
+  if (op == "matmul") {
+    auto kindAttr = stub->getAttrOfType<StringAttr>(kCudaKernelAttr);
+    std::optional<MatmulKernelKind> kind =
+        kindAttr ? symbolizeMatmulKernelKind(kindAttr.getValue())
+                 : std::nullopt;
+    if (!kind)
+      return stub.emitError() << "matmul launch stub without a valid "
+                              << kCudaKernelAttr;
+    int64_t lhsRank = rankOf("lhs");
+    int64_t rhsRank = has("rhs") ? rankOf("rhs") : rankOf("rhs_nk");
+    if (lhsRank < 2 || lhsRank > 3 || rhsRank < 2 || rhsRank > 3 ||
+        results != 1)
+      return stub.emitError()
+             << "matmul launch stub needs an 'lhs' and an 'rhs' (or "
+                "'rhs_nk') argument of rank 2 or 3 and one result";
+    // Tensor-core kernels multiply codes on both sides.
+    if (*kind == MatmulKernelKind::mmaSync || *kind == MatmulKernelKind::wgmma)
+      return needSchemes({"lhs_scheme", "rhs_scheme"});
+    return needSchemes({"rhs_scheme"});
+  }
+  if (!has("input") || results < 1 ||
+      results > (op == "compute_params" ? 2u : 1u))
+    return stub.emitError() << "launch stub '" << op
+                            << "' needs an 'input' argument and "
+                            << (op == "compute_params" ? "one or two results"
+                                                       : "one result");
+  if (op == "compute_params")
+    return needSchemes({"scheme"});
+  if (op == "quantize")
+    return needSchemes({"out_scheme"});
+  if (op == "dequantize")
+    return needSchemes({"in_scheme"});
+  return needSchemes({"in_scheme", "out_scheme"});
+}
+
 LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
                         const Tuning &tuning) {
+  if (failed(verifyStubContract(stub)))
+    return failure();
   StringRef op = stub->getAttrOfType<StringAttr>(kCudaOpAttr).getValue();
   auto roles = stub->getAttrOfType<ArrayAttr>(kCudaRolesAttr);
-  if (!roles || roles.size() != stub.getNumArguments())
-    return stub.emitError() << "launch stub without a role for each argument";
   for (Type t : llvm::concat<const Type>(stub.getArgumentTypes(),
                                          stub.getResultTypes())) {
     auto mt = dyn_cast<MemRefType>(t);

@@ -90,9 +90,15 @@ func.func private @octet_cuda_matmul_2(memref<?x64xf8E5M2>, memref<64x32xf8E4M3F
 // -----
 
 // gemv for weight-only products, with a one-row variant chosen when M <= 1
-// (the other launch gets an empty grid).
+// (the other launch gets an empty grid). K is split so that the grid has
+// about 512 blocks, counting column and row tiles (a large M splits less).
 module attributes {octet.target = #octet.target<"sm_80">} {
 // CHECK-LABEL: func.func private @octet_cuda_matmul_0
+//       CHECK:   %[[COLS:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+//       CHECK:   %[[ROWS:.*]] = arith.ceildivui %{{.*}}, %c4 : index
+//       CHECK:   %[[TILES:.*]] = arith.muli %[[COLS]], %[[ROWS]] : index
+//       CHECK:   %[[MAX:.*]] = arith.maxui %[[TILES]], %{{.*}} : index
+//       CHECK:   arith.ceildivui %c512, %[[MAX]] : index
 //       CHECK:   gpu.memset async [%{{.*}}] %{{.*}}, %{{.*}} : memref<?xi32>, i32
 //       CHECK:   %[[ONE:.*]] = arith.cmpi ule, %{{.*}}, %c1
 //       CHECK:   %[[Z1:.*]] = arith.select %[[ONE]], %{{.*}}, %c0
