@@ -95,6 +95,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }();
   llvm::StringRef all(reinterpret_cast<const char *>(data), size);
   auto [pipeline, text] = all.split('\n');
+  // No newline, no module. (split returns a default StringRef then, and
+  // MLIR's lexer takes its null data pointer for the code-completion
+  // location: a crash in Parser::codeCompleteDialectOrElidedOpName.)
+  if (!text.data())
+    return 0;
   pipeline = pipeline.trim();
   if (pipeline.consume_front("//"))
     pipeline = pipeline.trim();
@@ -104,7 +109,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext ctx(*registry, MLIRContext::Threading::DISABLED);
   octet_fuzz::DiagnosticCounter diags(&ctx);
   ParserConfig config(&ctx);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  // NUL-terminated, as every buffer the tools parse is (see FuzzParse.cpp).
+  std::string owned = text.str();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(owned, config);
   if (!module || octet_fuzz::tooLarge(*module))
     return 0;
 

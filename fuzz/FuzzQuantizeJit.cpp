@@ -229,8 +229,12 @@ const Compiled &compile(const Scheme &sc) {
   auto tm = tmBuilder->createTargetMachine();
   if (!tm)
     octet_fuzz::fail("cannot create a target machine");
+  // ExecutionEngineOptions::transformer is a function_ref: the
+  // std::function it refers to must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(3, 0, tm->get());
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(3, 0, tm->get());
+  options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*module, options, std::move(*tm));
   if (!engine)

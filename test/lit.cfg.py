@@ -29,8 +29,13 @@ if getattr(config, "octet_asan_runtime", ""):
     config.available_features.add("sanitizers")
     _supp = os.path.join(config.octet_src_root, "fuzz", "sanitizers")
     config.environment["LD_PRELOAD"] = config.octet_asan_runtime
+    # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs in
+    # ASan builds (octet's inline copies of it), but the uninstrumented
+    # libMLIR.so allocates from the same slabs without unpoisoning: a false
+    # use-after-poison (docs/robustness.md).
     config.environment["ASAN_OPTIONS"] = os.environ.get(
-        "ASAN_OPTIONS", "detect_leaks=1:allocator_may_return_null=1")
+        "ASAN_OPTIONS",
+        "detect_leaks=1:allocator_may_return_null=1:allow_user_poisoning=0")
     config.environment["LSAN_OPTIONS"] = os.environ.get(
         "LSAN_OPTIONS", "suppressions=" + os.path.join(_supp, "lsan.supp"))
     config.environment["UBSAN_OPTIONS"] = os.environ.get(

@@ -293,14 +293,47 @@ struct OctetQuantizeActivationsPass
           !num("count"))
         return emitErr() << "'" << stats << "': entry '" << key.str()
                          << "' lacks min/max/absmax/count";
-      s.minV = *num("min");
-      s.maxV = *num("max");
-      s.absmax = *num("absmax");
+      // Refuse what calibration cannot write (a hand-edited or foreign
+      // file): it would become a silently wrong scale, and a negative or
+      // huge count does not convert to an integer.
+      auto isCount = [](double v) {
+        return v >= 0.0 && v <= 9007199254740992.0 && v == std::floor(v);
+      };
+      std::string name = key.str();
+      auto bad = [&]() -> InFlightDiagnostic {
+        return std::move(emitErr() << "'" << stats << "': entry '" << name
+                                   << "' is inconsistent: ");
+      };
+      double minV = *num("min"), maxV = *num("max"), absmax = *num("absmax");
+      double range = std::max(std::fabs(minV), std::fabs(maxV));
+      if (!std::isfinite(minV) || !std::isfinite(maxV) ||
+          !(absmax >= 0.0 && absmax <= ::octet::numerics::kFloatMax))
+        return bad() << "min " << fmtNum("%g", minV) << ", max "
+                     << fmtNum("%g", maxV) << ", absmax "
+                     << fmtNum("%g", absmax)
+                     << " (expected finite f32 values, absmax >= 0)";
+      if (minV > maxV)
+        return bad() << "min " << fmtNum("%g", minV) << " > max "
+                     << fmtNum("%g", maxV);
+      if (std::fabs(absmax - range) > 1e-6 * range)
+        return bad() << "absmax " << fmtNum("%g", absmax)
+                     << " is not max(|min|, |max|) = " << fmtNum("%g", range);
+      if (!isCount(*num("count")))
+        return bad() << "count " << fmtNum("%g", *num("count"))
+                     << " is not a non-negative integer";
+      s.minV = minV;
+      s.maxV = maxV;
+      s.absmax = absmax;
       s.count = static_cast<uint64_t>(*num("count"));
-      if (const llvm::json::Array *h = t->getArray("histogram"))
-        for (const llvm::json::Value &c : *h)
-          s.histogram.push_back(
-              static_cast<uint64_t>(c.getAsNumber().value_or(0)));
+      if (const llvm::json::Array *h = t->getArray("histogram")) {
+        for (auto [i, c] : llvm::enumerate(*h)) {
+          std::optional<double> v = c.getAsNumber();
+          if (!v || !isCount(*v))
+            return bad() << "histogram bin " << i
+                         << " is not a non-negative integer count";
+          s.histogram.push_back(static_cast<uint64_t>(*v));
+        }
+      }
       out[key.str()] = std::move(s);
     }
     return success();

@@ -275,6 +275,28 @@ int main(int argc, char **argv) {
          octet::target::getValidTargetNames() + ")");
   if (outputFile.empty())
     fail("no output file: give -o FILE");
+  // A CPU name LLVM does not know: say so before the lowering runs (and
+  // before LLVM's own "not a recognized processor" warnings).
+  if (!cudaTarget && target != "host") {
+    std::string triple = llvm::sys::getProcessTriple();
+    std::string lookupError;
+    const llvm::Target *llvmTarget =
+        llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), lookupError);
+    std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+        llvmTarget ? llvmTarget->createMCSubtargetInfo(llvm::Triple(triple),
+                                                       "", "")
+                   : nullptr);
+    if (subtarget && !subtarget->isCPUStringValid(target)) {
+      std::string hint =
+          octet::target::lookupTarget(target)
+              ? "'" + target + "' is an octet-set-target level, not a CPU; "
+              : std::string();
+      fail("unknown CPU '" + target + "' for " + triple + "; " + hint +
+           "--target takes host, an LLVM CPU name (x86-64-v3, "
+           "sapphirerapids, ...; llc -mcpu=help lists them) or a CUDA "
+           "target (sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a)");
+    }
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -565,8 +587,12 @@ int main(int argc, char **argv) {
     }
     std::error_code ec;
     llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-    if (ec)
+    if (ec) {
+      // A failed run leaves no output: the library without its header
+      // would look like a success.
+      llvm::sys::fs::remove(outputFile);
       fail("cannot write '" + path + "': " + ec.message());
+    }
     out.os() << header;
     out.keep();
   }

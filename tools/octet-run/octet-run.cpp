@@ -426,7 +426,12 @@ int main(int argc, char **argv) {
   if (fromLibrary) {
     // A library from octet-compile: the signature is embedded as text.
     const std::string &libPath = inputFile;
-    void *handle = dlopen(libPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // dlopen looks a name without a '/' up on the library search path
+    // (`--library libm.so` would load the system's libm): the user means
+    // the file they named.
+    std::string openPath =
+        libPath.find('/') == std::string::npos ? "./" + libPath : libPath;
+    void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       fail("cannot load '" + libPath + "': " + dlerror());
     auto *sig = static_cast<const char *>(
@@ -637,6 +642,31 @@ int main(int argc, char **argv) {
   };
   std::vector<void *> packed = packArgs(args);
 
+  // What a run allocates is freed (LeakSanitizer checks the tools too): the
+  // input copies, and the result buffers of each call, which the generated
+  // code mallocs (a result that is an input argument is not freed twice).
+  std::set<void *> inputBuffers;
+  for (std::vector<Slot> &batch : batches)
+    for (Slot &s : batch)
+      if (s.buffer)
+        inputBuffers.insert(s.buffer);
+  auto freeResults = [&]() {
+    int64_t off = 0;
+    std::set<void *> freed;
+    for (Type t : fnType.getResults()) {
+      if (isa<ShapedType>(t)) {
+        void *p = reinterpret_cast<void *>(results[off]);
+        if (p && !inputBuffers.count(p) && freed.insert(p).second)
+          std::free(p);
+      }
+      off += resultWords(t);
+    }
+  };
+  auto freeInputs = [&]() {
+    for (void *p : inputBuffers)
+      std::free(p);
+  };
+
   if (calibrating) {
     // Two passes over the batches: the range, then histograms over it.
     activeCalibrator = &calibrator;
@@ -645,9 +675,11 @@ int main(int argc, char **argv) {
       for (std::vector<Slot> &batch : batches) {
         std::vector<void *> p = packArgs(batch);
         entry(p.data());
+        freeResults();
       }
     }
     activeCalibrator = nullptr;
+    freeInputs();
     std::error_code ec;
     llvm::raw_fd_ostream os(calibrate, ec);
     if (ec)
@@ -695,24 +727,9 @@ int main(int argc, char **argv) {
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
   }
   std::vector<double> times;
-  std::set<void *> inputBuffers;
-  for (Slot &s : args)
-    if (s.buffer)
-      inputBuffers.insert(s.buffer);
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
-    if (r > 0) {
-      // Free the previous run's results (never the inputs).
-      int64_t off = 0;
-      std::set<void *> freed;
-      for (Type t : fnType.getResults()) {
-        if (isa<ShapedType>(t)) {
-          void *p = reinterpret_cast<void *>(results[off]);
-          if (p && !inputBuffers.count(p) && freed.insert(p).second)
-            std::free(p);
-        }
-        off += resultWords(t);
-      }
-    }
+    if (r > 0)
+      freeResults(); // the previous run's (never the inputs)
     auto start = std::chrono::steady_clock::now();
     entry(packed.data());
     auto stop = std::chrono::steady_clock::now();
@@ -736,5 +753,7 @@ int main(int argc, char **argv) {
   if (outputFiles.empty())
     llvm::outs() << "octet-run: '" << entryName << "' returned "
                  << fnType.getNumResults() << " result(s)\n";
+  freeResults();
+  freeInputs();
   return 0;
 }

@@ -32,6 +32,10 @@ typedef enum OctetStorageFormat {
   OctetStorageFormatU4 = 3,
   OctetStorageFormatF8E4M3FN = 4,
   OctetStorageFormatF8E5M2 = 5,
+  /// Not a format: makes every int value a valid OctetStorageFormat in C++,
+  /// so that the functions below can reject an out-of-range value from C
+  /// (loading one of an enum whose values span 0..5 is undefined behaviour).
+  OctetStorageFormatMaxEnum_ = 0x7FFFFFFF,
 } OctetStorageFormat;
 
 /// Granularity of the scale/zero-point parameters (the values of the
@@ -40,6 +44,8 @@ typedef enum OctetGranularity {
   OctetGranularityPerTensor = 0,
   OctetGranularityPerAxis = 1,
   OctetGranularityPerGroup = 2,
+  /// Not a granularity (see OctetStorageFormatMaxEnum_).
+  OctetGranularityMaxEnum_ = 0x7FFFFFFF,
 } OctetGranularity;
 
 /// Returns true if `attr` is a #octet.scheme attribute.

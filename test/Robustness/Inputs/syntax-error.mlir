@@ -1,0 +1,2 @@
+// A syntax error: the argument list is not closed.
+func.func @f( {

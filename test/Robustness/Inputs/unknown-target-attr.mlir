@@ -1,0 +1,3 @@
+// A #octet.target naming a chip octet does not know.
+module attributes {octet.target = #octet.target<"sm_91">} {
+}
