@@ -41,6 +41,12 @@ if getattr(config, "octet_asan_runtime", ""):
     config.environment["UBSAN_OPTIONS"] = os.environ.get(
         "UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
     config.substitutions.append(("%octet_sanitizers", "1"))
+    # The C toolchain and the symbolizer run without the preload
+    # (fuzz/sanitizers/bin/uninstrumented says why); PATH gets the wrappers
+    # below, after the tool directories.
+    _uninstrumented = os.path.join(_supp, "bin")
+    config.environment["ASAN_SYMBOLIZER_PATH"] = os.path.join(
+        _uninstrumented, "llvm-symbolizer")
 else:
     config.available_features.add("no-sanitizers")
     config.substitutions.append(("%octet_sanitizers", "0"))
@@ -61,6 +67,9 @@ config.substitutions.append(("%octet_obj", config.octet_obj_root))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.octet_tools_dir, append_path=True)
 
+if getattr(config, "octet_asan_runtime", ""):
+    llvm_config.with_environment("PATH", _uninstrumented, append_path=True)
+
 tool_dirs = [config.octet_tools_dir, config.llvm_tools_dir]
 tools = ["octet-opt", "octet-run", "octet-compile", "mlir-opt", "octet-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -69,6 +78,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # A C compiler driver for tests that build programs against octet's output.
 import shutil
 _cc = shutil.which("clang", path=config.llvm_tools_dir + os.pathsep + os.environ.get("PATH", "")) or shutil.which("cc")
+if _cc and getattr(config, "octet_asan_runtime", ""):
+    _cc = os.path.join(_uninstrumented, "clang")
 if _cc:
     config.substitutions.append(("%cc", _cc))
     config.available_features.add("cc")
@@ -87,6 +98,8 @@ if _flags and "amx_int8" not in _flags:
 
 # Headless Chromium renders the HTML report (scripts/setup installs it).
 _chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if _chromium and getattr(config, "octet_asan_runtime", ""):
+    _chromium = os.path.join(_uninstrumented, os.path.basename(_chromium))
 if _chromium:
     config.substitutions.append(("%chromium", _chromium))
     config.available_features.add("chromium")

@@ -25,12 +25,13 @@
 // RUN:   > %t.plugin.mlir
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.plugin.mlir
 //
-// It is the same code as octet-opt: the same output, op for op. (Lines are
-// sorted first: upstream one-shot-bufferize orders the module's
-// memref.globals differently from run to run.)
+// It is the same code as octet-opt: the same output, op for op. (The
+// constant globals are put in a canonical order first: upstream
+// one-shot-bufferize names and orders the module's memref.globals
+// differently from run to run; see docs/robustness.md.)
 // RUN: octet-opt %s --octet-import-quant --octet-lower-to-host > %t.octet-opt.mlir
-// RUN: sort %t.plugin.mlir > %t.plugin.sorted
-// RUN: sort %t.octet-opt.mlir > %t.octet-opt.sorted
+// RUN: %python %octet_src/test/Robustness/Inputs/canonical_globals.py < %t.plugin.mlir > %t.plugin.sorted
+// RUN: %python %octet_src/test/Robustness/Inputs/canonical_globals.py < %t.octet-opt.mlir > %t.octet-opt.sorted
 // RUN: diff %t.plugin.sorted %t.octet-opt.sorted
 
 // IMPORT-LABEL: func.func @qdq
