@@ -13,6 +13,10 @@ namespace octet {
 llvm::StringRef getLowerToHostPipeline();
 
 /// Appends the host-CPU lowering to `pm` (a module-level pass manager).
+/// The pipeline is parsed from its textual form, so every pass it names
+/// must be registered first: call mlir::registerAllPasses() and
+/// registerAllOctetPasses() once before (the tools do; a fuzz harness that
+/// did not failed with "does not refer to a registered pass").
 LogicalResult buildLowerToHostPipeline(OpPassManager &pm);
 
 /// The textual pass pipeline of a quantization recipe (w8a16, w4a16,
