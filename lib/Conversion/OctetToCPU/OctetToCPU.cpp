@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -89,9 +90,71 @@ bool isByteInteger(SchemeAttr scheme) {
 /// What the rewrite needs besides the config.
 struct Plan {
   GemmConfig config;
-  ElementsAttr rhsConstant; ///< integer kernels only
+  /// The constant codes of the rhs and whether they are stored N x K (the
+  /// rhs is `linalg.transpose` [1, 0] of the constant, which is how
+  /// PyTorch-style [out, in] weights reach octet.matmul); null when the rhs
+  /// is not a constant.
+  ElementsAttr rhsConstant;
+  bool rhsTransposed = false;
   int64_t k = 0, n = 0;
 };
+
+/// The raw bytes of a 1-byte-element constant, or none.
+std::optional<ArrayRef<char>> rawBytes(ElementsAttr attr) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return dense.getRawData();
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// Matches `rhs` = constant or `linalg.transpose` [1, 0] of a constant with
+/// readable bytes (dense or a dense_resource blob).
+bool matchRhsConstant(Value rhs, Plan &plan) {
+  Value source = rhs;
+  plan.rhsTransposed = false;
+  if (auto t = rhs.getDefiningOp<linalg::TransposeOp>()) {
+    if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return false;
+    source = t.getInput();
+    plan.rhsTransposed = true;
+  }
+  ElementsAttr attr;
+  if (!matchPattern(source, m_Constant(&attr)) || !rawBytes(attr))
+    return false;
+  if (cast<ShapedType>(attr.getType()).getElementTypeBitWidth() != 8)
+    return false;
+  plan.rhsConstant = attr;
+  return true;
+}
+
+/// The rhs codes of `plan`, K x N row-major (transposed here, at compile
+/// time, when the constant is N x K).
+std::vector<int8_t> readRhsCodes(const Plan &plan) {
+  int64_t k = plan.k, n = plan.n;
+  std::vector<int8_t> codes(static_cast<size_t>(k * n));
+  ArrayRef<char> raw = *rawBytes(plan.rhsConstant);
+  auto dense = dyn_cast<DenseElementsAttr>(plan.rhsConstant);
+  if (dense && dense.isSplat()) {
+    std::fill(codes.begin(), codes.end(), static_cast<int8_t>(raw[0]));
+    return codes;
+  }
+  if (raw.size() < codes.size())
+    return codes; // unreachable for a verified constant; zeros, no overread
+  if (!plan.rhsTransposed) {
+    std::memcpy(codes.data(), raw.data(), codes.size());
+    return codes;
+  }
+  // Blocked transpose of the N x K source.
+  constexpr int64_t kBlock = 64;
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock)
+    for (int64_t i0 = 0; i0 < k; i0 += kBlock)
+      for (int64_t j = j0; j < std::min(n, j0 + kBlock); ++j)
+        for (int64_t i = i0; i < std::min(k, i0 + kBlock); ++i)
+          codes[i * n + j] = static_cast<int8_t>(raw[j * k + i]);
+  return codes;
+}
 
 /// Checks that `op` is covered and fills the kernel description; the
 /// reason otherwise.
@@ -147,6 +210,10 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
       return fail("float lhs is not f32");
     c.weightOnly = true;
     c.isa = Isa::fma;
+    // A transposed constant is transposed once here instead of on every
+    // call; any other rhs is read where it is.
+    if (!matchRhsConstant(op.getRhs(), plan) || !plan.rhsTransposed)
+      plan.rhsConstant = nullptr;
     c.zb = op.getRhsZeroPoint() ? c.sb : Param::none;
     setTileSizes(c);
     return plan;
@@ -157,14 +224,9 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
     return fail("lhs format is not i8/u8");
   if (op.getRhsZeroPoint())
     return fail("integer GEMM with an rhs zero point");
-  if (!matchPattern(op.getRhs(), m_Constant(&plan.rhsConstant)) ||
-      !(isa<DenseElementsAttr>(plan.rhsConstant) ||
-        (isa<DenseResourceElementsAttr>(plan.rhsConstant) &&
-         cast<DenseResourceElementsAttr>(plan.rhsConstant)
-             .getRawHandle()
-             .getBlob())))
-    return fail("rhs is not a constant (weights are packed at compile "
-                "time)");
+  if (!matchRhsConstant(op.getRhs(), plan))
+    return fail("rhs is not a constant or a transposed constant (weights "
+                "are packed at compile time)");
   c.lhsUnsigned = lhsScheme->isUnsigned();
   std::optional<Param> sa = paramKind(*lhsScheme, 0, plan.k);
   if (!sa)
@@ -274,7 +336,14 @@ Value CallSiteEmitter::emit() {
 
   if (c.weightOnly) {
     slots[kA] = addressOf(op.getLhs());
-    slots[kB] = addressOf(op.getRhs());
+    if (plan.rhsConstant) {
+      std::vector<int8_t> codes = readRhsCodes(plan);
+      slots[kB] = addressOfConstant(DenseElementsAttr::get(
+          RankedTensorType::get({k, n}, b.getI8Type()),
+          ArrayRef<int8_t>(codes.data(), codes.size())));
+    } else {
+      slots[kB] = addressOf(op.getRhs());
+    }
     slots[kK] = cst(k);
     slots[kLda] = cst(k);
     int64_t tilesN = (n + c.nc - 1) / c.nc;
@@ -286,21 +355,7 @@ Value CallSiteEmitter::emit() {
     // Weights, packed at compile time.
     int64_t kpad = ::octet::cpu::roundUp(k, c.kAlign);
     int64_t npad = ::octet::cpu::roundUp(n, c.isa == Isa::amx ? 32 : c.nr());
-    std::vector<int8_t> codes(static_cast<size_t>(k * n));
-    if (auto dense = dyn_cast<DenseElementsAttr>(plan.rhsConstant)) {
-      ArrayRef<char> raw = dense.getRawData();
-      if (dense.isSplat())
-        std::fill(codes.begin(), codes.end(), static_cast<int8_t>(raw[0]));
-      else
-        std::memcpy(codes.data(), raw.data(), codes.size());
-    } else {
-      ArrayRef<char> raw = cast<DenseResourceElementsAttr>(plan.rhsConstant)
-                               .getRawHandle()
-                               .getBlob()
-                               ->getData();
-      std::memcpy(codes.data(), raw.data(),
-                  std::min(codes.size(), raw.size()));
-    }
+    std::vector<int8_t> codes = readRhsCodes(plan);
     std::vector<int8_t> packed(static_cast<size_t>(npad * kpad));
     ::octet::cpu::packRhs(codes.data(), k, n, n, c.packNr, c.kp, kpad,
                           packed.data());
@@ -456,7 +511,21 @@ struct ConvertOctetToCPUPass
       rewriter.setInsertionPoint(op);
       CallSiteEmitter emitter(rewriter, op, *plan, module);
       Value result = emitter.emit();
+      Operation *rhsDef = op.getRhs().getDefiningOp();
       rewriter.replaceOp(op, result);
+      // The transpose read through at compile time (and its operands, the
+      // weights among them) are dead unless something else uses them.
+      if (auto t = dyn_cast_or_null<linalg::TransposeOp>(rhsDef);
+          t && t->use_empty()) {
+        SmallVector<Operation *> defs;
+        for (Value v : t->getOperands())
+          if (Operation *d = v.getDefiningOp())
+            defs.push_back(d);
+        rewriter.eraseOp(t);
+        for (Operation *d : defs)
+          if (d->use_empty() && isMemoryEffectFree(d))
+            rewriter.eraseOp(d);
+      }
     }
   }
 };

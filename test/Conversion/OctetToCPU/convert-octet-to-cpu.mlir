@@ -93,7 +93,7 @@ func.func @requantize(%x: tensor<4x32xi8>, %sx: tensor<f32>, %zx: tensor<i32>, %
 // Left to the portable lowering, with the reason.
 
 func.func @not_constant(%x: tensor<4x32xi8>, %w: tensor<32x16xi8>, %sx: tensor<f32>, %sw: tensor<f32>) -> tensor<4x16xf32> {
-  // expected-remark @below {{convert-octet-to-cpu: portable lowering (rhs is not a constant (weights are packed at compile time))}}
+  // expected-remark @below {{convert-octet-to-cpu: portable lowering (rhs is not a constant or a transposed constant (weights are packed at compile time))}}
   %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
          rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
          : tensor<4x32xi8>, tensor<32x16xi8> -> tensor<4x16xf32>
@@ -109,4 +109,42 @@ func.func @batched(%x: tensor<2x4x32xi8>, %sx: tensor<f32>, %sw: tensor<f32>) ->
          rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
          : tensor<2x4x32xi8>, tensor<32x16xi8> -> tensor<2x4x16xf32>
   return %y : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Weights stored [N, K] behind linalg.transpose (how imported [out, in]
+// weights arrive): packed from the transposed constant at compile time.
+// Source [[1, 2], [3, 4]] is W^T, so W = [[1, 3], [2, 4]] and the packed
+// panel holds (W[0][0], W[1][0]), (W[0][1], W[1][1]) = 1, 2, 3, 4.
+
+// CHECK-LABEL: func.func @transposed_constant
+// CHECK-NOT: linalg.transpose
+// CHECK: arith.constant dense<[1, 2, 3, 4, 0, 0, {{.*}}]> : tensor<32xi8>
+// CHECK: constant @__octet_cpu_avx2_s8s8
+func.func @transposed_constant(%x: tensor<4x2xi8>, %sx: tensor<f32>, %sw: tensor<f32>) -> tensor<4x2xf32> {
+  %wt = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %e = tensor.empty() : tensor<2x2xi8>
+  %w = linalg.transpose ins(%wt : tensor<2x2xi8>) outs(%e : tensor<2x2xi8>) permutation = [1, 0]
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         : tensor<4x2xi8>, tensor<2x2xi8> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// Weight-only: a transposed constant is transposed once, at compile time.
+
+// CHECK-LABEL: func.func @transposed_constant_weight_only
+// CHECK-NOT: linalg.transpose
+// CHECK: arith.constant dense<{{\[\[}}1, 3], [2, 4]]> : tensor<2x2xi8>
+// CHECK: constant @__octet_cpu_wo_f32s8
+func.func @transposed_constant_weight_only(%x: tensor<4x2xf32>, %sw: tensor<f32>) -> tensor<4x2xf32> {
+  %wt = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %e = tensor.empty() : tensor<2x2xi8>
+  %w = linalg.transpose ins(%wt : tensor<2x2xi8>) outs(%e : tensor<2x2xi8>) permutation = [1, 0]
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         : tensor<4x2xf32>, tensor<2x2xi8> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
 }

@@ -65,6 +65,10 @@ CASES = {
     "extremes_u8_max_x_min": dict(
         lhs=S("u8"), rhs=S("i8"), lshape=(6, 256), rshape=(256, 16),
         fill="u8max_i8min"),
+    # Weights stored [N, K] behind linalg.transpose (imported models).
+    "transposed_const_k200_n37": dict(
+        lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
+        lshape=(11, 200), rshape=(200, 37), bias=True, transposed_rhs=True),
     # Weight-only (f32 activations).
     "wo_m1_k300_n131_bias": dict(
         lhs=None, rhs=S("i8", "per_axis", 1), lshape=(1, 300),
@@ -72,6 +76,9 @@ CASES = {
     "wo_asym_u8_const": dict(
         lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
         lshape=(5, 64), rshape=(64, 70)),
+    "wo_transposed_const": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(2, 96),
+        rshape=(96, 45), transposed_rhs=True),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),

@@ -201,7 +201,18 @@ def run_case(name, case):
     else:
         res_type = ftype(oshape, case.get("res", "f32"))
     text.append("func.func @main(%s) -> %s {" % (", ".join(args), res_type))
-    if const_rhs:
+    if const_rhs and case.get("transposed_rhs"):
+        # The constant stored [N, K] (PyTorch's [out, in]) and transposed
+        # by linalg.transpose, the form imported models have.
+        kk, nn = rshape
+        t_type = storage_type((nn, kk), rs)
+        text.append("  %%bt = arith.constant %s : %s" % (
+            o.dense_const(o.storage_literal_codes(B.T.copy(), rs),
+                          rs.format.storage), t_type))
+        text.append("  %%be = tensor.empty() : %s" % rhs_type)
+        text.append("  %%b = linalg.transpose ins(%%bt : %s) outs(%%be : %s) "
+                    "permutation = [1, 0]" % (t_type, rhs_type))
+    elif const_rhs:
         text.append("  %%b = arith.constant %s : %s" % (
             o.dense_const(o.storage_literal_codes(B, rs), rs.format.storage),
             rhs_type))
