@@ -591,6 +591,7 @@ int main(int argc, char **argv) {
                              llvm::JITSymbolFlags::Exported};
     };
     add("octet_parallel_for", &octet_parallel_for);
+    add("octet_get_num_threads", &octet_get_num_threads);
     add("octet_cpu_scratch", &octet_cpu_scratch);
     add("octet_cpu_pack_lhs", &octet_cpu_pack_lhs);
     add("octet_cpu_require_amx", &octet_cpu_require_amx);

@@ -14,9 +14,12 @@
 // The microkernel keeps MR x NV vectors of accumulators in registers. The
 // epilogue is the octet.matmul one (compensation, float(acc) * (sa * sb),
 // bias, ReLU, requantize) applied to the registers before the only store
-// of the result. Weight-only kernels run one column block per task and
-// convert the rhs codes to f32 on the fly (sequential k per column, so the
-// f32 sums are the same as the reference lowering's, bit for bit).
+// of the result. Weight-only kernels convert the rhs codes to f32 on the
+// fly and keep k sequential for every output (separate multiply and add),
+// so their f32 sums are the reference lowering's, bit for bit: for decode
+// (M < MR) one column strip per thread streams whole rows of the weights;
+// from MR rows on, an MR x 16 register tile reuses each converted weight
+// vector for MR rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,11 +97,13 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     c.packNr = 16, c.kAlign = 64;
     break;
   case Isa::fma:
-    // Tasks of 1024 columns; groups of 64 columns (8 ymm sums, one cache
-    // line of a row), 8 rows at a time (kc).
-    c.mr = 1, c.nv = 8, c.w = 8, c.kp = 1;
-    c.mc = 1, c.nc = 1024, c.kc = 8;
-    c.packNr = 64, c.kAlign = 1;
+    // M >= MR: 6 x 16 register tile (12 ymm sums, 2 converted weight
+    // vectors, 1 broadcast), tiles of 72 x 256, K blocks of 256 rows (the
+    // B block, 256 x 64 bytes of lines, stays in L1). M < MR: the decode
+    // kernel (emitWeightOnlyDecode), column strips chosen at run time.
+    c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
+    c.mc = 72, c.nc = 256, c.kc = 256;
+    c.packNr = 16, c.kAlign = 1;
     break;
   }
 }
@@ -211,9 +216,16 @@ private:
                         SmallVector<Value> &accs);
   void emitAmxTile(Value t);
   void emitWeightOnlyTile(Value t);
-  void emitWeightOnlyGroup(Value m, Value k0, int64_t ku, Value nv0, Value n0,
-                           Value first, Value last, Value scratch,
-                           bool masked);
+  void emitWeightOnlyDecode(Value t);
+  void emitWeightOnlyGroup(Value m, Value k0, int64_t ku, Value nv0,
+                           int64_t nv, Value n0, Value nc, Value first,
+                           Value last, Value scratch, bool masked);
+  void emitWeightOnlyTiled(Value t);
+  void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
+                           Value m0, Value m1, Value n0, Value first,
+                           Value last, Value scratch, bool masked);
+  /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point).
+  Value weightVector(Value ptr, Value mask, Value zbv);
 
   OpBuilder &b;
   Location loc;
@@ -222,6 +234,7 @@ private:
   Type i8, i16, i32, i64, f32, ptrTy;
   // Context fields, loaded once.
   Value A, B, C, M, N, K, lda, tilesN, sa, sb, bias, comp, za, zb, os, oz;
+  Value ctxPtr;
 };
 
 } // namespace
@@ -236,6 +249,7 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   K = field(kK), lda = field(kLda), tilesN = field(kTilesN), sa = field(kSa),
   sb = field(kSb), bias = field(kBias), comp = field(kComp), za = field(kZa),
   zb = field(kZb), os = field(kOs), oz = field(kOz);
+  ctxPtr = ctx;
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -547,64 +561,68 @@ void KernelEmitter::emitAmxTile(Value t) {
   }
 }
 
+Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
+  Value codes = loadVec(i8, c.w, ptr, mask);
+  Value wide =
+      c.rhsUnsigned
+          ? arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes).getResult()
+          : arith::ExtSIOp::create(b, loc, vec(c.w, i32), codes).getResult();
+  if (zbv)
+    wide = sub(wide, zbv);
+  return arith::SIToFPOp::create(b, loc, vec(c.w, f32), wide);
+}
+
 void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
-                                        Value nv0, Value n0, Value first,
-                                        Value last, Value scratch,
-                                        bool masked) {
+                                        Value nv0, int64_t nv, Value n0,
+                                        Value nc, Value first, Value last,
+                                        Value scratch, bool masked) {
   VectorType accTy = vec(c.w, f32);
-  SmallVector<Value> masks(c.nv);
+  SmallVector<Value> masks(nv);
   if (masked)
-    for (int64_t v = 0; v < c.nv; ++v)
+    for (int64_t v = 0; v < nv; ++v)
       masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
-  // This thread's running sums of row m, columns [nv0, nv0 + nr).
-  Value cptr = add(scratch, mul(add(mul(m, cst(c.nc)), sub(nv0, n0)), cst(4)));
-  SmallVector<Type> accTypes(c.nv, accTy);
+  // This thread's running sums of row m, columns [nv0, nv0 + nv * w).
+  Value cptr = add(scratch, mul(add(mul(m, nc), sub(nv0, n0)), cst(4)));
+  SmallVector<Type> accTypes(nv, accTy);
   auto init = scf::IfOp::create(b, loc, accTypes, first, true);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(init.thenBlock());
-    SmallVector<Value> z(c.nv, zeros(accTy));
+    SmallVector<Value> z(nv, zeros(accTy));
     scf::YieldOp::create(b, loc, z);
     b.setInsertionPointToStart(init.elseBlock());
     SmallVector<Value> loaded;
-    for (int64_t v = 0; v < c.nv; ++v)
+    for (int64_t v = 0; v < nv; ++v)
       loaded.push_back(load(accTy, at(cptr, cst(v * c.w * 4)), 4));
     scf::YieldOp::create(b, loc, loaded);
   }
   SmallVector<Value> accs(init.getResults().begin(), init.getResults().end());
-  SmallVector<Value> zbv(c.nv);
+  SmallVector<Value> zbv(nv);
   if (c.zb == Param::scalar) {
     Value z = splat(load(i32, toPtr(zb), 4), c.w);
     for (Value &v : zbv)
       v = z;
   } else if (c.zb == Param::vector) {
-    for (int64_t v = 0; v < c.nv; ++v)
+    for (int64_t v = 0; v < nv; ++v)
       zbv[v] = loadVec(i32, c.w, at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
                        masks[v]);
   }
-  // The rows of one task are short runs (NC bytes, a row apart), too short
-  // for the hardware prefetchers to follow: prefetch kPrefetchRows ahead.
+  // Prefetch kPrefetchRows rows ahead: the strip's rows are runs of a few
+  // KB, a row apart.
   constexpr int64_t kPrefetchRows = 16;
-  for (int64_t r = 0; r < ku; ++r)
-    LLVM::Prefetch::create(
-        b, loc, at(B, add(mul(add(k0, cst(r + kPrefetchRows)), N), nv0)),
-        /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
+  if (!masked)
+    for (int64_t r = 0; r < ku; ++r)
+      LLVM::Prefetch::create(
+          b, loc, at(B, add(mul(add(k0, cst(r + kPrefetchRows)), N), nv0)),
+          /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
   // k in order for every column: the f32 sums of the reference lowering.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
     Value x = splat(load(f32, at(A, mul(add(mul(m, lda), k), cst(4))), 4),
                     c.w);
     Value row = add(B, add(mul(k, N), nv0));
-    for (int64_t v = 0; v < c.nv; ++v) {
-      Value codes = loadVec(i8, c.w, at(row, cst(v * c.w)), masks[v]);
-      Value wide =
-          c.rhsUnsigned
-              ? arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes).getResult()
-              : arith::ExtSIOp::create(b, loc, vec(c.w, i32), codes)
-                    .getResult();
-      if (zbv[v])
-        wide = sub(wide, zbv[v]);
-      Value wf = arith::SIToFPOp::create(b, loc, accTy, wide);
+    for (int64_t v = 0; v < nv; ++v) {
+      Value wf = weightVector(at(row, cst(v * c.w)), masks[v], zbv[v]);
       Value prod = arith::MulFOp::create(b, loc, x, wf);
       accs[v] = arith::AddFOp::create(b, loc, accs[v], prod);
     }
@@ -614,25 +632,45 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   b.setInsertionPointToStart(fin.thenBlock());
   emitEpilogueRow(accs, m, nv0);
   b.setInsertionPointToStart(fin.elseBlock());
-  for (int64_t v = 0; v < c.nv; ++v)
+  for (int64_t v = 0; v < nv; ++v)
     store(accs[v], at(cptr, cst(v * c.w * 4)), 4);
 }
 
 void KernelEmitter::emitWeightOnlyTile(Value t) {
-  // Task t owns columns [n0, n0 + NC) of every row. Rows of B are streamed
-  // in order, KC at a time: each group of NR columns loads its running sums
-  // once, adds KC rows (k in order), and stores them back (or, after the
-  // last row, applies the epilogue). Contiguous reads of NC bytes per row
-  // keep the hardware prefetchers and the TLB happy; the sums stay in L1.
-  int64_t ku = c.kc;
-  int64_t nr = c.nr();
-  Value n0 = mul(t, cst(c.nc));
-  Value n1 = min(add(n0, cst(c.nc)), N);
+  auto decode = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::slt, M, cst(c.mr)), true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(decode.thenBlock());
+  emitWeightOnlyDecode(t);
+  b.setInsertionPointToStart(decode.elseBlock());
+  emitWeightOnlyTiled(t);
+}
+
+void KernelEmitter::emitWeightOnlyDecode(Value t) {
+  // Task t owns the column strip [n0, n0 + NC) with NC = N / threads
+  // (rounded up to 64, chosen at the call site): with one strip per thread
+  // every thread streams runs of NC bytes, a row apart, the longest runs a
+  // column split allows. Rows are taken kRows at a time: each group of 64
+  // columns loads its running sums (L1/L2 scratch) once, adds kRows rows
+  // (k in order), and stores them back, or applies the epilogue after the
+  // last row. Groups of 64 columns, then of 8, then one masked group: the
+  // hot loop has no masks.
+  constexpr int64_t kRows = 8, kGroup = 8;
+  Value nc = LLVM::LoadOp::create(
+      b, loc, i64,
+      LLVM::GEPOp::create(b, loc, ptrTy, i64, ctxPtr,
+                          ArrayRef<LLVM::GEPArg>{int32_t(kNc)}),
+      8);
+  Value n0 = mul(t, nc);
+  Value n1 = min(add(n0, nc), N);
+  Value width = sub(n1, n0);
+  Value n64 = add(n0, mul(div(width, cst(kGroup * c.w)), cst(kGroup * c.w)));
+  Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
   Value scratch = LLVM::PtrToIntOp::create(
       b, loc, i64,
       callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(1), mul(M, cst(c.nc * 4))}));
-  Value kMain = mul(div(K, cst(ku)), cst(ku));
+                  {cst32(1), mul(mul(M, nc), cst(4))}));
+  Value kMain = mul(div(K, cst(kRows)), cst(kRows));
   auto rows = [&](Value lb, Value ub, int64_t step) {
     auto kLoop = forLoop(lb, ub, step);
     OpBuilder::InsertionGuard guard(b);
@@ -643,18 +681,158 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
     auto mLoop = forLoop(cst(0), M, 1);
     b.setInsertionPointToStart(mLoop.getBody());
     Value m = mLoop.getInductionVar();
-    auto nLoop = forLoop(n0, n1, nr);
-    b.setInsertionPointToStart(nLoop.getBody());
-    Value nv0 = nLoop.getInductionVar();
-    auto full = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::sle, add(nv0, cst(nr)), N), true);
-    b.setInsertionPointToStart(full.thenBlock());
-    emitWeightOnlyGroup(m, k0, step, nv0, n0, first, last, scratch, false);
-    b.setInsertionPointToStart(full.elseBlock());
-    emitWeightOnlyGroup(m, k0, step, nv0, n0, first, last, scratch, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      auto wide = forLoop(n0, n64, kGroup * c.w);
+      b.setInsertionPointToStart(wide.getBody());
+      emitWeightOnlyGroup(m, k0, step, wide.getInductionVar(), kGroup, n0, nc,
+                          first, last, scratch, false);
+    }
+    {
+      OpBuilder::InsertionGuard g2(b);
+      auto narrow = forLoop(n64, n8, c.w);
+      b.setInsertionPointToStart(narrow.getBody());
+      emitWeightOnlyGroup(m, k0, step, narrow.getInductionVar(), 1, n0, nc,
+                          first, last, scratch, false);
+    }
+    auto tail =
+        scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
+    b.setInsertionPointToStart(tail.thenBlock());
+    emitWeightOnlyGroup(m, k0, step, n8, 1, n0, nc, first, last, scratch,
+                        true);
   };
-  rows(cst(0), kMain, ku);
+  rows(cst(0), kMain, kRows);
   rows(kMain, K, 1);
+}
+
+void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
+                                        int64_t nv, Value m0, Value m1,
+                                        Value n0, Value first, Value last,
+                                        Value scratch, bool masked) {
+  VectorType accTy = vec(c.w, f32);
+  int64_t mr = c.mr;
+  SmallVector<Value> masks(nv), zbv(nv);
+  if (masked)
+    for (int64_t v = 0; v < nv; ++v)
+      masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
+  if (c.zb == Param::scalar) {
+    Value z = splat(load(i32, toPtr(zb), 4), c.w);
+    for (Value &v : zbv)
+      v = z;
+  } else if (c.zb == Param::vector) {
+    for (int64_t v = 0; v < nv; ++v)
+      zbv[v] = loadVec(i32, c.w, at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
+                       masks[v]);
+  }
+  auto mLoop = forLoop(m0, m1, mr);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(mLoop.getBody());
+  Value mr0 = mLoop.getInductionVar();
+  // Rows past M repeat row M - 1 (their sums are never stored as results).
+  SmallVector<Value> aRow(mr);
+  for (int64_t i = 0; i < mr; ++i)
+    aRow[i] = add(A, mul(mul(min(add(mr0, cst(i)), sub(M, cst(1))), lda),
+                         cst(4)));
+  auto sumPtr = [&](int64_t i, int64_t v) {
+    return at(scratch,
+              mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
+                      add(sub(nv0, n0), cst(v * c.w))),
+                  cst(4)));
+  };
+  SmallVector<Type> accTypes(mr * nv, accTy);
+  auto init = scf::IfOp::create(b, loc, accTypes, first, true);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(init.thenBlock());
+    SmallVector<Value> z(mr * nv, zeros(accTy));
+    scf::YieldOp::create(b, loc, z);
+    b.setInsertionPointToStart(init.elseBlock());
+    SmallVector<Value> loaded;
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t v = 0; v < nv; ++v)
+        loaded.push_back(load(accTy, sumPtr(i, v), 4));
+    scf::YieldOp::create(b, loc, loaded);
+  }
+  auto kLoop = forLoop(kc0, kc1, 1, init.getResults());
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
+                            kLoop.getRegionIterArgs().end());
+    Value row = add(B, add(mul(k, N), nv0));
+    SmallVector<Value> wf(nv);
+    for (int64_t v = 0; v < nv; ++v)
+      wf[v] = weightVector(at(row, cst(v * c.w)), masks[v], zbv[v]);
+    Value k4 = mul(k, cst(4));
+    for (int64_t i = 0; i < mr; ++i) {
+      Value x = splat(load(f32, toPtr(add(aRow[i], k4)), 4), c.w);
+      for (int64_t v = 0; v < nv; ++v) {
+        Value prod = arith::MulFOp::create(b, loc, x, wf[v]);
+        accs[i * nv + v] =
+            arith::AddFOp::create(b, loc, accs[i * nv + v], prod);
+      }
+    }
+    scf::YieldOp::create(b, loc, accs);
+  }
+  auto fin = scf::IfOp::create(b, loc, last, true);
+  b.setInsertionPointToStart(fin.thenBlock());
+  for (int64_t i = 0; i < mr; ++i) {
+    Value m = add(mr0, cst(i));
+    auto inRange =
+        scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M), false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(inRange.thenBlock());
+    SmallVector<Value> row(kLoop.getResults().begin() + i * nv,
+                           kLoop.getResults().begin() + (i + 1) * nv);
+    emitEpilogueRow(row, m, nv0);
+  }
+  b.setInsertionPointToStart(fin.elseBlock());
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t v = 0; v < nv; ++v)
+      store(kLoop.getResult(i * nv + v), sumPtr(i, v), 4);
+}
+
+void KernelEmitter::emitWeightOnlyTiled(Value t) {
+  // Task t is the tile (t / tilesN, t % tilesN) of MC x NC outputs. K is
+  // taken KC rows at a time; each 16- (then 8-, then masked 8-) column
+  // panel runs its MR-row register tiles over the block, converting each
+  // weight vector once per MR rows; partial sums wait in the scratch.
+  Value tm = div(t, tilesN), tn = rem(t, tilesN);
+  Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
+  Value m1 = min(add(m0, cst(c.mc)), M), n1 = min(add(n0, cst(c.nc)), N);
+  Value width = sub(n1, n0);
+  Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
+  Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
+  Value scratch = LLVM::PtrToIntOp::create(
+      b, loc, i64,
+      callRuntime("octet_cpu_scratch", {ptrTy},
+                  {cst32(1), cst(c.mc * c.nc * 4)}));
+  auto kLoop = forLoop(cst(0), K, c.kc);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kc0 = kLoop.getInductionVar();
+  Value kc1 = min(add(kc0, cst(c.kc)), K);
+  Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
+  Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto wide = forLoop(n0, n16, c.nr());
+    b.setInsertionPointToStart(wide.getBody());
+    emitWeightOnlyPanel(kc0, kc1, wide.getInductionVar(), c.nv, m0, m1, n0,
+                        first, last, scratch, false);
+  }
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto narrow = forLoop(n16, n8, c.w);
+    b.setInsertionPointToStart(narrow.getBody());
+    emitWeightOnlyPanel(kc0, kc1, narrow.getInductionVar(), 1, m0, m1, n0,
+                        first, last, scratch, false);
+  }
+  auto tail =
+      scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
+  b.setInsertionPointToStart(tail.thenBlock());
+  emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch, true);
 }
 
 SmallVector<StringRef> mlir::octet::cpu::getRequiredFeatures(Isa isa) {

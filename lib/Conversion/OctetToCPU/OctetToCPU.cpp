@@ -346,9 +346,27 @@ Value CallSiteEmitter::emit() {
     }
     slots[kK] = cst(k);
     slots[kLda] = cst(k);
+    // Decode (M < MR): one column strip of N / threads columns (a multiple
+    // of 64) per thread. Otherwise tiles of MC x NC.
+    Value threads = arith::ExtSIOp::create(
+        b, loc, i64, call("octet_get_num_threads", {i32}, {}));
+    auto ceilDiv = [&](Value x, Value y) {
+      return arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, x, arith::SubIOp::create(
+                                                       b, loc, y, cst(1))),
+          y);
+    };
+    Value strip = arith::MulIOp::create(
+        b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(64)), cst(64));
+    slots[kNc] = strip;
     int64_t tilesN = (n + c.nc - 1) / c.nc;
     slots[kTilesN] = cst(tilesN);
-    tasks = cst(tilesN);
+    Value decode =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, cst(c.mr));
+    Value tiled = arith::MulIOp::create(b, loc, ceilDiv(m, cst(c.mc)),
+                                        cst(tilesN));
+    tasks = arith::SelectOp::create(b, loc, decode, ceilDiv(cst(n), strip),
+                                    tiled);
     if (Value zb = op.getRhsZeroPoint())
       slots[kZb] = addressOf(zb);
   } else {

@@ -79,6 +79,17 @@ CASES = {
     "wo_transposed_const": dict(
         lhs=None, rhs=S("i8", "per_axis", 1), lshape=(2, 96),
         rshape=(96, 45), transposed_rhs=True),
+    # Weight-only from MR = 6 rows on: the register-tiled kernel (row,
+    # column and K-block tails; two tiles of MC x NC each way).
+    "wo_tiled_m77_k300_n131_bias_relu": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(77, 300),
+        rshape=(300, 131), bias=True, relu=True, arg_rhs=True),
+    "wo_tiled_m6_asym_u8": dict(
+        lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
+        lshape=(6, 520), rshape=(520, 45)),
+    "wo_tiled_m150_n300_requantize": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(150, 70),
+        rshape=(70, 300), out=S("i8", "per_axis", 1), transposed_rhs=True),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),

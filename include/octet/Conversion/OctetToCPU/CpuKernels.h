@@ -77,6 +77,7 @@ enum CtxSlot : int64_t {
   kZb,
   kOs,
   kOz,
+  kNc,       ///< weight-only decode (M < MR): columns per task
   kNumSlots
 };
 
