@@ -14,6 +14,10 @@ baselines measured in the same run:
   - INT8 GEMM M=N=K in {1024, 2048, 4096} and the LLM shapes M in {128, 512},
     N=4096, K in {4096, 14336}: octet vs oneDNN (default ISA, and with
     DNNL_MAX_CPU_ISA=AVX512_CORE_VNNI) vs OpenBLAS sgemm on the float model;
+  - float activations, M,K,N in {1024^3, 128x4096x4096, 512x4096x4096},
+    weights passed at run time: the f32 kernel (a float linalg.matmul) and
+    the W8A32 weight-only kernel vs OpenBLAS sgemm, with the max error of
+    each against f64 sums;
   - decode GEMV (M=1, K=4096, N=14336) over >= 2 GiB of rotated weights:
     octet GB/s vs a plain read loop over the same bytes vs OpenBLAS sgemv.
 
@@ -35,6 +39,9 @@ GEMM_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
                (128, 4096, 4096), (512, 4096, 4096), (128, 14336, 4096),
                (512, 14336, 4096)]  # (M, K, N)
 GEMV_SHAPE = (4096, 14336)  # (K, N)
+# Float activations (the f32 kernel of a float linalg.matmul and the W8A32
+# weight-only kernel) against sgemm: (M, K, N).
+FGEMM_SHAPES = [(1024, 1024, 1024), (128, 4096, 4096), (512, 4096, 4096)]
 
 
 def weights(k, n):
@@ -73,6 +80,32 @@ def gemv_model(k, n):
          rhs_scheme <i8, per_axis(1)>
          : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dxi8> -> tensor<1x%(n)dxf32>
   return %%y : tensor<1x%(n)dxf32>
+}
+""" % dict(k=k, n=n, sw=hexdense(sw))
+
+
+def fgemm_model(k, n, weights):
+    """Float activations, weights passed at run time: a float linalg.matmul
+    (f32 weights) or a W8A32 octet.matmul (i8 weights, per-channel
+    scales)."""
+    if weights == "f32":
+        return """func.func @main(%%x: tensor<?x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxf32>) -> tensor<?x%(n)dxf32> {
+  %%c0 = arith.constant 0 : index
+  %%m = tensor.dim %%x, %%c0 : tensor<?x%(k)dxf32>
+  %%z = arith.constant 0.0 : f32
+  %%e = tensor.empty(%%m) : tensor<?x%(n)dxf32>
+  %%i = linalg.fill ins(%%z : f32) outs(%%e : tensor<?x%(n)dxf32>) -> tensor<?x%(n)dxf32>
+  %%y = linalg.matmul ins(%%x, %%w : tensor<?x%(k)dxf32>, tensor<%(k)dx%(n)dxf32>) outs(%%i : tensor<?x%(n)dxf32>) -> tensor<?x%(n)dxf32>
+  return %%y : tensor<?x%(n)dxf32>
+}
+""" % dict(k=k, n=n)
+    sw = (0.001 * (1 + np.arange(n) % 7)).astype(np.float32)
+    return """func.func @main(%%x: tensor<?x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxi8>) -> tensor<?x%(n)dxf32> {
+  %%sw = arith.constant %(sw)s : tensor<%(n)dxf32>
+  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(n)dxf32>)
+         rhs_scheme <i8, per_axis(1)>
+         : tensor<?x%(k)dxf32>, tensor<%(k)dx%(n)dxi8> -> tensor<?x%(n)dxf32>
+  return %%y : tensor<?x%(n)dxf32>
 }
 """ % dict(k=k, n=n, sw=hexdense(sw))
 
@@ -153,6 +186,19 @@ def main():
     run([os.path.join(bindir, "octet-compile"), src, "--target=host", "-o",
          gemv_lib])
 
+    flibs = {}
+    for (_, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
+        for wt in ("f32", "i8"):
+            if (k, n, wt) in flibs:
+                continue
+            src = os.path.join(work, "fgemm_%s_%dx%d.mlir" % (wt, k, n))
+            lib = os.path.join(work, "libfgemm_%s_%dx%d.so" % (wt, k, n))
+            with open(src, "w") as f:
+                f.write(fgemm_model(k, n, wt))
+            run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+                 "-o", lib])
+            flibs[(k, n, wt)] = lib
+
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
         env = dict(os.environ, OCTET_NUM_THREADS=str(threads),
@@ -179,6 +225,19 @@ def main():
                       o / s, out["onednn_impl"], int(out["octet_wrong"]),
                       out["onednn_wrong"], float(out["onednn_max_rel"])))
             rows.append(("gemm", threads, m, k, n, o, d, dv, s))
+        print("%-22s %8s %10s %10s %8s  %s" % (
+            "float acts M,K,N", "weights", "octet", "sgemm", "x sgemm",
+            "max rel. error vs f64 (octet / sgemm)"))
+        for (m, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
+            for wt in ("f32", "i8"):
+                out = parse(run([driver, "fgemm", flibs[(k, n, wt)], str(m),
+                                 str(k), str(n), str(args.reps), wt],
+                                env=env))
+                o, s = float(out["octet_gflops"]), float(out["openblas_gflops"])
+                print("%-22s %8s %10.1f %10.1f %8.2f  %s / %s" % (
+                    "%d,%d,%d" % (m, k, n), wt, o, s, o / s,
+                    out["octet_max_rel"], out["openblas_max_rel"]))
+                rows.append(("fgemm-" + wt, threads, m, k, n, o, s, 0, 0))
         k, n = GEMV_SHAPE
         out = parse(run([driver, "gemv", gemv_lib, str(k), str(n), str(gib),
                          str(args.reps)], env=env))

@@ -187,7 +187,18 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
       lhs zero point through the column sums.
     - weight-only (f32 lhs, i8/u8 weights, optional weight zero point, any
       M): the codes are converted to f32 on the fly and summed in k order
-      per column, exactly as the portable lowering does.
+      per column, exactly as the portable lowering does. M < 6: a decode
+      GEMV streaming one column strip per thread; M >= 6: a 6 x 16
+      register-tiled kernel. Weights stored N x K behind `linalg.transpose`
+      of a constant are transposed at compile time.
+    - f32 (`float-kernels`, on by default): the float contractions the
+      quantization left in the model, `linalg.matmul` and
+      `linalg.batch_matmul` on f32 tensors with a rhs read as K x N or
+      N x K (transposed maps, e.g. attention's Q K^T) and a zero-filled
+      init, run the weight-only loop nests with an f32 rhs: k in order with
+      a separate multiply and add, so the results equal the portable
+      lowering's bit for bit. A constant N x K rhs is transposed at
+      compile time, any other per task into the thread's scratch.
 
     Integer kernels need constant weights (rank 2, static K x N), which are
     packed at compile time into the kernel's layout; activations are packed
@@ -222,12 +233,16 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
            "convert-octet-to-linalg)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on each octet.matmul left to the portable "
-           "lowering, with the reason">
+           "lowering, with the reason">,
+    Option<"floatKernels", "float-kernels", "bool", /*default=*/"true",
+           "Also lower f32 linalg.matmul / linalg.batch_matmul (zero-filled "
+           "init) to the generated f32 kernels">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

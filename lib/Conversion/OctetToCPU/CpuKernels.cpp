@@ -58,7 +58,12 @@ std::string GemmConfig::getName() const {
     break;
   }
   name += weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
-  name += rhsUnsigned ? "u8" : "s8";
+  if (floatRhs)
+    name += rhsTransposed ? "f32t" : "f32";
+  else
+    name += rhsUnsigned ? "u8" : "s8";
+  if (batched)
+    name += "_batch";
   name += std::string("_sa") + paramName(sa) + "_sb" + paramName(sb) + "_za" +
           paramName(za) + "_zb" + paramName(zb);
   if (bias)
@@ -224,8 +229,19 @@ private:
   void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
                            Value m0, Value m1, Value n0, Value first,
                            Value last, Value scratch, bool masked);
-  /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point).
+  /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
+  /// or of `w` f32 rhs values.
   Value weightVector(Value ptr, Value mask, Value zbv);
+  /// Bytes per rhs element of the weight-only / f32 kernels.
+  int64_t esB() const { return c.floatRhs ? 4 : 1; }
+  /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels.
+  Value rowAddr(Value k, Value n) {
+    return add(B, mul(add(mul(k, ldb), n), cst(esB())));
+  }
+  /// f32 kernels with an N x K rhs: copies columns [n0, n1) of the rhs, all
+  /// k, into this thread's scratch as a K x (n1 - n0) block and points
+  /// B / ldb at it.
+  void transposeRhsBlock(Value n0, Value n1);
 
   OpBuilder &b;
   Location loc;
@@ -234,7 +250,7 @@ private:
   Type i8, i16, i32, i64, f32, ptrTy;
   // Context fields, loaded once.
   Value A, B, C, M, N, K, lda, tilesN, sa, sb, bias, comp, za, zb, os, oz;
-  Value ctxPtr;
+  Value ctxPtr, ldb, batchTasks, strideA, strideB, strideC;
 };
 
 } // namespace
@@ -250,6 +266,9 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   sb = field(kSb), bias = field(kBias), comp = field(kComp), za = field(kZa),
   zb = field(kZb), os = field(kOs), oz = field(kOz);
   ctxPtr = ctx;
+  batchTasks = field(kBatchTasks), strideA = field(kStrideA),
+  strideB = field(kStrideB), strideC = field(kStrideC);
+  ldb = N;
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -293,14 +312,16 @@ void KernelEmitter::emitEpilogueVector(Value acc, Value m, Value n,
   } else {
     y = acc;
   }
-  Value s = c.sb == Param::vector ? colVec(sb, f32, 4)
-                                  : splat(scalarAt(sb, f32, cst(0), 4), w);
-  if (c.sa != Param::none) {
-    Value sav = splat(
-        scalarAt(sa, f32, c.sa == Param::vector ? m : cst(0), 4), w);
-    s = arith::MulFOp::create(b, loc, sav, s);
+  if (c.sb != Param::none) {
+    Value s = c.sb == Param::vector ? colVec(sb, f32, 4)
+                                    : splat(scalarAt(sb, f32, cst(0), 4), w);
+    if (c.sa != Param::none) {
+      Value sav = splat(
+          scalarAt(sa, f32, c.sa == Param::vector ? m : cst(0), 4), w);
+      s = arith::MulFOp::create(b, loc, sav, s);
+    }
+    y = arith::MulFOp::create(b, loc, y, s);
   }
-  y = arith::MulFOp::create(b, loc, y, s);
   if (c.bias)
     y = arith::AddFOp::create(b, loc, y, colVec(bias, f32, 4));
   if (c.relu)
@@ -562,6 +583,8 @@ void KernelEmitter::emitAmxTile(Value t) {
 }
 
 Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
+  if (c.floatRhs)
+    return loadVec(f32, c.w, ptr, mask);
   Value codes = loadVec(i8, c.w, ptr, mask);
   Value wide =
       c.rhsUnsigned
@@ -613,16 +636,16 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   if (!masked)
     for (int64_t r = 0; r < ku; ++r)
       LLVM::Prefetch::create(
-          b, loc, at(B, add(mul(add(k0, cst(r + kPrefetchRows)), N), nv0)),
+          b, loc, toPtr(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0)),
           /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
   // k in order for every column: the f32 sums of the reference lowering.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
     Value x = splat(load(f32, at(A, mul(add(mul(m, lda), k), cst(4))), 4),
                     c.w);
-    Value row = add(B, add(mul(k, N), nv0));
+    Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v) {
-      Value wf = weightVector(at(row, cst(v * c.w)), masks[v], zbv[v]);
+      Value wf = weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]);
       Value prod = arith::MulFOp::create(b, loc, x, wf);
       accs[v] = arith::AddFOp::create(b, loc, accs[v], prod);
     }
@@ -637,13 +660,51 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
 }
 
 void KernelEmitter::emitWeightOnlyTile(Value t) {
+  Value a0 = A, b0 = B, c0 = C;
+  if (c.batched) {
+    // Task t is tile t % tasks-per-batch of batch entry t / tasks-per-batch.
+    Value bi = div(t, batchTasks);
+    t = rem(t, batchTasks);
+    A = add(A, mul(bi, strideA));
+    B = add(B, mul(bi, strideB));
+    C = add(C, mul(bi, strideC));
+  }
   auto decode = scf::IfOp::create(
       b, loc, cmp(arith::CmpIPredicate::slt, M, cst(c.mr)), true);
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(decode.thenBlock());
-  emitWeightOnlyDecode(t);
-  b.setInsertionPointToStart(decode.elseBlock());
-  emitWeightOnlyTiled(t);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(decode.thenBlock());
+    emitWeightOnlyDecode(t);
+    b.setInsertionPointToStart(decode.elseBlock());
+    emitWeightOnlyTiled(t);
+  }
+  A = a0, B = b0, C = c0;
+}
+
+void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
+  // The source is N x K row-major; the block is K x width, row k holding
+  // columns n0..n1 (a plain copy: the values are moved, not rounded).
+  Value width = sub(n1, n0);
+  Value block = LLVM::PtrToIntOp::create(
+      b, loc, i64,
+      callRuntime("octet_cpu_scratch", {ptrTy},
+                  {cst32(2), mul(mul(K, width), cst(4))}));
+  auto nLoop = forLoop(n0, n1, 1);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(nLoop.getBody());
+    Value n = nLoop.getInductionVar();
+    Value src = add(B, mul(mul(n, K), cst(4)));
+    Value dst = add(block, mul(sub(n, n0), cst(4)));
+    auto kLoop = forLoop(cst(0), K, 1);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    store(load(f32, at(src, mul(k, cst(4))), 4),
+          at(dst, mul(mul(k, width), cst(4))), 4);
+  }
+  // rowAddr(k, n) = block + (k * width + n - n0) * 4.
+  B = sub(block, mul(n0, cst(4)));
+  ldb = width;
 }
 
 void KernelEmitter::emitWeightOnlyDecode(Value t) {
@@ -664,6 +725,9 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   Value n0 = mul(t, nc);
   Value n1 = min(add(n0, nc), N);
   Value width = sub(n1, n0);
+  Value savedB = B, savedLdb = ldb;
+  if (c.rhsTransposed)
+    transposeRhsBlock(n0, n1);
   Value n64 = add(n0, mul(div(width, cst(kGroup * c.w)), cst(kGroup * c.w)));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
   Value scratch = LLVM::PtrToIntOp::create(
@@ -703,6 +767,7 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   };
   rows(cst(0), kMain, kRows);
   rows(kMain, K, 1);
+  B = savedB, ldb = savedLdb;
 }
 
 void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
@@ -760,10 +825,10 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value k = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    Value row = add(B, add(mul(k, N), nv0));
+    Value row = rowAddr(k, nv0);
     SmallVector<Value> wf(nv);
     for (int64_t v = 0; v < nv; ++v)
-      wf[v] = weightVector(at(row, cst(v * c.w)), masks[v], zbv[v]);
+      wf[v] = weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]);
     Value k4 = mul(k, cst(4));
     for (int64_t i = 0; i < mr; ++i) {
       Value x = splat(load(f32, toPtr(add(aRow[i], k4)), 4), c.w);
@@ -802,6 +867,9 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
   Value m1 = min(add(m0, cst(c.mc)), M), n1 = min(add(n0, cst(c.nc)), N);
   Value width = sub(n1, n0);
+  Value savedB = B, savedLdb = ldb;
+  if (c.rhsTransposed)
+    transposeRhsBlock(n0, n1);
   Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
   Value scratch = LLVM::PtrToIntOp::create(
@@ -831,8 +899,14 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   }
   auto tail =
       scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
-  b.setInsertionPointToStart(tail.thenBlock());
-  emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch, true);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(tail.thenBlock());
+    emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch,
+                        true);
+  }
+  b.setInsertionPointAfter(kLoop);
+  B = savedB, ldb = savedLdb;
 }
 
 SmallVector<StringRef> mlir::octet::cpu::getRequiredFeatures(Isa isa) {
@@ -869,6 +943,9 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("oz", static_cast<int64_t>(c.oz));
   add("bias", c.bias);
   add("relu", c.relu);
+  add("float_rhs", c.floatRhs);
+  add("rhs_transposed", c.rhsTransposed);
+  add("batched", c.batched);
   if (c.outScheme)
     fields.push_back(b.getNamedAttr("out_scheme", c.outScheme));
   return b.getDictionaryAttr(fields);
@@ -902,6 +979,9 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.zb = param("zb"), c.os = param("os"), c.oz = param("oz");
   c.bias = get("bias");
   c.relu = get("relu");
+  c.floatRhs = get("float_rhs");
+  c.rhsTransposed = get("rhs_transposed");
+  c.batched = get("batched");
   c.outScheme = attr.getAs<SchemeAttr>("out_scheme");
   if (!ok || (c.os != Param::none && !c.outScheme))
     return failure();

@@ -129,22 +129,23 @@ bool matchRhsConstant(Value rhs, Plan &plan) {
   return true;
 }
 
-/// The rhs codes of `plan`, K x N row-major (transposed here, at compile
-/// time, when the constant is N x K).
-std::vector<int8_t> readRhsCodes(const Plan &plan) {
-  int64_t k = plan.k, n = plan.n;
-  std::vector<int8_t> codes(static_cast<size_t>(k * n));
+/// The rhs elements of `plan` (`elemBytes` each), K x N row-major
+/// (transposed here, at compile time, when the constant is N x K).
+std::vector<char> readRhsBytes(const Plan &plan, int64_t elemBytes) {
+  int64_t k = plan.k, n = plan.n, e = elemBytes;
+  std::vector<char> out(static_cast<size_t>(k * n * e), 0);
   ArrayRef<char> raw = *rawBytes(plan.rhsConstant);
   auto dense = dyn_cast<DenseElementsAttr>(plan.rhsConstant);
   if (dense && dense.isSplat()) {
-    std::fill(codes.begin(), codes.end(), static_cast<int8_t>(raw[0]));
-    return codes;
+    for (int64_t i = 0; i < k * n; ++i)
+      std::memcpy(&out[i * e], raw.data(), e);
+    return out;
   }
-  if (raw.size() < codes.size())
-    return codes; // unreachable for a verified constant; zeros, no overread
+  if (raw.size() < out.size())
+    return out; // unreachable for a verified constant; zeros, no overread
   if (!plan.rhsTransposed) {
-    std::memcpy(codes.data(), raw.data(), codes.size());
-    return codes;
+    std::memcpy(out.data(), raw.data(), out.size());
+    return out;
   }
   // Blocked transpose of the N x K source.
   constexpr int64_t kBlock = 64;
@@ -152,8 +153,85 @@ std::vector<int8_t> readRhsCodes(const Plan &plan) {
     for (int64_t i0 = 0; i0 < k; i0 += kBlock)
       for (int64_t j = j0; j < std::min(n, j0 + kBlock); ++j)
         for (int64_t i = i0; i < std::min(k, i0 + kBlock); ++i)
-          codes[i * n + j] = static_cast<int8_t>(raw[j * k + i]);
-  return codes;
+          std::memcpy(&out[(i * n + j) * e], &raw[(j * k + i) * e], e);
+  return out;
+}
+
+std::vector<int8_t> readRhsCodes(const Plan &plan) {
+  std::vector<char> bytes = readRhsBytes(plan, 1);
+  return std::vector<int8_t>(bytes.begin(), bytes.end());
+}
+
+/// A float contraction the f32 kernels take: linalg.matmul or
+/// linalg.batch_matmul on f32 tensors, lhs (b, m, k), rhs (b, k, n) or
+/// (b, n, k), result (b, m, n), init filled with +0.0.
+struct FloatContraction {
+  Value lhs, rhs;
+  int64_t batch = 0; ///< 0: not batched
+  bool rhsTransposed = false;
+  int64_t k = 0, n = 0;
+};
+
+FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,
+                                                  std::string &why) {
+  auto fail = [&](const Twine &reason) -> FailureOr<FloatContraction> {
+    why = reason.str();
+    return failure();
+  };
+  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+  if (!batched && !isa<linalg::MatmulOp>(op.getOperation()))
+    return fail("not a matmul");
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return fail("not on tensors");
+  FloatContraction fc;
+  fc.lhs = op.getDpsInputOperand(0)->get();
+  fc.rhs = op.getDpsInputOperand(1)->get();
+  Value init = op.getDpsInitOperand(0)->get();
+  auto lt = dyn_cast<RankedTensorType>(fc.lhs.getType());
+  auto rt = dyn_cast<RankedTensorType>(fc.rhs.getType());
+  auto ct = dyn_cast<RankedTensorType>(init.getType());
+  if (!lt || !rt || !ct || !lt.getElementType().isF32() ||
+      !rt.getElementType().isF32() || !ct.getElementType().isF32())
+    return fail("not f32");
+  // The maps: standard or with the rhs transposed.
+  MLIRContext *ctx = op->getContext();
+  unsigned dims = batched ? 4 : 3;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> bp;
+  if (batched)
+    bp.push_back(d(0));
+  unsigned o = batched ? 1 : 0; // m = o, n = o + 1, k = o + 2
+  auto map = [&](ArrayRef<AffineExpr> r) {
+    SmallVector<AffineExpr> e(bp);
+    e.append(r.begin(), r.end());
+    return AffineMap::get(dims, 0, e, ctx);
+  };
+  AffineMap aMap = map({d(o), d(o + 2)}), bMap = map({d(o + 2), d(o + 1)}),
+            btMap = map({d(o + 1), d(o + 2)}), cMap = map({d(o), d(o + 1)});
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != aMap || maps[2] != cMap ||
+      (maps[1] != bMap && maps[1] != btMap))
+    return fail("indexing maps other than (m, k) x (k, n) or (n, k)");
+  fc.rhsTransposed = maps[1] == btMap;
+  if (!rt.hasStaticShape() || ShapedType::isDynamic(lt.getDimSize(o + 1)))
+    return fail("dynamic K, N or batch");
+  if (batched) {
+    fc.batch = rt.getDimSize(0);
+    if (lt.getDimSize(0) != fc.batch || ct.getDimSize(0) != fc.batch)
+      return fail("batch sizes differ");
+  }
+  fc.k = fc.rhsTransposed ? rt.getDimSize(o + 1) : rt.getDimSize(o);
+  fc.n = fc.rhsTransposed ? rt.getDimSize(o) : rt.getDimSize(o + 1);
+  if (fc.k == 0 || fc.n == 0 || (batched && fc.batch == 0))
+    return fail("empty K, N or batch");
+  // A +0.0 init: the kernels start their sums at +0.0.
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  FloatAttr zero;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&zero)) ||
+      !zero.getValue().isPosZero())
+    return fail("init is not filled with +0.0");
+  return fc;
 }
 
 /// Checks that `op` is covered and fills the kernel description; the
@@ -247,16 +325,19 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
 /// Emits the rewrite of one planned op.
 class CallSiteEmitter {
 public:
-  CallSiteEmitter(RewriterBase &b, MatmulOp op, const Plan &plan,
+  CallSiteEmitter(RewriterBase &b, Operation *op, const Plan &plan,
                   ModuleOp module)
       : b(b), op(op), plan(plan), c(plan.config), module(module),
-        loc(op.getLoc()) {
+        loc(op->getLoc()) {
     i32 = b.getI32Type();
     i64 = b.getI64Type();
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   }
 
+  /// The rewrite of an octet.matmul.
   Value emit();
+  /// The rewrite of a float contraction.
+  Value emitFloat(const FloatContraction &fc);
 
 private:
   Value cst(int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); }
@@ -315,7 +396,14 @@ private:
   }
 
   RewriterBase &b;
-  MatmulOp op;
+  /// Slots of the weight-only / f32 kernels' decode and tiled loop nests
+  /// (M rows of N columns); returns the number of tasks.
+  Value weightOnlyTasks(Value m, int64_t n, SmallVectorImpl<Value> &slots);
+  /// Stores `slots` into a context block and runs the task function of the
+  /// config over `tasks` tasks on the thread pool.
+  void runTasks(ArrayRef<Value> slots, Value tasks);
+
+  Operation *op;
   const Plan &plan;
   const GemmConfig &c;
   ModuleOp module;
@@ -323,7 +411,88 @@ private:
   Type i32, i64, ptrTy;
 };
 
+Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
+                                       SmallVectorImpl<Value> &slots) {
+  // Decode (M < MR): one column strip of N / threads columns (a multiple
+  // of 64) per thread. Otherwise tiles of MC x NC.
+  Value threads = arith::ExtSIOp::create(
+      b, loc, i64, call("octet_get_num_threads", {i32}, {}));
+  auto ceilDiv = [&](Value x, Value y) {
+    return arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, x,
+                              arith::SubIOp::create(b, loc, y, cst(1))),
+        y);
+  };
+  Value strip = arith::MulIOp::create(
+      b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(64)), cst(64));
+  slots[kNc] = strip;
+  int64_t tilesN = (n + c.nc - 1) / c.nc;
+  slots[kTilesN] = cst(tilesN);
+  Value decode =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, cst(c.mr));
+  Value tiled =
+      arith::MulIOp::create(b, loc, ceilDiv(m, cst(c.mc)), cst(tilesN));
+  return arith::SelectOp::create(b, loc, decode, ceilDiv(cst(n), strip),
+                                 tiled);
+}
+
+Value CallSiteEmitter::emitFloat(const FloatContraction &fc) {
+  int64_t k = fc.k, n = fc.n;
+  unsigned mDim = fc.batch ? 1 : 0;
+  Value mIndex = tensor::DimOp::create(b, loc, fc.lhs, mDim);
+  Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
+  SmallVector<Value> slots(kNumSlots);
+  for (Value &s : slots)
+    s = cst(0);
+  slots[kM] = m;
+  slots[kN] = cst(n);
+  slots[kK] = cst(k);
+  slots[kLda] = cst(k);
+  slots[kA] = addressOf(fc.lhs);
+  if (plan.rhsConstant) {
+    // A constant N x K rhs, transposed once here.
+    std::vector<char> bytes = readRhsBytes(plan, 4);
+    std::vector<float> values(static_cast<size_t>(k * n));
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    slots[kB] = addressOfConstant(DenseElementsAttr::get(
+        RankedTensorType::get({k, n}, b.getF32Type()),
+        ArrayRef<float>(values)));
+  } else {
+    slots[kB] = addressOf(fc.rhs);
+  }
+  Value tasks = weightOnlyTasks(m, n, slots);
+  auto resType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape(resType.getShape());
+  SmallVector<Value> dynSizes;
+  shape[mDim] = ShapedType::kDynamic;
+  for (auto [i, extent] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(extent))
+      dynSizes.push_back(i == mDim ? mIndex
+                                   : tensor::DimOp::create(b, loc, fc.lhs, i)
+                                         .getResult());
+  if (fc.batch) {
+    slots[kBatchTasks] = tasks;
+    slots[kStrideA] = arith::MulIOp::create(b, loc, m, cst(k * 4));
+    slots[kStrideB] = cst(k * n * 4);
+    slots[kStrideC] = arith::MulIOp::create(b, loc, m, cst(n * 4));
+    tasks = arith::MulIOp::create(b, loc, tasks, cst(fc.batch));
+  }
+  auto outType = MemRefType::get(shape, b.getF32Type());
+  Value out = memref::AllocOp::create(b, loc, outType, dynSizes,
+                                      b.getI64IntegerAttr(64));
+  slots[kC] = addressOfBuffer(out);
+  runTasks(slots, tasks);
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(shape, b.getF32Type()), out,
+      /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != resType)
+    result = tensor::CastOp::create(b, loc, resType, result);
+  return result;
+}
+
 Value CallSiteEmitter::emit() {
+  auto op = cast<MatmulOp>(this->op);
   int64_t k = plan.k, n = plan.n;
   Value mIndex = tensor::DimOp::create(b, loc, op.getLhs(), 0);
   Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
@@ -346,27 +515,7 @@ Value CallSiteEmitter::emit() {
     }
     slots[kK] = cst(k);
     slots[kLda] = cst(k);
-    // Decode (M < MR): one column strip of N / threads columns (a multiple
-    // of 64) per thread. Otherwise tiles of MC x NC.
-    Value threads = arith::ExtSIOp::create(
-        b, loc, i64, call("octet_get_num_threads", {i32}, {}));
-    auto ceilDiv = [&](Value x, Value y) {
-      return arith::DivSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, x, arith::SubIOp::create(
-                                                       b, loc, y, cst(1))),
-          y);
-    };
-    Value strip = arith::MulIOp::create(
-        b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(64)), cst(64));
-    slots[kNc] = strip;
-    int64_t tilesN = (n + c.nc - 1) / c.nc;
-    slots[kTilesN] = cst(tilesN);
-    Value decode =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, cst(c.mr));
-    Value tiled = arith::MulIOp::create(b, loc, ceilDiv(m, cst(c.mc)),
-                                        cst(tilesN));
-    tasks = arith::SelectOp::create(b, loc, decode, ceilDiv(cst(n), strip),
-                                    tiled);
+    tasks = weightOnlyTasks(m, n, slots);
     if (Value zb = op.getRhsZeroPoint())
       slots[kZb] = addressOf(zb);
   } else {
@@ -455,6 +604,17 @@ Value CallSiteEmitter::emit() {
                                       b.getI64IntegerAttr(64));
   slots[kC] = addressOfBuffer(out);
 
+  runTasks(slots, tasks);
+
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()),
+      out, /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != resType)
+    result = tensor::CastOp::create(b, loc, resType, result);
+  return result;
+}
+
+void CallSiteEmitter::runTasks(ArrayRef<Value> slots, Value tasks) {
   // The context block and the parallel loop over tiles.
   auto ctxType = MemRefType::get({kNumSlots}, i64);
   Value ctx = memref::AllocaOp::create(b, loc, ctxType, b.getI64IntegerAttr(8));
@@ -466,13 +626,6 @@ Value CallSiteEmitter::emit() {
   Value fn = func::ConstantOp::create(b, loc, task.getFunctionType(),
                                       SymbolRefAttr::get(task));
   call("octet_parallel_for", {}, {tasks, fn, ptr(addressOfBuffer(ctx))});
-
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()),
-      out, /*restrict=*/true, /*writable=*/true);
-  if (result.getType() != resType)
-    result = tensor::CastOp::create(b, loc, resType, result);
-  return result;
 }
 
 struct ConvertOctetToCPUPass
@@ -533,17 +686,72 @@ struct ConvertOctetToCPUPass
       rewriter.replaceOp(op, result);
       // The transpose read through at compile time (and its operands, the
       // weights among them) are dead unless something else uses them.
-      if (auto t = dyn_cast_or_null<linalg::TransposeOp>(rhsDef);
-          t && t->use_empty()) {
-        SmallVector<Operation *> defs;
-        for (Value v : t->getOperands())
-          if (Operation *d = v.getDefiningOp())
-            defs.push_back(d);
-        rewriter.eraseOp(t);
-        for (Operation *d : defs)
-          if (d->use_empty() && isMemoryEffectFree(d))
-            rewriter.eraseOp(d);
+      eraseDeadTranspose(rewriter, rhsDef);
+    }
+    if (floatKernels && moduleIsa)
+      lowerFloatContractions(module, rewriter);
+  }
+
+  /// The transpose read through at compile time (and its operands, the
+  /// weights among them) are dead unless something else uses them.
+  static void eraseDeadTranspose(RewriterBase &rewriter, Operation *def) {
+    auto t = dyn_cast_or_null<linalg::TransposeOp>(def);
+    if (!t || !t->use_empty())
+      return;
+    SmallVector<Operation *> defs;
+    for (Value v : t->getOperands())
+      if (Operation *d = v.getDefiningOp())
+        defs.push_back(d);
+    rewriter.eraseOp(t);
+    for (Operation *d : defs)
+      if (d->use_empty() && isMemoryEffectFree(d))
+        rewriter.eraseOp(d);
+  }
+
+  void lowerFloatContractions(ModuleOp module, IRRewriter &rewriter) {
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      std::string why;
+      FailureOr<FloatContraction> fc = matchFloatContraction(op, why);
+      if (failed(fc)) {
+        if (remarks)
+          op->emitRemark() << "convert-octet-to-cpu: f32 contraction left to "
+                              "the portable lowering ("
+                           << why << ")";
+        continue;
       }
+      Plan plan;
+      GemmConfig &c = plan.config;
+      c.isa = Isa::fma;
+      c.weightOnly = true;
+      c.floatRhs = true;
+      c.sb = Param::none;
+      c.batched = fc->batch != 0;
+      plan.k = fc->k;
+      plan.n = fc->n;
+      // A constant rhs read through (K x N, or N x K transposed here).
+      ElementsAttr attr;
+      if (!c.batched && matchPattern(fc->rhs, m_Constant(&attr)) &&
+          rawBytes(attr)) {
+        plan.rhsConstant = attr;
+        plan.rhsTransposed = fc->rhsTransposed;
+      } else {
+        c.rhsTransposed = fc->rhsTransposed;
+      }
+      setTileSizes(c);
+      Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
+      Operation *rhsDef = fc->rhs.getDefiningOp();
+      rewriter.setInsertionPoint(op);
+      CallSiteEmitter emitter(rewriter, op, plan, module);
+      Value result = emitter.emitFloat(*fc);
+      rewriter.replaceOp(op, result);
+      for (Operation *d : {fill, rhsDef})
+        if (d && d->use_empty() && isMemoryEffectFree(d))
+          rewriter.eraseOp(d);
     }
   }
 };

@@ -148,3 +148,60 @@ func.func @transposed_constant_weight_only(%x: tensor<4x2xf32>, %sw: tensor<f32>
          : tensor<4x2xf32>, tensor<2x2xi8> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// f32 contractions: a linalg.matmul with a constant N x K rhs (transposed
+// at compile time: W = [[1, 3], [2, 4]]) and a batch_matmul with an N x K
+// argument (transposed per task) run the generated f32 kernels.
+
+// CHECK-LABEL: func.func @float_matmul
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: linalg.fill
+// CHECK: arith.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: constant @__octet_cpu_wo_f32f32_san_sbn_zan_zbn
+// CHECK: call @octet_parallel_for
+// CHECK-LABEL: func.func @float_batch_matmul
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<3x?x5xf32>
+// CHECK: constant @__octet_cpu_wo_f32f32t_batch
+// CHECK-LABEL: func.func private @__octet_cpu_wo_f32f32_san_sbn_zan_zbn(
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: math.fma
+// CHECK-LABEL: func.func private @__octet_cpu_wo_f32f32t_batch
+func.func @float_matmul(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%x, %w : tensor<?x2xf32>, tensor<2x2xf32>) outs(%init : tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+func.func @float_batch_matmul(%a: tensor<3x?x8xf32>, %b: tensor<3x5x8xf32>) -> tensor<3x?x5xf32> {
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c1 : tensor<3x?x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<3x?x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x?x5xf32>) -> tensor<3x?x5xf32>
+  %y = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+         ins(%a, %b : tensor<3x?x8xf32>, tensor<3x5x8xf32>) outs(%init : tensor<3x?x5xf32>) -> tensor<3x?x5xf32>
+  return %y : tensor<3x?x5xf32>
+}
+
+// -----
+
+// An init that is not +0.0 (here -0.0) stays on the portable lowering.
+
+func.func @float_matmul_negative_zero_init(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  %zero = arith.constant -0.0 : f32
+  %e = tensor.empty() : tensor<4x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
+  // expected-remark @below {{convert-octet-to-cpu: f32 contraction left to the portable lowering (init is not filled with +0.0)}}
+  %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}

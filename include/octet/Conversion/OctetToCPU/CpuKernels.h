@@ -43,6 +43,11 @@ struct GemmConfig {
   Param sa = Param::none, sb = Param::scalar, za = Param::none,
         zb = Param::none, os = Param::none, oz = Param::none;
   bool bias = false, relu = false;
+  /// f32 x f32 (a float linalg.matmul / batch_matmul): the weight-only
+  /// loop nests with an f32 rhs and no scales. `rhsTransposed`: the rhs is
+  /// N x K in memory (transposed per task into the scratch). `batched`:
+  /// tasks run over [batch][tiles] with per-batch strides.
+  bool floatRhs = false, rhsTransposed = false, batched = false;
   /// Requantized output scheme (null: f32 output).
   SchemeAttr outScheme;
 
@@ -78,6 +83,10 @@ enum CtxSlot : int64_t {
   kOs,
   kOz,
   kNc,       ///< weight-only decode (M < MR): columns per task
+  kBatchTasks, ///< batched: tasks per batch entry
+  kStrideA,  ///< batched: bytes between batch entries of A, B and C
+  kStrideB,
+  kStrideC,
   kNumSlots
 };
 
