@@ -228,7 +228,8 @@ private:
   void emitWeightOnlyTiled(Value t);
   void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
                            Value m0, Value m1, Value n0, Value first,
-                           Value last, Value scratch, bool masked);
+                           Value last, Value scratch, Value packedA,
+                           bool masked);
   /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
   /// or of `w` f32 rhs values.
   Value weightVector(Value ptr, Value mask, Value zbv);
@@ -773,7 +774,8 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
 void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                                         int64_t nv, Value m0, Value m1,
                                         Value n0, Value first, Value last,
-                                        Value scratch, bool masked) {
+                                        Value scratch, Value packedA,
+                                        bool masked) {
   VectorType accTy = vec(c.w, f32);
   int64_t mr = c.mr;
   SmallVector<Value> masks(nv), zbv(nv);
@@ -789,15 +791,33 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
       zbv[v] = loadVec(i32, c.w, at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
                        masks[v]);
   }
+  // The panel's K block, converted to f32 once (minus the zero point) into
+  // a contiguous [k][nv * w] buffer: every MR-row tile of the panel reads
+  // it from L1 (rows of the rhs itself are N apart, which maps a whole
+  // block onto a few L1 sets) and no tile converts again.
+  Value packed = LLVM::PtrToIntOp::create(
+      b, loc, i64,
+      callRuntime("octet_cpu_scratch", {ptrTy},
+                  {cst32(3), cst(c.kc * c.nr() * 4)}));
+  {
+    auto pLoop = forLoop(kc0, kc1, 1);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(pLoop.getBody());
+    Value k = pLoop.getInductionVar();
+    Value row = rowAddr(k, nv0);
+    Value dst = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
+    for (int64_t v = 0; v < nv; ++v)
+      store(weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]),
+            at(dst, cst(v * c.w * 4)), 32);
+  }
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
   Value mr0 = mLoop.getInductionVar();
   // Rows past M repeat row M - 1 (their sums are never stored as results).
-  SmallVector<Value> aRow(mr);
-  for (int64_t i = 0; i < mr; ++i)
-    aRow[i] = add(A, mul(mul(min(add(mr0, cst(i)), sub(M, cst(1))), lda),
-                         cst(4)));
+  // This tile's rows of the packed A block: [k][MR] f32.
+  Value aTile = add(packedA, mul(div(sub(mr0, m0), cst(mr)),
+                                 cst(c.kc * mr * 4)));
   auto sumPtr = [&](int64_t i, int64_t v) {
     return at(scratch,
               mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
@@ -825,13 +845,13 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value k = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    Value row = rowAddr(k, nv0);
+    Value src = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
     SmallVector<Value> wf(nv);
     for (int64_t v = 0; v < nv; ++v)
-      wf[v] = weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]);
-    Value k4 = mul(k, cst(4));
+      wf[v] = load(accTy, at(src, cst(v * c.w * 4)), 32);
+    Value aK = add(aTile, mul(sub(k, kc0), cst(mr * 4)));
     for (int64_t i = 0; i < mr; ++i) {
-      Value x = splat(load(f32, toPtr(add(aRow[i], k4)), 4), c.w);
+      Value x = splat(load(f32, at(aK, cst(i * 4)), 4), c.w);
       for (int64_t v = 0; v < nv; ++v) {
         Value prod = arith::MulFOp::create(b, loc, x, wf[v]);
         accs[i * nv + v] =
@@ -883,19 +903,47 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   Value kc1 = min(add(kc0, cst(c.kc)), K);
   Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
   Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  // The A block [m0, m1) x [kc0, kc1), packed once for all panels as
+  // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
+  // stored): the tiles broadcast from consecutive addresses instead of MR
+  // rows lda apart.
+  Value packedA = LLVM::PtrToIntOp::create(
+      b, loc, i64,
+      callRuntime("octet_cpu_scratch", {ptrTy},
+                  {cst32(0), cst(c.mc * c.kc * 4)}));
+  {
+    OpBuilder::InsertionGuard g2(b);
+    Value mEnd = add(m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)),
+                                 cst(c.mr)),
+                             cst(c.mr)));
+    auto mLoop = forLoop(m0, mEnd, 1);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value m = mLoop.getInductionVar();
+    Value rel = sub(m, m0);
+    Value src = add(A, mul(mul(min(m, sub(M, cst(1))), lda), cst(4)));
+    Value dst = add(packedA, mul(add(mul(div(rel, cst(c.mr)),
+                                         cst(c.kc * c.mr)),
+                                     rem(rel, cst(c.mr))),
+                                 cst(4)));
+    auto kLoop2 = forLoop(kc0, kc1, 1);
+    b.setInsertionPointToStart(kLoop2.getBody());
+    Value k = kLoop2.getInductionVar();
+    store(load(f32, at(src, mul(k, cst(4))), 4),
+          at(dst, mul(sub(k, kc0), cst(c.mr * 4))), 4);
+  }
   {
     OpBuilder::InsertionGuard g2(b);
     auto wide = forLoop(n0, n16, c.nr());
     b.setInsertionPointToStart(wide.getBody());
     emitWeightOnlyPanel(kc0, kc1, wide.getInductionVar(), c.nv, m0, m1, n0,
-                        first, last, scratch, false);
+                        first, last, scratch, packedA, false);
   }
   {
     OpBuilder::InsertionGuard g2(b);
     auto narrow = forLoop(n16, n8, c.w);
     b.setInsertionPointToStart(narrow.getBody());
     emitWeightOnlyPanel(kc0, kc1, narrow.getInductionVar(), 1, m0, m1, n0,
-                        first, last, scratch, false);
+                        first, last, scratch, packedA, false);
   }
   auto tail =
       scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
@@ -903,7 +951,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(tail.thenBlock());
     emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch,
-                        true);
+                        packedA, true);
   }
   b.setInsertionPointAfter(kLoop);
   B = savedB, ldb = savedLdb;
