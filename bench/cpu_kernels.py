@@ -250,6 +250,11 @@ def main():
                   100 * o / r, r, b, float(out["openblas_ms"]),
                   float(out["openblas_ms"]) / float(out["octet_ms"])))
         rows.append(("gemv", threads, 1, k, n, o, r, b, 0))
+        if threads == 1:
+            c = float(parse(run([driver, "ceiling", "9"], env=env))["gbs"])
+            print("exact W8A32 GEMV loop with weights in L2 (compute ceiling "
+                  "of one core): %.2f GB/s = %.0f%% of the read loop" % (
+                      c, 100 * c / r))
     print("\nload average after: %.2f %.2f %.2f" % os.getloadavg())
 
 

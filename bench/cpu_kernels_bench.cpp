@@ -17,6 +17,9 @@
 //                          scales (W8A32, the weight-only kernel), weights
 //                          passed at run time, against OpenBLAS sgemm on
 //                          the f32 weights; max error of both against f64.
+//   ceiling REPS           The compute ceiling of an exact W8A32 GEMV on
+//                          one core (the decode kernel's loop with
+//                          intrinsics, weights in L2), GB/s.
 //   gemv LIB K N GIB REPS  Decode GEMV (M = 1), W8A32: the octet library
 //                          with GIB GiB of i8 weights rotated (more than
 //                          the L3 holds), a plain read loop over the same
@@ -402,9 +405,56 @@ int fgemm(int argc, char **argv) {
   return 0;
 }
 
+/// The compute ceiling of an exact W8A32 GEMV on one core: the loop the
+/// generated decode kernel runs (8 rows x 64 columns per step: vpmovsxbd,
+/// vcvtdq2ps, vmulps, vaddps per 8 weights) written with intrinsics, over
+/// a 128 KiB block that stays in L2, so memory does not limit it. GB/s of
+/// weights; compare with the read loop's GB/s from DRAM.
+int ceiling(int argc, char **argv) {
+  if (argc < 3)
+    return 2;
+  int reps = std::atoi(argv[2]);
+  constexpr int K = 256, N = 512;
+  std::vector<int8_t> w(K * N);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
+  std::vector<float> x(K, 0.5f), out(N);
+  auto once = [&] {
+    for (int n0 = 0; n0 < N; n0 += 64) {
+      __m256 acc[8];
+      for (auto &a : acc)
+        a = _mm256_setzero_ps();
+      for (int k = 0; k < K; ++k) {
+        __m256 xv = _mm256_broadcast_ss(&x[k]);
+        const int8_t *row = w.data() + static_cast<size_t>(k) * N + n0;
+        for (int v = 0; v < 8; ++v) {
+          __m256 wf = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i *>(row + 8 * v))));
+          acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(xv, wf));
+        }
+      }
+      for (int v = 0; v < 8; ++v)
+        _mm256_storeu_ps(&out[n0 + 8 * v], acc[v]);
+    }
+  };
+  double t = timeMedian(reps, [&] {
+    for (int i = 0; i < 20; ++i) {
+      once();
+      // The results are read below: no pass may be skipped or merged.
+      asm volatile("" : : "r"(out.data()), "r"(w.data()) : "memory");
+    }
+  });
+  volatile float sink = out[0] + out[N - 1];
+  (void)sink;
+  std::printf("ceiling gbs %.2f\n", 20.0 * K * N / t * 1e-9);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "ceiling")
+    return ceiling(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "fgemm")
     return fgemm(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "gemm")
@@ -412,7 +462,7 @@ int main(int argc, char **argv) {
   if (argc >= 2 && std::string(argv[1]) == "gemv")
     return gemv(argc, argv);
   std::fprintf(stderr, "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
-                       "REPS | fgemm LIB M K N REPS f32|i8\n",
+                       "REPS | fgemm LIB M K N REPS f32|i8 | ceiling REPS\n",
                argv[0]);
   return 2;
 }

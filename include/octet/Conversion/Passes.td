@@ -190,7 +190,10 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
       per column, exactly as the portable lowering does. M < 6: a decode
       GEMV streaming one column strip per thread; M >= 6: a 6 x 16
       register-tiled kernel. Weights stored N x K behind `linalg.transpose`
-      of a constant are transposed at compile time.
+      of a constant are transposed at compile time. Constant i4/u4 weights
+      are packed two per byte at compile time; per-group scales along K
+      (groups of a multiple of 8 rows dividing K) are applied group by
+      group in the reference lowering's order.
     - f32 (`float-kernels`, on by default): the float contractions the
       quantization left in the model, `linalg.matmul` and
       `linalg.batch_matmul` on f32 tensors with a rhs read as K x N or

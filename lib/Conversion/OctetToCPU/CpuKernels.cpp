@@ -60,8 +60,12 @@ std::string GemmConfig::getName() const {
   name += weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
   if (floatRhs)
     name += rhsTransposed ? "f32t" : "f32";
+  else if (rhsNibbles)
+    name += rhsUnsigned ? "u4" : "s4";
   else
     name += rhsUnsigned ? "u8" : "s8";
+  if (group)
+    name += "_g" + std::to_string(group);
   if (batched)
     name += "_batch";
   name += std::string("_sa") + paramName(sa) + "_sb" + paramName(sb) + "_za" +
@@ -107,7 +111,7 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // B block, 256 x 64 bytes of lines, stays in L1). M < MR: the decode
     // kernel (emitWeightOnlyDecode), column strips chosen at run time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
-    c.mc = 72, c.nc = 256, c.kc = 256;
+    c.mc = 72, c.nc = 256, c.kc = c.group ? c.group : 256;
     c.packNr = 16, c.kAlign = 1;
     break;
   }
@@ -230,14 +234,55 @@ private:
                            Value m0, Value m1, Value n0, Value first,
                            Value last, Value scratch, Value packedA,
                            bool masked);
+  /// Per-group scales: the scaled totals after group `g` from its sums.
+  SmallVector<Value> groupTotals(ArrayRef<Value> sums, Value firstGroup,
+                                 Value tptr, Value g, Value nv0,
+                                 ArrayRef<Value> masks);
   /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
   /// or of `w` f32 rhs values.
   Value weightVector(Value ptr, Value mask, Value zbv);
+  /// Lane masks of the `nv` vectors of columns from `nv0` (none unless
+  /// `masked`: lanes at or past N are off).
+  SmallVector<Value> columnMasks(Value nv0, int64_t nv, bool masked) {
+    SmallVector<Value> masks(nv);
+    if (masked)
+      for (int64_t v = 0; v < nv; ++v)
+        masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
+    return masks;
+  }
+  /// The rhs zero points of those columns as i32 vectors (none without).
+  SmallVector<Value> weightZeroPoints(Value nv0, int64_t nv,
+                                      ArrayRef<Value> masks) {
+    SmallVector<Value> zbv(nv);
+    if (c.zb == Param::scalar) {
+      Value z = splat(load(i32, toPtr(zb), 4), c.w);
+      for (Value &v : zbv)
+        v = z;
+    } else if (c.zb == Param::vector) {
+      for (int64_t v = 0; v < nv; ++v)
+        zbv[v] = loadVec(i32, c.w,
+                         at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
+                         masks[v]);
+    }
+    return zbv;
+  }
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }
   /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels.
   Value rowAddr(Value k, Value n) {
+    if (c.rhsNibbles) // ldb is in bytes
+      return add(B, add(mul(k, ldb), div(n, cst(2))));
     return add(B, mul(add(mul(k, ldb), n), cst(esB())));
+  }
+  /// Byte offset of the v-th vector of columns within a row.
+  int64_t vecOffset(int64_t v) const {
+    return c.rhsNibbles ? v * c.w / 2 : v * c.w * esB();
+  }
+  /// The per-group scales of group `g`, columns of vector v from `nv0`.
+  Value groupScale(Value g, Value nv0, int64_t v, Value mask) {
+    return loadVec(f32, c.w,
+                   at(sb, mul(add(mul(g, N), add(nv0, cst(v * c.w))), cst(4))),
+                   mask);
   }
   /// f32 kernels with an N x K rhs: copies columns [n0, n1) of the rhs, all
   /// k, into this thread's scratch as a K x (n1 - n0) block and points
@@ -269,7 +314,9 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   ctxPtr = ctx;
   batchTasks = field(kBatchTasks), strideA = field(kStrideA),
   strideB = field(kStrideB), strideC = field(kStrideC);
-  ldb = N;
+  ldb = c.rhsNibbles ? div(add(N, cst(7)), cst(8)) : N;
+  if (c.rhsNibbles)
+    ldb = mul(ldb, cst(4)); // bytes per padded row
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -313,7 +360,7 @@ void KernelEmitter::emitEpilogueVector(Value acc, Value m, Value n,
   } else {
     y = acc;
   }
-  if (c.sb != Param::none) {
+  if (c.sb != Param::none && !c.group) {
     Value s = c.sb == Param::vector ? colVec(sb, f32, 4)
                                     : splat(scalarAt(sb, f32, cst(0), 4), w);
     if (c.sa != Param::none) {
@@ -586,6 +633,25 @@ void KernelEmitter::emitAmxTile(Value t) {
 Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (c.floatRhs)
     return loadVec(f32, c.w, ptr, mask);
+  if (c.rhsNibbles) {
+    // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes
+    // bits [4i, 4i + 4) of the word.
+    VectorType v32 = vec(c.w, i32);
+    Value word = splat(load(i32, ptr, 1), c.w);
+    SmallVector<int32_t> shifts;
+    for (int64_t i = 0; i < c.w; ++i)
+      shifts.push_back(static_cast<int32_t>(4 * i));
+    Value sh = arith::ConstantOp::create(
+        b, loc, DenseIntElementsAttr::get(v32, shifts));
+    Value nib = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, word, sh), splat(cst32(15), c.w));
+    if (!c.rhsUnsigned) // sign-extend the 4-bit code: (x ^ 8) - 8
+      nib = sub(arith::XOrIOp::create(b, loc, nib, splat(cst32(8), c.w)),
+                splat(cst32(8), c.w));
+    if (zbv)
+      nib = sub(nib, zbv);
+    return arith::SIToFPOp::create(b, loc, vec(c.w, f32), nib);
+  }
   Value codes = loadVec(i8, c.w, ptr, mask);
   Value wide =
       c.rhsUnsigned
@@ -601,14 +667,21 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
                                         Value nc, Value first, Value last,
                                         Value scratch, bool masked) {
   VectorType accTy = vec(c.w, f32);
-  SmallVector<Value> masks(nv);
-  if (masked)
-    for (int64_t v = 0; v < nv; ++v)
-      masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   // This thread's running sums of row m, columns [nv0, nv0 + nv * w).
   Value cptr = add(scratch, mul(add(mul(m, nc), sub(nv0, n0)), cst(4)));
+  // Per-group scales: the running sums are those of the current group
+  // (restarted at each group), the scaled totals wait M x NC further on.
+  Value groupFirst = first, groupEnd, firstGroup, tptr;
+  if (c.group) {
+    groupFirst = cmp(arith::CmpIPredicate::eq, rem(k0, cst(c.group)), cst(0));
+    groupEnd = cmp(arith::CmpIPredicate::eq,
+                   rem(add(k0, cst(ku)), cst(c.group)), cst(0));
+    firstGroup = cmp(arith::CmpIPredicate::slt, k0, cst(c.group));
+    tptr = add(cptr, mul(mul(M, nc), cst(4)));
+  }
   SmallVector<Type> accTypes(nv, accTy);
-  auto init = scf::IfOp::create(b, loc, accTypes, first, true);
+  auto init = scf::IfOp::create(b, loc, accTypes, groupFirst, true);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(init.thenBlock());
@@ -621,16 +694,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
     scf::YieldOp::create(b, loc, loaded);
   }
   SmallVector<Value> accs(init.getResults().begin(), init.getResults().end());
-  SmallVector<Value> zbv(nv);
-  if (c.zb == Param::scalar) {
-    Value z = splat(load(i32, toPtr(zb), 4), c.w);
-    for (Value &v : zbv)
-      v = z;
-  } else if (c.zb == Param::vector) {
-    for (int64_t v = 0; v < nv; ++v)
-      zbv[v] = loadVec(i32, c.w, at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
-                       masks[v]);
-  }
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   // Prefetch kPrefetchRows rows ahead: the strip's rows are runs of a few
   // KB, a row apart.
   constexpr int64_t kPrefetchRows = 16;
@@ -646,18 +710,65 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
                     c.w);
     Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v) {
-      Value wf = weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]);
+      Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
       Value prod = arith::MulFOp::create(b, loc, x, wf);
       accs[v] = arith::AddFOp::create(b, loc, accs[v], prod);
     }
   }
-  auto fin = scf::IfOp::create(b, loc, last, true);
   OpBuilder::InsertionGuard g(b);
+  if (c.group) {
+    auto end = scf::IfOp::create(b, loc, groupEnd, true);
+    b.setInsertionPointToStart(end.thenBlock());
+    SmallVector<Value> totals = groupTotals(accs, firstGroup, tptr,
+                                            div(k0, cst(c.group)), nv0,
+                                            masks);
+    auto fin = scf::IfOp::create(b, loc, last, true);
+    b.setInsertionPointToStart(fin.thenBlock());
+    emitEpilogueRow(totals, m, nv0);
+    b.setInsertionPointToStart(fin.elseBlock());
+    for (int64_t v = 0; v < nv; ++v)
+      store(totals[v], at(tptr, cst(v * c.w * 4)), 4);
+    b.setInsertionPointToStart(end.elseBlock());
+    for (int64_t v = 0; v < nv; ++v)
+      store(accs[v], at(cptr, cst(v * c.w * 4)), 4);
+    return;
+  }
+  auto fin = scf::IfOp::create(b, loc, last, true);
   b.setInsertionPointToStart(fin.thenBlock());
   emitEpilogueRow(accs, m, nv0);
   b.setInsertionPointToStart(fin.elseBlock());
   for (int64_t v = 0; v < nv; ++v)
     store(accs[v], at(cptr, cst(v * c.w * 4)), 4);
+}
+
+SmallVector<Value> KernelEmitter::groupTotals(ArrayRef<Value> sums,
+                                              Value firstGroup, Value tptr,
+                                              Value g, Value nv0,
+                                              ArrayRef<Value> masks) {
+  // total = (first group ? +0.0 : total) + sum_g * sb[g]: the reference
+  // lowering's sequential sum over the groups, from a +0.0 init.
+  VectorType accTy = vec(c.w, f32);
+  int64_t nv = sums.size();
+  SmallVector<Type> types(nv, accTy);
+  auto prev = scf::IfOp::create(b, loc, types, firstGroup, true);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(prev.thenBlock());
+    SmallVector<Value> z(nv, zeros(accTy));
+    scf::YieldOp::create(b, loc, z);
+    b.setInsertionPointToStart(prev.elseBlock());
+    SmallVector<Value> loaded;
+    for (int64_t v = 0; v < nv; ++v)
+      loaded.push_back(load(accTy, at(tptr, cst(v * c.w * 4)), 4));
+    scf::YieldOp::create(b, loc, loaded);
+  }
+  SmallVector<Value> totals;
+  for (int64_t v = 0; v < nv; ++v) {
+    Value t = arith::MulFOp::create(b, loc, sums[v],
+                                    groupScale(g, nv0, v, masks[v]));
+    totals.push_back(arith::AddFOp::create(b, loc, prev.getResult(v), t));
+  }
+  return totals;
 }
 
 void KernelEmitter::emitWeightOnlyTile(Value t) {
@@ -734,7 +845,7 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   Value scratch = LLVM::PtrToIntOp::create(
       b, loc, i64,
       callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(1), mul(mul(M, nc), cst(4))}));
+                  {cst32(1), mul(mul(M, nc), cst(c.group ? 8 : 4))}));
   Value kMain = mul(div(K, cst(kRows)), cst(kRows));
   auto rows = [&](Value lb, Value ub, int64_t step) {
     auto kLoop = forLoop(lb, ub, step);
@@ -778,19 +889,8 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                                         bool masked) {
   VectorType accTy = vec(c.w, f32);
   int64_t mr = c.mr;
-  SmallVector<Value> masks(nv), zbv(nv);
-  if (masked)
-    for (int64_t v = 0; v < nv; ++v)
-      masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
-  if (c.zb == Param::scalar) {
-    Value z = splat(load(i32, toPtr(zb), 4), c.w);
-    for (Value &v : zbv)
-      v = z;
-  } else if (c.zb == Param::vector) {
-    for (int64_t v = 0; v < nv; ++v)
-      zbv[v] = loadVec(i32, c.w, at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
-                       masks[v]);
-  }
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   // The panel's K block, converted to f32 once (minus the zero point) into
   // a contiguous [k][nv * w] buffer: every MR-row tile of the panel reads
   // it from L1 (rows of the rhs itself are N apart, which maps a whole
@@ -807,7 +907,7 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value row = rowAddr(k, nv0);
     Value dst = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
     for (int64_t v = 0; v < nv; ++v)
-      store(weightVector(at(row, cst(v * c.w * esB())), masks[v], zbv[v]),
+      store(weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]),
             at(dst, cst(v * c.w * 4)), 32);
   }
   auto mLoop = forLoop(m0, m1, mr);
@@ -818,14 +918,19 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
   // This tile's rows of the packed A block: [k][MR] f32.
   Value aTile = add(packedA, mul(div(sub(mr0, m0), cst(mr)),
                                  cst(c.kc * mr * 4)));
-  auto sumPtr = [&](int64_t i, int64_t v) {
-    return at(scratch,
-              mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
-                      add(sub(nv0, n0), cst(v * c.w))),
-                  cst(4)));
+  auto sumAddr = [&](int64_t i, int64_t v) {
+    return add(scratch,
+               mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
+                       add(sub(nv0, n0), cst(v * c.w))),
+                   cst(4)));
   };
+  auto sumPtr = [&](int64_t i, int64_t v) { return toPtr(sumAddr(i, v)); };
   SmallVector<Type> accTypes(mr * nv, accTy);
-  auto init = scf::IfOp::create(b, loc, accTypes, first, true);
+  // Per-group scales: a K block is one group, its sums start at +0.0 and
+  // the scratch keeps the scaled totals instead.
+  Value fresh = c.group ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                        : first;
+  auto init = scf::IfOp::create(b, loc, accTypes, fresh, true);
   {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(init.thenBlock());
@@ -860,6 +965,17 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     }
     scf::YieldOp::create(b, loc, accs);
   }
+  SmallVector<Value> results(kLoop.getResults().begin(),
+                             kLoop.getResults().end());
+  if (c.group) {
+    Value g = div(kc0, cst(c.group));
+    for (int64_t i = 0; i < mr; ++i) {
+      SmallVector<Value> totals =
+          groupTotals(ArrayRef<Value>(results).slice(i * nv, nv), first,
+                      sumAddr(i, 0), g, nv0, masks);
+      std::copy(totals.begin(), totals.end(), results.begin() + i * nv);
+    }
+  }
   auto fin = scf::IfOp::create(b, loc, last, true);
   b.setInsertionPointToStart(fin.thenBlock());
   for (int64_t i = 0; i < mr; ++i) {
@@ -868,14 +984,12 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
         scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M), false);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(inRange.thenBlock());
-    SmallVector<Value> row(kLoop.getResults().begin() + i * nv,
-                           kLoop.getResults().begin() + (i + 1) * nv);
-    emitEpilogueRow(row, m, nv0);
+    emitEpilogueRow(ArrayRef<Value>(results).slice(i * nv, nv), m, nv0);
   }
   b.setInsertionPointToStart(fin.elseBlock());
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t v = 0; v < nv; ++v)
-      store(kLoop.getResult(i * nv + v), sumPtr(i, v), 4);
+      store(results[i * nv + v], sumPtr(i, v), 4);
 }
 
 void KernelEmitter::emitWeightOnlyTiled(Value t) {
@@ -994,6 +1108,8 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("float_rhs", c.floatRhs);
   add("rhs_transposed", c.rhsTransposed);
   add("batched", c.batched);
+  add("group", c.group);
+  add("rhs_nibbles", c.rhsNibbles);
   if (c.outScheme)
     fields.push_back(b.getNamedAttr("out_scheme", c.outScheme));
   return b.getDictionaryAttr(fields);
@@ -1030,6 +1146,10 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.floatRhs = get("float_rhs");
   c.rhsTransposed = get("rhs_transposed");
   c.batched = get("batched");
+  c.group = get("group");
+  c.rhsNibbles = get("rhs_nibbles");
+  if (c.group < 0 || c.group % 8 != 0)
+    ok = false;
   c.outScheme = attr.getAs<SchemeAttr>("out_scheme");
   if (!ok || (c.os != Param::none && !c.outScheme))
     return failure();

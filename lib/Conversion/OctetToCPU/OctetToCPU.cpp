@@ -123,7 +123,9 @@ bool matchRhsConstant(Value rhs, Plan &plan) {
   ElementsAttr attr;
   if (!matchPattern(source, m_Constant(&attr)) || !rawBytes(attr))
     return false;
-  if (cast<ShapedType>(attr.getType()).getElementTypeBitWidth() != 8)
+  // 8-bit codes, or 4-bit ones (a byte each in the attribute's storage).
+  unsigned width = cast<ShapedType>(attr.getType()).getElementTypeBitWidth();
+  if (width != 8 && width != 4)
     return false;
   plan.rhsConstant = attr;
   return true;
@@ -258,12 +260,27 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
   if (plan.k == 0 || plan.n == 0)
     return fail("empty K or N");
   SchemeAttr rhsScheme = op.getRhsScheme();
-  if (!isByteInteger(rhsScheme))
-    return fail("rhs format is not i8/u8");
+  bool nibbles = rhsScheme.getFormat() == StorageFormat::i4 ||
+                 rhsScheme.getFormat() == StorageFormat::u4;
+  if (!isByteInteger(rhsScheme) && !(nibbles && op.hasFloatLhs()))
+    return fail(op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4"
+                                 : "rhs format is not i8/u8");
   c.rhsUnsigned = rhsScheme.isUnsigned();
   std::optional<Param> sb = paramKind(rhsScheme, 1, plan.k);
+  // Weight-only: per-group scales along K (groups of a multiple of 8 rows
+  // that divides K), applied per group in the kernel.
+  if (!sb && op.hasFloatLhs() &&
+      rhsScheme.getGranularity() == Granularity::per_group &&
+      rhsScheme.getAxis() == 0 && rhsScheme.getGroupSize() % 8 == 0 &&
+      plan.k % rhsScheme.getGroupSize() == 0) {
+    sb = Param::vector;
+    c.group = rhsScheme.getGroupSize();
+  }
   if (!sb)
-    return fail("rhs scale is not per-tensor or per-column");
+    return fail(op.hasFloatLhs()
+                    ? "rhs scale is not per-tensor, per-column or per-group "
+                      "of a multiple of 8 rows dividing K"
+                    : "rhs scale is not per-tensor or per-column");
   c.sb = *sb;
 
   // Epilogue.
@@ -289,9 +306,16 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
     c.weightOnly = true;
     c.isa = Isa::fma;
     // A transposed constant is transposed once here instead of on every
-    // call; any other rhs is read where it is.
-    if (!matchRhsConstant(op.getRhs(), plan) || !plan.rhsTransposed)
+    // call; any other rhs is read where it is. 4-bit codes are packed two
+    // per byte here, so they must be constant.
+    bool constant = matchRhsConstant(op.getRhs(), plan);
+    if (nibbles && !constant)
+      return fail("4-bit rhs is not a constant (packed at compile time)");
+    c.rhsNibbles = nibbles;
+    if (!constant || (!plan.rhsTransposed && !nibbles))
       plan.rhsConstant = nullptr;
+    if (op.getRhsZeroPoint() && c.group)
+      return fail("per-group rhs zero points");
     c.zb = op.getRhsZeroPoint() ? c.sb : Param::none;
     setTileSizes(c);
     return plan;
@@ -399,6 +423,15 @@ private:
   /// Slots of the weight-only / f32 kernels' decode and tiled loop nests
   /// (M rows of N columns); returns the number of tasks.
   Value weightOnlyTasks(Value m, int64_t n, SmallVectorImpl<Value> &slots);
+  /// The context slots, zero but for M and N.
+  SmallVector<Value> initialSlots(Value m, int64_t n) {
+    SmallVector<Value> slots(kNumSlots);
+    for (Value &s : slots)
+      s = cst(0);
+    slots[kM] = m;
+    slots[kN] = cst(n);
+    return slots;
+  }
   /// Stores `slots` into a context block and runs the task function of the
   /// config over `tasks` tasks on the thread pool.
   void runTasks(ArrayRef<Value> slots, Value tasks);
@@ -442,11 +475,7 @@ Value CallSiteEmitter::emitFloat(const FloatContraction &fc) {
   unsigned mDim = fc.batch ? 1 : 0;
   Value mIndex = tensor::DimOp::create(b, loc, fc.lhs, mDim);
   Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
-  SmallVector<Value> slots(kNumSlots);
-  for (Value &s : slots)
-    s = cst(0);
-  slots[kM] = m;
-  slots[kN] = cst(n);
+  SmallVector<Value> slots = initialSlots(m, n);
   slots[kK] = cst(k);
   slots[kLda] = cst(k);
   slots[kA] = addressOf(fc.lhs);
@@ -496,16 +525,25 @@ Value CallSiteEmitter::emit() {
   int64_t k = plan.k, n = plan.n;
   Value mIndex = tensor::DimOp::create(b, loc, op.getLhs(), 0);
   Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
-  SmallVector<Value> slots(kNumSlots);
-  for (Value &s : slots)
-    s = cst(0);
-  slots[kM] = m;
-  slots[kN] = cst(n);
+  SmallVector<Value> slots = initialSlots(m, n);
   Value tasks;
 
   if (c.weightOnly) {
     slots[kA] = addressOf(op.getLhs());
-    if (plan.rhsConstant) {
+    if (plan.rhsConstant && c.rhsNibbles) {
+      // Two codes per byte, low nibble first; rows padded to 8 codes.
+      std::vector<int8_t> codes = readRhsCodes(plan);
+      int64_t rowBytes = (n + 7) / 8 * 4;
+      std::vector<uint8_t> packed(static_cast<size_t>(k * rowBytes), 0);
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          packed[i * rowBytes + j / 2] |= static_cast<uint8_t>(
+              (codes[i * n + j] & 0xF) << (4 * (j % 2)));
+      slots[kB] = addressOfConstant(DenseElementsAttr::get(
+          RankedTensorType::get({k * rowBytes}, b.getI8Type()),
+          ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(packed.data()),
+                           packed.size())));
+    } else if (plan.rhsConstant) {
       std::vector<int8_t> codes = readRhsCodes(plan);
       slots[kB] = addressOfConstant(DenseElementsAttr::get(
           RankedTensorType::get({k, n}, b.getI8Type()),

@@ -90,6 +90,26 @@ CASES = {
     "wo_tiled_m150_n300_requantize": dict(
         lhs=None, rhs=S("i8", "per_axis", 1), lshape=(150, 70),
         rshape=(70, 300), out=S("i8", "per_axis", 1), transposed_rhs=True),
+    # 4-bit weights (packed two per byte at compile time) and per-group
+    # scales along K: decode and tiled loop nests, groups of 32 to 128.
+    "wo_i4_per_channel_m1": dict(
+        lhs=None, rhs=S("i4", "per_axis", 1), lshape=(1, 300),
+        rshape=(300, 131), bias=True),
+    "wo_i4_group32_m77_bias_relu": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 32), lshape=(77, 256),
+        rshape=(256, 131), bias=True, relu=True),
+    "wo_i4_group64_m1_transposed": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 64), lshape=(1, 128),
+        rshape=(128, 45), transposed_rhs=True),
+    "wo_i4_group128_m13_n300": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 128), lshape=(13, 384),
+        rshape=(384, 300)),
+    "wo_u4_asym_per_channel_m9": dict(
+        lhs=None, rhs=S("u4", "per_axis", 1, symmetric=False),
+        lshape=(9, 40), rshape=(40, 70)),
+    "wo_i8_group32_m5": dict(
+        lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(5, 96),
+        rshape=(96, 50)),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),

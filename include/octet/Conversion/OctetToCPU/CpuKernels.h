@@ -48,6 +48,11 @@ struct GemmConfig {
   /// N x K in memory (transposed per task into the scratch). `batched`:
   /// tasks run over [batch][tiles] with per-batch strides.
   bool floatRhs = false, rhsTransposed = false, batched = false;
+  /// Weight-only: rhs scales per group of `group` rows of K (0: per column
+  /// or per tensor); `rhsNibbles`: 4-bit codes packed two per byte (low
+  /// nibble first) at compile time, rows padded to a multiple of 8 codes.
+  int64_t group = 0;
+  bool rhsNibbles = false;
   /// Requantized output scheme (null: f32 output).
   SchemeAttr outScheme;
 
