@@ -194,6 +194,10 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
       are packed two per byte at compile time; per-group scales along K
       (groups of a multiple of 8 rows dividing K) are applied group by
       group in the reference lowering's order.
+    - FP8 (e4m3/e5m2 x e4m3/e5m2, or f32 x FP8 weights): x86 has no FP8
+      arithmetic, so the codes are decoded to f32 (the numerics contract's
+      decode) while the operands are packed and the f32 loop nests run:
+      the dequantize fallback, bit-identical to the portable lowering.
     - f32 (`float-kernels`, on by default): the float contractions the
       quantization left in the model, `linalg.matmul` and
       `linalg.batch_matmul` on f32 tensors with a rhs read as K x N or

@@ -37,6 +37,13 @@ using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cpu;
 
+/// "e4m3" / "e5m2" for an FP8 field of GemmConfig (1 + StorageFormat).
+static std::string fp8Name(int64_t field) {
+  return static_cast<StorageFormat>(field - 1) == StorageFormat::f8E5M2
+             ? "e5m2"
+             : "e4m3";
+}
+
 static const char *paramName(Param p) {
   return p == Param::none ? "n" : p == Param::scalar ? "s" : "v";
 }
@@ -57,11 +64,14 @@ std::string GemmConfig::getName() const {
     name += "wo";
     break;
   }
-  name += weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
+  name += lhsFp8 ? "_" + fp8Name(lhsFp8)
+                 : weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
   if (floatRhs)
     name += rhsTransposed ? "f32t" : "f32";
   else if (rhsNibbles)
     name += rhsUnsigned ? "u4" : "s4";
+  else if (rhsFp8)
+    name += fp8Name(rhsFp8);
   else
     name += rhsUnsigned ? "u8" : "s8";
   if (group)
@@ -265,6 +275,15 @@ private:
                          masks[v]);
     }
     return zbv;
+  }
+  /// The f32 value of lhs element `index` (elements from A).
+  Value lhsValue(Value index) {
+    if (!c.lhsFp8)
+      return load(f32, at(A, mul(index, cst(4))), 4);
+    Value bits = arith::ExtUIOp::create(b, loc, i32,
+                                        load(i8, at(A, index), 1));
+    return emitFp8BitsToF32(b, loc, bits,
+                            static_cast<StorageFormat>(c.lhsFp8 - 1));
   }
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }
@@ -633,6 +652,12 @@ void KernelEmitter::emitAmxTile(Value t) {
 Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (c.floatRhs)
     return loadVec(f32, c.w, ptr, mask);
+  if (c.rhsFp8) {
+    Value codes = loadVec(i8, c.w, ptr, mask);
+    Value bits = arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes);
+    return emitFp8BitsToF32(b, loc, bits,
+                            static_cast<StorageFormat>(c.rhsFp8 - 1));
+  }
   if (c.rhsNibbles) {
     // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes
     // bits [4i, 4i + 4) of the word.
@@ -706,8 +731,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   // k in order for every column: the f32 sums of the reference lowering.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
-    Value x = splat(load(f32, at(A, mul(add(mul(m, lda), k), cst(4))), 4),
-                    c.w);
+    Value x = splat(lhsValue(add(mul(m, lda), k)), c.w);
     Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v) {
       Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
@@ -1034,7 +1058,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     b.setInsertionPointToStart(mLoop.getBody());
     Value m = mLoop.getInductionVar();
     Value rel = sub(m, m0);
-    Value src = add(A, mul(mul(min(m, sub(M, cst(1))), lda), cst(4)));
+    Value row = mul(min(m, sub(M, cst(1))), lda);
     Value dst = add(packedA, mul(add(mul(div(rel, cst(c.mr)),
                                          cst(c.kc * c.mr)),
                                      rem(rel, cst(c.mr))),
@@ -1042,8 +1066,8 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     auto kLoop2 = forLoop(kc0, kc1, 1);
     b.setInsertionPointToStart(kLoop2.getBody());
     Value k = kLoop2.getInductionVar();
-    store(load(f32, at(src, mul(k, cst(4))), 4),
-          at(dst, mul(sub(k, kc0), cst(c.mr * 4))), 4);
+    store(lhsValue(add(row, k)), at(dst, mul(sub(k, kc0), cst(c.mr * 4))),
+          4);
   }
   {
     OpBuilder::InsertionGuard g2(b);
@@ -1110,6 +1134,8 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("batched", c.batched);
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
+  add("lhs_fp8", c.lhsFp8);
+  add("rhs_fp8", c.rhsFp8);
   if (c.outScheme)
     fields.push_back(b.getNamedAttr("out_scheme", c.outScheme));
   return b.getDictionaryAttr(fields);
@@ -1148,6 +1174,10 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.batched = get("batched");
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
+  c.lhsFp8 = get("lhs_fp8");
+  c.rhsFp8 = get("rhs_fp8");
+  if (c.lhsFp8 < 0 || c.lhsFp8 > 8 || c.rhsFp8 < 0 || c.rhsFp8 > 8)
+    ok = false;
   if (c.group < 0 || c.group % 8 != 0)
     ok = false;
   c.outScheme = attr.getAs<SchemeAttr>("out_scheme");

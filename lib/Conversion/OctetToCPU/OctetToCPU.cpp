@@ -262,8 +262,17 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
   SchemeAttr rhsScheme = op.getRhsScheme();
   bool nibbles = rhsScheme.getFormat() == StorageFormat::i4 ||
                  rhsScheme.getFormat() == StorageFormat::u4;
-  if (!isByteInteger(rhsScheme) && !(nibbles && op.hasFloatLhs()))
-    return fail(op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4"
+  std::optional<SchemeAttr> lhsFp8;
+  if (std::optional<SchemeAttr> ls = op.getLhsScheme(); ls && ls->isFloat8())
+    lhsFp8 = *ls;
+  // FP8 x FP8 (or f32 x FP8): decoded to f32 in the f32 loop nests (x86
+  // has no FP8 arithmetic; this is the dequantize fallback, done in the
+  // kernel's registers).
+  bool fp8 = rhsScheme.isFloat8() && (lhsFp8 || op.hasFloatLhs());
+  if (lhsFp8 && !rhsScheme.isFloat8())
+    return fail("FP8 lhs with a non-FP8 rhs");
+  if (!isByteInteger(rhsScheme) && !fp8 && !(nibbles && op.hasFloatLhs()))
+    return fail(op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4/FP8"
                                  : "rhs format is not i8/u8");
   c.rhsUnsigned = rhsScheme.isUnsigned();
   std::optional<Param> sb = paramKind(rhsScheme, 1, plan.k);
@@ -300,11 +309,23 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
     return fail("result is not f32");
   }
 
-  if (op.hasFloatLhs()) {
-    if (!lhsType.getElementType().isF32())
+  if (op.hasFloatLhs() || lhsFp8) {
+    if (!lhsFp8 && !lhsType.getElementType().isF32())
       return fail("float lhs is not f32");
     c.weightOnly = true;
     c.isa = Isa::fma;
+    if (fp8) {
+      c.rhsFp8 = 1 + static_cast<int64_t>(rhsScheme.getFormat());
+      if (lhsFp8) {
+        c.lhsFp8 = 1 + static_cast<int64_t>(lhsFp8->getFormat());
+        std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
+        if (!sa)
+          return fail("lhs scale is not per-tensor or per-row");
+        c.sa = *sa;
+      }
+      if (c.group)
+        return fail("per-group FP8 rhs scales");
+    }
     // A transposed constant is transposed once here instead of on every
     // call; any other rhs is read where it is. 4-bit codes are packed two
     // per byte here, so they must be constant.
@@ -623,7 +644,7 @@ Value CallSiteEmitter::emit() {
     tasks = arith::MulIOp::create(b, loc, tilesM, cst(tilesN));
   }
 
-  if (Value sa = op.getLhsScale(); sa && !c.weightOnly)
+  if (Value sa = op.getLhsScale(); sa && c.sa != Param::none)
     slots[kSa] = addressOf(sa);
   slots[kSb] = addressOf(op.getRhsScale());
   if (Value bias = op.getBias())
@@ -704,8 +725,10 @@ struct ConvertOctetToCPUPass
       // A strategy chosen by octet-select-lowering decides, unless forced.
       if (auto strategy = op->getAttrOfType<StrategyAttr>("octet.strategy");
           strategy && kernelIsa == "auto") {
+        // A dequantize fallback of FP8 is what the FP8 kernels do (decode
+        // to f32 in registers); other fallbacks take the portable path.
         if (strategy.getKind() == StrategyKind::fallback)
-          opIsa = std::nullopt;
+          opIsa = op.getRhsScheme().isFloat8() ? moduleIsa : std::nullopt;
         else if (strategy.getKind() != StrategyKind::weight_only)
           opIsa = isaOfName(strategy.getUnit());
       }

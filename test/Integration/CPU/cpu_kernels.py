@@ -110,6 +110,21 @@ CASES = {
     "wo_i8_group32_m5": dict(
         lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(5, 96),
         rshape=(96, 50)),
+    # FP8 (x86 has no FP8 arithmetic): decoded to f32 in the kernels, the
+    # same k-ordered f32 sums as the reference.
+    "fp8_e4m3_per_token_m1": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(1, 200), rshape=(200, 37), bias=True),
+    "fp8_e4m3_per_token_m40_relu": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(40, 300), rshape=(300, 70), bias=True, relu=True,
+        transposed_rhs=True),
+    "fp8_e5m2_x_e4m3_tensor_m9": dict(
+        lhs=S("f8E5M2"), rhs=S("f8E4M3FN"), lshape=(9, 64),
+        rshape=(64, 20)),
+    "wo_fp8_e4m3_weights_m7": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(7, 96),
+        rshape=(96, 33), arg_rhs=True),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),

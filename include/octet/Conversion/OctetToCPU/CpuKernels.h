@@ -53,6 +53,10 @@ struct GemmConfig {
   /// nibble first) at compile time, rows padded to a multiple of 8 codes.
   int64_t group = 0;
   bool rhsNibbles = false;
+  /// FP8 operands of the f32 loop nests (decoded per the numerics
+  /// contract): 0, or 1 + the StorageFormat (f8E4M3FN / f8E5M2) of the
+  /// lhs (an FP8 W8A8) and of the rhs codes.
+  int64_t lhsFp8 = 0, rhsFp8 = 0;
   /// Requantized output scheme (null: f32 output).
   SchemeAttr outScheme;
 
