@@ -251,6 +251,24 @@ private:
   /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
   /// or of `w` f32 rhs values.
   Value weightVector(Value ptr, Value mask, Value zbv);
+  /// Running sums: zero vectors when `fresh`, else loaded from `addrs`
+  /// (i64 addresses) with alignment `align`.
+  SmallVector<Value> zerosOrLoad(Value fresh, VectorType t,
+                                 ArrayRef<Value> addrs, unsigned align) {
+    SmallVector<Type> types(addrs.size(), t);
+    auto init = scf::IfOp::create(b, loc, types, fresh, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(init.thenBlock());
+    SmallVector<Value> z(addrs.size(), zeros(t));
+    scf::YieldOp::create(b, loc, z);
+    b.setInsertionPointToStart(init.elseBlock());
+    SmallVector<Value> loaded;
+    for (Value a : addrs)
+      loaded.push_back(load(t, toPtr(a), align));
+    scf::YieldOp::create(b, loc, loaded);
+    return SmallVector<Value>(init.getResults().begin(),
+                              init.getResults().end());
+  }
   /// Lane masks of the `nv` vectors of columns from `nv0` (none unless
   /// `masked`: lanes at or past N are off).
   SmallVector<Value> columnMasks(Value nv0, int64_t nv, bool masked) {
@@ -517,20 +535,10 @@ void KernelEmitter::emitIntegerTile(Value t) {
                    div(sub(nr0, n0), cst(nr)));
   Value cptr = add(scratch, mul(slot, cst(c.mr * nr * 4)));
   int64_t numAcc = c.mr * c.nv;
-  SmallVector<Type> accTypes(numAcc, accTy);
-  auto init = scf::IfOp::create(b, loc, accTypes, first, true);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(init.thenBlock());
-    SmallVector<Value> z(numAcc, zeros(accTy));
-    scf::YieldOp::create(b, loc, z);
-    b.setInsertionPointToStart(init.elseBlock());
-    SmallVector<Value> loaded;
-    for (int64_t i = 0; i < numAcc; ++i)
-      loaded.push_back(load(accTy, at(cptr, cst(i * c.w * 4)), 32));
-    scf::YieldOp::create(b, loc, loaded);
-  }
-  SmallVector<Value> accs(init.getResults().begin(), init.getResults().end());
+  SmallVector<Value> addrs;
+  for (int64_t i = 0; i < numAcc; ++i)
+    addrs.push_back(add(cptr, cst(i * c.w * 4)));
+  SmallVector<Value> accs = zerosOrLoad(first, accTy, addrs, 32);
   Value aBase = add(A, mul(mr0, mul(K, cst(esA))));
   Value bBase = add(B, mul(nr0, K));
   emitIntegerMicro(aBase, bBase, div(kc0, cst(c.kp)), div(kc1, cst(c.kp)),
@@ -705,20 +713,10 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
     firstGroup = cmp(arith::CmpIPredicate::slt, k0, cst(c.group));
     tptr = add(cptr, mul(mul(M, nc), cst(4)));
   }
-  SmallVector<Type> accTypes(nv, accTy);
-  auto init = scf::IfOp::create(b, loc, accTypes, groupFirst, true);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(init.thenBlock());
-    SmallVector<Value> z(nv, zeros(accTy));
-    scf::YieldOp::create(b, loc, z);
-    b.setInsertionPointToStart(init.elseBlock());
-    SmallVector<Value> loaded;
-    for (int64_t v = 0; v < nv; ++v)
-      loaded.push_back(load(accTy, at(cptr, cst(v * c.w * 4)), 4));
-    scf::YieldOp::create(b, loc, loaded);
-  }
-  SmallVector<Value> accs(init.getResults().begin(), init.getResults().end());
+  SmallVector<Value> addrs;
+  for (int64_t v = 0; v < nv; ++v)
+    addrs.push_back(add(cptr, cst(v * c.w * 4)));
+  SmallVector<Value> accs = zerosOrLoad(groupFirst, accTy, addrs, 4);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   // Prefetch kPrefetchRows rows ahead: the strip's rows are runs of a few
   // KB, a row apart.
@@ -773,24 +771,15 @@ SmallVector<Value> KernelEmitter::groupTotals(ArrayRef<Value> sums,
   // lowering's sequential sum over the groups, from a +0.0 init.
   VectorType accTy = vec(c.w, f32);
   int64_t nv = sums.size();
-  SmallVector<Type> types(nv, accTy);
-  auto prev = scf::IfOp::create(b, loc, types, firstGroup, true);
-  {
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(prev.thenBlock());
-    SmallVector<Value> z(nv, zeros(accTy));
-    scf::YieldOp::create(b, loc, z);
-    b.setInsertionPointToStart(prev.elseBlock());
-    SmallVector<Value> loaded;
-    for (int64_t v = 0; v < nv; ++v)
-      loaded.push_back(load(accTy, at(tptr, cst(v * c.w * 4)), 4));
-    scf::YieldOp::create(b, loc, loaded);
-  }
+  SmallVector<Value> addrs;
+  for (int64_t v = 0; v < nv; ++v)
+    addrs.push_back(add(tptr, cst(v * c.w * 4)));
+  SmallVector<Value> prev = zerosOrLoad(firstGroup, accTy, addrs, 4);
   SmallVector<Value> totals;
   for (int64_t v = 0; v < nv; ++v) {
     Value t = arith::MulFOp::create(b, loc, sums[v],
                                     groupScale(g, nv0, v, masks[v]));
-    totals.push_back(arith::AddFOp::create(b, loc, prev.getResult(v), t));
+    totals.push_back(arith::AddFOp::create(b, loc, prev[v], t));
   }
   return totals;
 }
@@ -949,25 +938,16 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                    cst(4)));
   };
   auto sumPtr = [&](int64_t i, int64_t v) { return toPtr(sumAddr(i, v)); };
-  SmallVector<Type> accTypes(mr * nv, accTy);
   // Per-group scales: a K block is one group, its sums start at +0.0 and
   // the scratch keeps the scaled totals instead.
   Value fresh = c.group ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
                         : first;
-  auto init = scf::IfOp::create(b, loc, accTypes, fresh, true);
-  {
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(init.thenBlock());
-    SmallVector<Value> z(mr * nv, zeros(accTy));
-    scf::YieldOp::create(b, loc, z);
-    b.setInsertionPointToStart(init.elseBlock());
-    SmallVector<Value> loaded;
-    for (int64_t i = 0; i < mr; ++i)
-      for (int64_t v = 0; v < nv; ++v)
-        loaded.push_back(load(accTy, sumPtr(i, v), 4));
-    scf::YieldOp::create(b, loc, loaded);
-  }
-  auto kLoop = forLoop(kc0, kc1, 1, init.getResults());
+  SmallVector<Value> addrs;
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t v = 0; v < nv; ++v)
+      addrs.push_back(sumAddr(i, v));
+  SmallVector<Value> init = zerosOrLoad(fresh, accTy, addrs, 4);
+  auto kLoop = forLoop(kc0, kc1, 1, init);
   {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(kLoop.getBody());
