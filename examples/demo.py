@@ -218,8 +218,9 @@ def host_speed(octet_run_bin, tmp, x, y_float):
     rows.insert(1, ("float (numpy)", sorted(times)[100], float("inf")))
     print("\nCompiled for this CPU (octet-compile --target=host -> .so, run "
           "with octet-run --library,\nmedian of 200 runs; \"float (f32)\" is "
-          "octet's own unoptimized lowering of linalg.matmul,\n\"float "
-          "(numpy)\" the same model with numpy's BLAS):\n")
+          "octet's generated f32 kernel for linalg.matmul\n(exact k-order "
+          "sums, no FMA), \"float (numpy)\" the same model with numpy's "
+          "BLAS):\n")
     print(f"{'model':<16}{'time ms':>9}{'speed-up':>10}{'output SQNR dB':>16}")
     for name, t, q in rows:
         sq = "(reference)" if name.startswith("float") else f"{q:.2f}"
