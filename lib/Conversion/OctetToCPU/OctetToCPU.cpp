@@ -12,8 +12,11 @@
 //   - the result is a fresh buffer returned to tensor land with
 //     bufferization.to_tensor.
 //
-// Everything else (FP8, 4-bit, per-group scales, rhs zero points of
-// integer GEMMs, batches, f16/bf16 results, non-x86 hosts) is left for
+// Float-lhs (weight-only: i8/u8, constant i4/u4 packed two per byte,
+// per-group scales), FP8 (decoded to f32) and, with float-kernels, f32
+// linalg.matmul / batch_matmul run the f32 loop nests of CpuKernels.cpp.
+// Everything else (rhs zero points of integer GEMMs, integer 4-bit GEMMs,
+// batched octet.matmul, f16/bf16 results, non-x86 hosts) is left for
 // convert-octet-to-linalg, the portable lowering, which stays correct for
 // every octet.matmul.
 //
