@@ -219,6 +219,13 @@ private:
     auto call = func::CallOp::create(b, loc, f, args);
     return results.empty() ? Value() : call.getResult(0);
   }
+  /// Address (i64) of this thread's scratch buffer `slot`, at least
+  /// `bytes` long (octet_cpu_scratch).
+  Value scratchAddr(int32_t slot, Value bytes) {
+    return LLVM::PtrToIntOp::create(
+        b, loc, i64,
+        callRuntime("octet_cpu_scratch", {ptrTy}, {cst32(slot), bytes}));
+  }
   /// scf.for over [lb, ub) step `step` with i64 bounds.
   scf::ForOp forLoop(Value lb, Value ub, int64_t step, ValueRange init = {}) {
     return scf::ForOp::create(b, loc, lb, ub, cst(step), init);
@@ -243,7 +250,7 @@ private:
   void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
                            Value m0, Value m1, Value n0, Value first,
                            Value last, Value scratch, Value packedA,
-                           bool masked);
+                           Value packed, bool masked);
   /// Per-group scales: the scaled totals after group `g` from its sums.
   SmallVector<Value> groupTotals(ArrayRef<Value> sums, Value firstGroup,
                                  Value tptr, Value g, Value nv0,
@@ -512,10 +519,7 @@ void KernelEmitter::emitIntegerTile(Value t) {
   Value tm = div(t, tilesN), tn = rem(t, tilesN);
   Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
   Value m1 = min(add(m0, cst(c.mc)), mPad), n1 = min(add(n0, cst(c.nc)), nPad);
-  Value scratch = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(1), cst(c.mc * c.nc * 4)}));
+  Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
   VectorType accTy = vec(c.w, i32);
   auto kLoop = forLoop(cst(0), K, c.kc);
   OpBuilder::InsertionGuard guard(b);
@@ -570,9 +574,7 @@ void KernelEmitter::emitAmxTile(Value t) {
   Value tm = div(t, tilesN), tn = rem(t, tilesN);
   Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
   Value m1 = min(add(m0, cst(c.mc)), mPad), n1 = min(add(n0, cst(c.nc)), nPad);
-  Value scratch = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy}, {cst32(1), cst(4096)}));
+  Value scratch = scratchAddr(1, cst(4096));
   auto i16c = [&](int64_t v) {
     return LLVM::ConstantOp::create(b, loc, i16, b.getI16IntegerAttr(v));
   };
@@ -810,10 +812,7 @@ void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
   // The source is N x K row-major; the block is K x width, row k holding
   // columns n0..n1 (a plain copy: the values are moved, not rounded).
   Value width = sub(n1, n0);
-  Value block = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(2), mul(mul(K, width), cst(4))}));
+  Value block = scratchAddr(2, mul(mul(K, width), cst(4)));
   auto nLoop = forLoop(n0, n1, 1);
   {
     OpBuilder::InsertionGuard g(b);
@@ -855,10 +854,7 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
     transposeRhsBlock(n0, n1);
   Value n64 = add(n0, mul(div(width, cst(kGroup * c.w)), cst(kGroup * c.w)));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
-  Value scratch = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(1), mul(mul(M, nc), cst(c.group ? 8 : 4))}));
+  Value scratch = scratchAddr(1, mul(mul(M, nc), cst(c.group ? 8 : 4)));
   Value kMain = mul(div(K, cst(kRows)), cst(kRows));
   auto rows = [&](Value lb, Value ub, int64_t step) {
     auto kLoop = forLoop(lb, ub, step);
@@ -899,19 +895,15 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                                         int64_t nv, Value m0, Value m1,
                                         Value n0, Value first, Value last,
                                         Value scratch, Value packedA,
-                                        bool masked) {
+                                        Value packed, bool masked) {
   VectorType accTy = vec(c.w, f32);
   int64_t mr = c.mr;
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   // The panel's K block, converted to f32 once (minus the zero point) into
-  // a contiguous [k][nv * w] buffer: every MR-row tile of the panel reads
-  // it from L1 (rows of the rhs itself are N apart, which maps a whole
-  // block onto a few L1 sets) and no tile converts again.
-  Value packed = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(3), cst(c.kc * c.nr() * 4)}));
+  // the contiguous [k][nv * w] buffer `packed`: every MR-row tile of the
+  // panel reads it from L1 (rows of the rhs itself are N apart, which maps
+  // a whole block onto a few L1 sets) and no tile converts again.
   {
     auto pLoop = forLoop(kc0, kc1, 1);
     OpBuilder::InsertionGuard g2(b);
@@ -1010,10 +1002,9 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     transposeRhsBlock(n0, n1);
   Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
-  Value scratch = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(1), cst(c.mc * c.nc * 4)}));
+  Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
+  Value packedA = scratchAddr(0, cst(c.mc * c.kc * 4));
+  Value packedB = scratchAddr(3, cst(c.kc * c.nr() * 4));
   auto kLoop = forLoop(cst(0), K, c.kc);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(kLoop.getBody());
@@ -1025,10 +1016,6 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
   // stored): the tiles broadcast from consecutive addresses instead of MR
   // rows lda apart.
-  Value packedA = LLVM::PtrToIntOp::create(
-      b, loc, i64,
-      callRuntime("octet_cpu_scratch", {ptrTy},
-                  {cst32(0), cst(c.mc * c.kc * 4)}));
   {
     OpBuilder::InsertionGuard g2(b);
     Value mEnd = add(m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)),
@@ -1054,14 +1041,14 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     auto wide = forLoop(n0, n16, c.nr());
     b.setInsertionPointToStart(wide.getBody());
     emitWeightOnlyPanel(kc0, kc1, wide.getInductionVar(), c.nv, m0, m1, n0,
-                        first, last, scratch, packedA, false);
+                        first, last, scratch, packedA, packedB, false);
   }
   {
     OpBuilder::InsertionGuard g2(b);
     auto narrow = forLoop(n16, n8, c.w);
     b.setInsertionPointToStart(narrow.getBody());
     emitWeightOnlyPanel(kc0, kc1, narrow.getInductionVar(), 1, m0, m1, n0,
-                        first, last, scratch, packedA, false);
+                        first, last, scratch, packedA, packedB, false);
   }
   auto tail =
       scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
@@ -1069,7 +1056,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(tail.thenBlock());
     emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch,
-                        packedA, true);
+                        packedA, packedB, true);
   }
   b.setInsertionPointAfter(kLoop);
   B = savedB, ldb = savedLdb;
