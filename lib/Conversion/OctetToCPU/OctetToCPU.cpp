@@ -162,10 +162,18 @@ std::vector<char> readRhsBytes(const Plan &plan, int64_t elemBytes) {
   return out;
 }
 
-std::vector<int8_t> readRhsCodes(const Plan &plan) {
-  std::vector<char> bytes = readRhsBytes(plan, 1);
-  return std::vector<int8_t>(bytes.begin(), bytes.end());
-}
+/// The 1-byte rhs codes of `plan`, K x N row-major (the bytes of
+/// readRhsBytes, seen as int8 without a second copy).
+struct RhsCodes {
+  std::vector<char> bytes;
+  const int8_t *data() const {
+    return reinterpret_cast<const int8_t *>(bytes.data());
+  }
+  size_t size() const { return bytes.size(); }
+  int8_t operator[](size_t i) const { return data()[i]; }
+};
+
+RhsCodes readRhsCodes(const Plan &plan) { return {readRhsBytes(plan, 1)}; }
 
 /// A float contraction the f32 kernels take: linalg.matmul or
 /// linalg.batch_matmul on f32 tensors, lhs (b, m, k), rhs (b, k, n) or
@@ -506,11 +514,8 @@ Value CallSiteEmitter::emitFloat(const FloatContraction &fc) {
   if (plan.rhsConstant) {
     // A constant N x K rhs, transposed once here.
     std::vector<char> bytes = readRhsBytes(plan, 4);
-    std::vector<float> values(static_cast<size_t>(k * n));
-    std::memcpy(values.data(), bytes.data(), bytes.size());
-    slots[kB] = addressOfConstant(DenseElementsAttr::get(
-        RankedTensorType::get({k, n}, b.getF32Type()),
-        ArrayRef<float>(values)));
+    slots[kB] = addressOfConstant(DenseElementsAttr::getFromRawBuffer(
+        RankedTensorType::get({k, n}, b.getF32Type()), bytes));
   } else {
     slots[kB] = addressOf(fc.rhs);
   }
@@ -556,7 +561,7 @@ Value CallSiteEmitter::emit() {
     slots[kA] = addressOf(op.getLhs());
     if (plan.rhsConstant && c.rhsNibbles) {
       // Two codes per byte, low nibble first; rows padded to 8 codes.
-      std::vector<int8_t> codes = readRhsCodes(plan);
+      RhsCodes codes = readRhsCodes(plan);
       int64_t rowBytes = (n + 7) / 8 * 4;
       std::vector<uint8_t> packed(static_cast<size_t>(k * rowBytes), 0);
       for (int64_t i = 0; i < k; ++i)
@@ -568,7 +573,7 @@ Value CallSiteEmitter::emit() {
           ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(packed.data()),
                            packed.size())));
     } else if (plan.rhsConstant) {
-      std::vector<int8_t> codes = readRhsCodes(plan);
+      RhsCodes codes = readRhsCodes(plan);
       slots[kB] = addressOfConstant(DenseElementsAttr::get(
           RankedTensorType::get({k, n}, b.getI8Type()),
           ArrayRef<int8_t>(codes.data(), codes.size())));
@@ -584,7 +589,7 @@ Value CallSiteEmitter::emit() {
     // Weights, packed at compile time.
     int64_t kpad = ::octet::cpu::roundUp(k, c.kAlign);
     int64_t npad = ::octet::cpu::roundUp(n, c.isa == Isa::amx ? 32 : c.nr());
-    std::vector<int8_t> codes = readRhsCodes(plan);
+    RhsCodes codes = readRhsCodes(plan);
     std::vector<int8_t> packed(static_cast<size_t>(npad * kpad));
     ::octet::cpu::packRhs(codes.data(), k, n, n, c.packNr, c.kp, kpad,
                           packed.data());
