@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
+#include "octet/Runtime/OctetRuntime.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -241,6 +242,17 @@ const Compiled &compile(const Scheme &sc) {
     octet_fuzz::fail("JIT compilation failed: " +
                          llvm::toString(engine.takeError()),
                      text);
+  // The runtime entry points the lowered code calls (the thread pool of
+  // octet-parallelize-loops).
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+#define OCTET_ADD_SYMBOL(name)                                                 \
+  map[interner(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name),            \
+                          llvm::JITSymbolFlags::Exported};
+    OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(OCTET_ADD_SYMBOL)
+#undef OCTET_ADD_SYMBOL
+    return map;
+  });
   Compiled c;
   c.engine = std::move(*engine);
   auto lookup = [&](const char *name) {

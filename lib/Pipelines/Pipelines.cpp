@@ -24,6 +24,7 @@ StringRef octet::getLowerToHostPipeline() {
          "buffer-deallocation-pipeline,"
          "octet-emit-cpu-kernels,"
          "convert-bufferization-to-memref,"
+         "octet-parallelize-loops,"
          "convert-linalg-to-loops,"
          "expand-strided-metadata,"
          "lower-affine,"

@@ -590,12 +590,9 @@ int main(int argc, char **argv) {
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
                              llvm::JITSymbolFlags::Exported};
     };
-    add("octet_parallel_for", &octet_parallel_for);
-    add("octet_get_num_threads", &octet_get_num_threads);
-    add("octet_cpu_scratch", &octet_cpu_scratch);
-    add("octet_cpu_pack_lhs", &octet_cpu_pack_lhs);
-    add("octet_cpu_require_amx", &octet_cpu_require_amx);
-    add("octet_cpu_require_features", &octet_cpu_require_features);
+#define OCTET_ADD_SYMBOL(name) add(#name, &name);
+    OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(OCTET_ADD_SYMBOL)
+#undef OCTET_ADD_SYMBOL
     return map;
   });
   auto fn = (*engine)->lookupPacked(entryName);

@@ -405,6 +405,67 @@ def OctetEmitCpuKernels : Pass<"octet-emit-cpu-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Run the outer parallel loops of bufferized linalg ops on "
+                "the runtime thread pool";
+  let description = [{
+    The contractions run in the generated kernels (`convert-octet-to-cpu`);
+    everything else left as linalg ops on buffers (LayerNorm, softmax, GELU,
+    the dynamic per-token quantize, transposes, ...) would run on one core.
+    This pass splits each such op with at least `min-work` units of work
+    (iterations times payload ops; checked at run time when a loop range is
+    dynamic) over `octet_parallel_for`:
+
+    - the split loops are a prefix d0 .. dP-1 of the op's parallel loops,
+      the shortest with at least `min-tasks` iterations in all (or up to
+      the first dynamic one); every output must index each of them by a
+      plain dimension, so tasks write disjoint parts;
+    - a task function `(ctx, begin, end)` rebuilds the operands from their
+      descriptors in a block of i64 slots, takes `memref.subview` slices of
+      its part of the prefix and runs a clone of the op on them
+      (`linalg.index` of a split loop gets the slice offset added);
+    - the op becomes `func.call @octet_parallel_for(%tasks, %task, %ctx)`.
+
+    Reductions stay inside one task and each element is computed by the
+    same payload in the same order, so the results are bit-identical to the
+    serial loops. Ops are left serial when their payload has memory effects
+    or regions, when an input aliases an output through a different
+    indexing map, when an output does not index a split loop, or when an
+    operand is not a default-memory-space memref or an integer, index or
+    float scalar. Threads: `OCTET_NUM_THREADS` (default: all cores).
+
+    Runs in `octet-lower-to-host` after bufferization, before
+    `convert-linalg-to-loops`.
+
+    Example:
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<1024x384xf32>) outs(%y : memref<1024x384xf32>) {...}
+    ```
+
+    becomes a call of `octet_parallel_for` over 1024 rows with a task
+    function `@__octet_parallel_0` that runs the generic on
+    `memref.subview %x[%begin, 0] [%end - %begin, 384] [1, 1]`.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Least iterations x payload ops of an op worth waking the "
+           "thread pool for">,
+    Option<"minTasks", "min-tasks", "int64_t", /*default=*/"64",
+           "Split leading parallel loops until there are this many tasks">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def OctetEmulateCuda : Pass<"octet-emulate-cuda", "::mlir::ModuleOp"> {
   let summary = "Run the CUDA kernels of convert-octet-to-gpu on the CPU "
                 "(for testing without a GPU)";

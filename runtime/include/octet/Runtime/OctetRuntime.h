@@ -269,6 +269,17 @@ OCTET_RUNTIME_EXPORT int32_t octet_cpu_enable_amx(void);
 /// message naming `artifact` when AMX cannot be enabled.
 OCTET_RUNTIME_EXPORT void octet_cpu_require_amx(const char *artifact);
 
+/// The entry points above that code lowered by octet-lower-to-host calls
+/// (generated kernels, octet-parallelize-loops), one X(name) each: a JIT
+/// that resolves symbols by hand registers exactly these.
+#define OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(X)                                  \
+  X(octet_parallel_for)                                                       \
+  X(octet_get_num_threads)                                                    \
+  X(octet_cpu_scratch)                                                        \
+  X(octet_cpu_pack_lhs)                                                       \
+  X(octet_cpu_require_amx)                                                    \
+  X(octet_cpu_require_features)
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

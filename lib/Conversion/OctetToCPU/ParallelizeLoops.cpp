@@ -1,0 +1,526 @@
+//===- ParallelizeLoops.cpp - Outer loops of linalg ops on the thread pool ===//
+//
+// octet-parallelize-loops runs the outer parallel loops of the bufferized
+// linalg ops that are left after the generated kernels (LayerNorm, softmax,
+// GELU, the dynamic per-token quantize, transposes, ...) on the runtime's
+// thread pool. For each op with enough work it
+//
+//   - picks a prefix of its parallel loops (d0 .. dP-1) that every output
+//     indexes by a plain dimension, so that disjoint slices of the prefix
+//     write disjoint parts of the outputs;
+//   - outlines a task function (ctx, begin, end): the operands are rebuilt
+//     from their descriptors stored in a block of i64 slots, sliced with
+//     memref.subview to the task's part of the prefix, and the op is cloned
+//     on the slices (linalg.index of a prefix dimension gets the slice's
+//     offset added);
+//   - replaces the op by octet_parallel_for(tasks, task, ctx), or when the
+//     work is only known at run time, by a branch between that and a direct
+//     call of the task over all of it.
+//
+// Each element is computed by the same loop body in the same order as
+// before (only parallel loops are split; reductions stay inside one task),
+// so results are bit-identical to the serial loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
+#include "octet/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_OCTETPARALLELIZELOOPS
+#include "octet/Conversion/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+
+namespace {
+
+/// Marks the outlined task functions (their ops are not parallelized
+/// again).
+constexpr llvm::StringLiteral kTaskAttrName = "octet.parallel_task";
+
+/// How one linalg op is split.
+struct Split {
+  linalg::LinalgOp op;
+  /// Loops d0 .. d(prefix-1) are split between tasks.
+  unsigned prefix = 0;
+  /// For each operand (in op order) and prefix loop: the operand dimension
+  /// indexed by that loop, or -1 when the operand does not depend on it.
+  SmallVector<SmallVector<int64_t>> dimOf;
+  /// Values from above used in the op's region: constants (cloned into the
+  /// task) and the rest (scalars and buffers, passed in slots).
+  SmallVector<Value> constants, captures;
+  /// Static iterations x payload ops; none when a loop range is dynamic.
+  std::optional<int64_t> staticWork;
+  int64_t payloadOps = 1;
+};
+
+/// Scalars that travel through an i64 slot.
+bool isSlotScalar(Type t) {
+  if (t.isIndex())
+    return true;
+  if (auto i = dyn_cast<IntegerType>(t))
+    return i.getWidth() <= 64;
+  if (auto f = dyn_cast<FloatType>(t))
+    return f.getWidth() <= 64 && f.getWidth() % 8 == 0;
+  return false;
+}
+
+/// Memrefs whose descriptor the task can rebuild: strided layout, default
+/// memory space.
+bool isSlotMemRef(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return m && !m.getMemorySpace() && m.isStrided();
+}
+
+/// The descriptor fields after the pointers (offset, sizes, strides) that
+/// the type fixes; ShapedType::kDynamic for those only known at run time.
+SmallVector<int64_t> staticFields(MemRefType type) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  SmallVector<int64_t> fields = {offset};
+  llvm::append_range(fields, type.getShape());
+  llvm::append_range(fields, strides);
+  return fields;
+}
+
+/// The buffer `v` is a view of (through view-like ops).
+Value viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks) {
+  if (!op.hasPureBufferSemantics() || op->getNumResults() != 0 ||
+      op->getNumRegions() != 1)
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!isSlotMemRef(v.getType()) && !isSlotScalar(v.getType()))
+      return std::nullopt;
+
+  Split s;
+  s.op = op;
+  // The payload computes values, or reads buffers the op does not write
+  // (an embedding gather); no stores, no calls that record.
+  SmallVector<Value> written;
+  for (Value init : op.getDpsInits())
+    written.push_back(viewRoot(init));
+  s.payloadOps = 0;
+  for (Operation &inner : op->getRegion(0).front()) {
+    if (isa<linalg::YieldOp>(inner))
+      continue;
+    if (inner.getNumRegions() != 0)
+      return std::nullopt;
+    ++s.payloadOps;
+    if (isMemoryEffectFree(&inner))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects)
+      return std::nullopt;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &e : list)
+      if (!isa<MemoryEffects::Read>(e.getEffect()) || !e.getValue() ||
+          llvm::is_contained(written, viewRoot(e.getValue())))
+        return std::nullopt;
+  }
+  s.payloadOps = std::max<int64_t>(s.payloadOps, 1);
+  SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  for (Value v : above) {
+    if (matchPattern(v, m_Constant())) {
+      s.constants.push_back(v);
+      continue;
+    }
+    if (!isSlotScalar(v.getType()) && !isSlotMemRef(v.getType()))
+      return std::nullopt;
+    s.captures.push_back(v);
+  }
+
+  // The prefix: leading parallel loops until there are enough tasks.
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t tasks = 1;
+  while (s.prefix < iters.size() &&
+         iters[s.prefix] == utils::IteratorType::parallel) {
+    int64_t r = ranges[s.prefix++];
+    if (ShapedType::isDynamic(r))
+      break;
+    tasks *= r;
+    if (tasks >= minTasks)
+      break;
+  }
+  if (s.prefix == 0)
+    return std::nullopt;
+  bool allStatic = !llvm::any_of(ranges, ShapedType::isDynamic);
+  if (allStatic && tasks < 2)
+    return std::nullopt;
+  if (allStatic) {
+    constexpr int64_t kCap = int64_t{1} << 50;
+    int64_t work = s.payloadOps;
+    for (int64_t r : ranges)
+      work = r == 0 ? 0 : work > kCap / r ? kCap : work * r;
+    s.staticWork = work;
+  }
+
+  // Each operand is indexed by a prefix loop through a plain dimension (or
+  // not at all); every output by all of them.
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<int64_t> dims(s.prefix, -1);
+    for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+      if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+        if (d.getPosition() < s.prefix) {
+          if (dims[d.getPosition()] != -1)
+            return std::nullopt;
+          dims[d.getPosition()] = pos;
+        }
+        continue;
+      }
+      for (unsigned l = 0; l < s.prefix; ++l)
+        if (expr.isFunctionOfDim(l))
+          return std::nullopt;
+    }
+    if (op.isDpsInit(&operand) && llvm::is_contained(dims, -1))
+      return std::nullopt;
+    s.dimOf.push_back(std::move(dims));
+  }
+
+  // An input that aliases an output must be read where it is written.
+  for (OpOperand &init : op.getDpsInitsMutable())
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          viewRoot(input->get()) == viewRoot(init.get()) &&
+          (input->get() != init.get() ||
+           op.getMatchingIndexingMap(input) !=
+               op.getMatchingIndexingMap(&init)))
+        return std::nullopt;
+  return s;
+}
+
+/// Builds the task function and the call site of one split.
+class Outliner {
+public:
+  Outliner(ModuleOp module, const Split &s, int64_t minWork)
+      : module(module), s(s), minWork(minWork), loc(s.op->getLoc()),
+        b(s.op) {
+    MLIRContext *ctx = module.getContext();
+    i64 = IntegerType::get(ctx, 64);
+    ptrTy = LLVM::LLVMPointerType::get(ctx);
+  }
+
+  void run(StringRef name);
+
+private:
+  Value cstI64(OpBuilder &ob, int64_t v) {
+    return arith::ConstantIntOp::create(ob, loc, i64, v);
+  }
+  Value toI64(OpBuilder &ob, Value v);
+  /// Appends the slots that carry `v` to the task.
+  void pushSlots(Value v, SmallVectorImpl<Value> &slots);
+  Value fromI64(OpBuilder &ob, Value v, Type t);
+  func::FuncOp buildTask(StringRef name, unsigned numSlots);
+
+  ModuleOp module;
+  const Split &s;
+  int64_t minWork;
+  Location loc;
+  OpBuilder b;
+  Type i64, ptrTy;
+};
+
+Value Outliner::toI64(OpBuilder &ob, Value v) {
+  Type t = v.getType();
+  if (t.isIndex())
+    return arith::IndexCastOp::create(ob, loc, i64, v);
+  if (auto f = dyn_cast<FloatType>(t))
+    v = arith::BitcastOp::create(ob, loc, ob.getIntegerType(f.getWidth()), v);
+  if (v.getType() == i64)
+    return v;
+  return arith::ExtUIOp::create(ob, loc, i64, v);
+}
+
+Value Outliner::fromI64(OpBuilder &ob, Value v, Type t) {
+  if (t.isIndex())
+    return arith::IndexCastOp::create(ob, loc, t, v);
+  unsigned width = t.getIntOrFloatBitWidth();
+  if (width < 64)
+    v = arith::TruncIOp::create(ob, loc, ob.getIntegerType(width), v);
+  if (isa<FloatType>(t))
+    v = arith::BitcastOp::create(ob, loc, t, v);
+  return v;
+}
+
+void Outliner::pushSlots(Value v, SmallVectorImpl<Value> &slots) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type) {
+    slots.push_back(toI64(b, v));
+    return;
+  }
+  slots.push_back(
+      toI64(b, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v)));
+  // Only the fields the type leaves dynamic travel.
+  SmallVector<int64_t> fields = staticFields(type);
+  if (!llvm::any_of(fields, ShapedType::isDynamic))
+    return;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
+  SmallVector<Value> values = {meta.getOffset()};
+  llvm::append_range(values, meta.getSizes());
+  llvm::append_range(values, meta.getStrides());
+  for (auto [field, value] : llvm::zip_equal(fields, values))
+    if (ShapedType::isDynamic(field))
+      slots.push_back(toI64(b, value));
+}
+
+void Outliner::run(StringRef name) {
+  linalg::LinalgOp op = s.op;
+  // Slots: per memref operand its aligned pointer and the offset, sizes and
+  // strides its type leaves dynamic; per scalar operand or capture its
+  // bits; the prefix loop ranges last.
+  SmallVector<Value> slots;
+  for (Value v : op->getOperands())
+    pushSlots(v, slots);
+  for (Value v : s.captures)
+    pushSlots(v, slots);
+  // The prefix ranges, from the first output (which indexes all of them).
+  OpOperand *init = op.getDpsInitOperand(0);
+  unsigned initIdx = init->getOperandNumber();
+  Value tasks;
+  for (unsigned l = 0; l < s.prefix; ++l) {
+    Value dim = b.createOrFold<memref::DimOp>(loc, init->get(),
+                                              s.dimOf[initIdx][l]);
+    Value range = b.createOrFold<arith::IndexCastOp>(loc, i64, dim);
+    slots.push_back(range);
+    tasks = tasks ? b.createOrFold<arith::MulIOp>(loc, tasks, range) : range;
+  }
+
+  func::FuncOp task = buildTask(name, slots.size());
+
+  // The slot block lives in the entry block of the function (the op may
+  // sit in a loop).
+  auto parent = op->getParentOfType<FunctionOpInterface>();
+  OpBuilder entry(parent.getFunctionBody());
+  auto ctxType = MemRefType::get({static_cast<int64_t>(slots.size())}, i64);
+  Value ctx = memref::AllocaOp::create(entry, loc, ctxType,
+                                       entry.getI64IntegerAttr(8));
+  for (auto [i, v] : llvm::enumerate(slots))
+    memref::StoreOp::create(
+        b, loc, v, ctx,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+  Value ctxAddr = toI64(
+      b, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ctx));
+  Value ctxPtr = LLVM::IntToPtrOp::create(b, loc, ptrTy, ctxAddr);
+  Value fn = func::ConstantOp::create(b, loc, task.getFunctionType(),
+                                      SymbolRefAttr::get(task));
+  auto parallelFor = [&](OpBuilder &ob) {
+    SmallVector<Value> args = {tasks, fn, ctxPtr};
+    auto type = FunctionType::get(ob.getContext(),
+                                  ValueRange(args).getTypes(), {});
+    func::FuncOp f =
+        cpu::getOrDeclareFunction(module, "octet_parallel_for", type);
+    func::CallOp::create(ob, loc, f, args);
+  };
+
+  if (s.staticWork) {
+    parallelFor(b);
+  } else {
+    // Work known at run time: iterations x payload ops against minWork.
+    Value work = cstI64(b, s.payloadOps);
+    for (Range r : op.createLoopRanges(b, loc))
+      work = b.createOrFold<arith::MulIOp>(
+          loc, work,
+          toI64(b, getValueOrCreateConstantIndexOp(b, loc, r.size)));
+    Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, work,
+                                      cstI64(b, minWork));
+    auto ifOp = scf::IfOp::create(b, loc, big, /*withElseRegion=*/true);
+    OpBuilder thenB = ifOp.getThenBodyBuilder();
+    parallelFor(thenB);
+    OpBuilder elseB = ifOp.getElseBodyBuilder();
+    func::CallOp::create(elseB, loc, task,
+                         ValueRange{ctxPtr, cstI64(elseB, 0), tasks});
+  }
+  op->erase();
+}
+
+func::FuncOp Outliner::buildTask(StringRef name, unsigned numSlots) {
+  linalg::LinalgOp op = s.op;
+  MLIRContext *ctx = module.getContext();
+  OpBuilder mb(ctx);
+  mb.setInsertionPointToEnd(module.getBody());
+  auto type = FunctionType::get(ctx, {ptrTy, i64, i64}, {});
+  auto f = func::FuncOp::create(mb, loc, name, type);
+  f.setPrivate();
+  f->setAttr(kTaskAttrName, UnitAttr::get(ctx));
+  Block *body = f.addEntryBlock();
+  OpBuilder tb = OpBuilder::atBlockBegin(body);
+  Value ctxArg = body->getArgument(0);
+  Value lo = body->getArgument(1), hi = body->getArgument(2);
+
+  unsigned next = 0;
+  auto slot = [&]() {
+    Value p = LLVM::GEPOp::create(tb, loc, ptrTy, i64, ctxArg,
+                                  ArrayRef<LLVM::GEPArg>{
+                                      static_cast<int32_t>(next++)});
+    return LLVM::LoadOp::create(tb, loc, i64, p, /*alignment=*/8)
+        .getResult();
+  };
+  auto index = [&](Value v) {
+    return arith::IndexCastOp::create(tb, loc, tb.getIndexType(), v)
+        .getResult();
+  };
+
+  // The operands and captures, rebuilt from their slots.
+  auto rebuild = [&](Type type) -> Value {
+    auto memrefType = dyn_cast<MemRefType>(type);
+    if (!memrefType)
+      return fromI64(tb, slot(), type);
+    int64_t rank = memrefType.getRank();
+    SmallVector<Type> fields = {ptrTy, ptrTy, i64};
+    if (rank > 0) {
+      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    }
+    auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    Value desc = LLVM::PoisonOp::create(tb, loc, descType);
+    Value ptr = LLVM::IntToPtrOp::create(tb, loc, ptrTy, slot());
+    desc = LLVM::InsertValueOp::create(tb, loc, desc, ptr,
+                                       ArrayRef<int64_t>{0});
+    desc = LLVM::InsertValueOp::create(tb, loc, desc, ptr,
+                                       ArrayRef<int64_t>{1});
+    SmallVector<SmallVector<int64_t>> positions = {{2}};
+    for (int64_t field : {3, 4})
+      for (int64_t d = 0; d < rank; ++d)
+        positions.push_back({field, d});
+    for (auto [field, pos] :
+         llvm::zip_equal(staticFields(memrefType), positions)) {
+      Value value = ShapedType::isDynamic(field) ? slot()
+                                                 : cstI64(tb, field);
+      desc = LLVM::InsertValueOp::create(tb, loc, desc, value, pos);
+    }
+    return UnrealizedConversionCastOp::create(tb, loc, memrefType, desc)
+        .getResult(0);
+  };
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(rebuild(v.getType()));
+  IRMapping mapping;
+  for (Value v : s.captures)
+    mapping.map(v, rebuild(v.getType()));
+  for (Value v : s.constants)
+    mapping.map(v, tb.clone(*v.getDefiningOp())->getResult(
+                       cast<OpResult>(v).getResultNumber()));
+  SmallVector<Value> ranges;
+  for (unsigned l = 0; l < s.prefix; ++l)
+    ranges.push_back(slot());
+  (void)numSlots;
+  assert(next == numSlots && "slot layout mismatch");
+
+  // The task's part of the prefix: one range of d0 when the prefix is one
+  // loop, else one point of the prefix per iteration.
+  Value one = arith::ConstantIndexOp::create(tb, loc, 1);
+  SmallVector<Value> offsets;
+  SmallVector<OpFoldResult> sizes;
+  if (s.prefix == 1) {
+    offsets.push_back(index(lo));
+    sizes.push_back(index(arith::SubIOp::create(tb, loc, hi, lo)));
+  } else {
+    auto loop = scf::ForOp::create(tb, loc, index(lo), index(hi), one);
+    tb.setInsertionPoint(loop.getBody()->getTerminator());
+    Value rest = loop.getInductionVar();
+    offsets.resize(s.prefix);
+    for (int l = static_cast<int>(s.prefix) - 1; l >= 0; --l) {
+      Value r = index(ranges[l]);
+      offsets[l] = arith::RemUIOp::create(tb, loc, rest, r);
+      rest = arith::DivUIOp::create(tb, loc, rest, r);
+    }
+    sizes.assign(s.prefix, tb.getIndexAttr(1));
+  }
+
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    auto memrefType = dyn_cast<MemRefType>(v.getType());
+    const SmallVector<int64_t> &dims = s.dimOf[i];
+    if (!memrefType || llvm::all_of(dims, [](int64_t d) { return d < 0; })) {
+      mapping.map(op->getOperand(i), v);
+      continue;
+    }
+    int64_t rank = memrefType.getRank();
+    SmallVector<OpFoldResult> offs(rank, tb.getIndexAttr(0)), szs;
+    SmallVector<OpFoldResult> strides(rank, tb.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d)
+      szs.push_back(memref::getMixedSize(tb, loc, v, d));
+    for (unsigned l = 0; l < s.prefix; ++l)
+      if (dims[l] >= 0) {
+        offs[dims[l]] = offsets[l];
+        szs[dims[l]] = sizes[l];
+      }
+    mapping.map(op->getOperand(i),
+                memref::SubViewOp::create(tb, loc, v, offs, szs, strides));
+  }
+  Operation *clone = tb.clone(*op, mapping);
+  // linalg.index of a prefix loop counts from the slice's offset.
+  SmallVector<linalg::IndexOp> indices;
+  clone->walk([&](linalg::IndexOp idx) {
+    if (idx.getDim() < s.prefix)
+      indices.push_back(idx);
+  });
+  for (linalg::IndexOp idx : indices) {
+    OpBuilder ib(idx->getContext());
+    ib.setInsertionPointAfter(idx);
+    auto sum = arith::AddIOp::create(ib, loc, idx, offsets[idx.getDim()]);
+    idx.getResult().replaceAllUsesExcept(sum, sum.getOperation());
+  }
+  tb.setInsertionPointToEnd(body);
+  func::ReturnOp::create(tb, loc);
+  return f;
+}
+
+struct OctetParallelizeLoopsPass
+    : public mlir::octet::impl::OctetParallelizeLoopsBase<
+          OctetParallelizeLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (minWork < 0 || minTasks < 1) {
+      module.emitError() << "octet-parallelize-loops: min-work must be >= 0 "
+                            "and min-tasks >= 1";
+      return signalPassFailure();
+    }
+    SmallVector<Split> splits;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (f.isExternal() || f->hasAttr(kTaskAttrName))
+        continue;
+      f.walk([&](linalg::LinalgOp op) {
+        std::optional<Split> s = analyze(op, minTasks);
+        if (s && (!s->staticWork || *s->staticWork >= minWork))
+          splits.push_back(std::move(*s));
+      });
+    }
+    unsigned counter = 0;
+    SymbolTable symbols(module);
+    for (const Split &s : splits) {
+      std::string name;
+      do {
+        name = "__octet_parallel_" + std::to_string(counter++);
+      } while (symbols.lookup(name));
+      Outliner(module, s, minWork).run(name);
+    }
+  }
+};
+
+} // namespace

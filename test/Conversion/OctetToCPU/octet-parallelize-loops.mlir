@@ -1,0 +1,181 @@
+// RUN: octet-opt %s --split-input-file --octet-parallelize-loops | FileCheck %s
+// RUN: not octet-opt %s --split-input-file --octet-parallelize-loops=min-tasks=0 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: octet-parallelize-loops: min-work must be >= 0 and min-tasks >= 1
+
+// An element-wise op over 1024 x 384: d0 alone gives enough tasks; each
+// task runs the op on rows [begin, end). The static descriptor fields are
+// constants in the task; the captured scalar travels in a slot.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[X:.*]]: memref<1024x384xf32>, %[[B:.*]]: memref<384xf32>, %[[Y:.*]]: memref<1024x384xf32>, %[[C:.*]]: f32)
+// CHECK: %[[CTX:.*]] = memref.alloca() {alignment = 8 : i64} : memref<5xi64>
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[N:.*]] = arith.constant 1024 : i64
+// CHECK-DAG: %[[BITS:.*]] = arith.bitcast %[[C]] : f32 to i32
+// CHECK: memref.store %[[N]], %[[CTX]]
+// CHECK: %[[TASK:.*]] = constant @__octet_parallel_0 : (!llvm.ptr, i64, i64) -> ()
+// CHECK: call @octet_parallel_for(%[[N]], %[[TASK]], %{{.*}})
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CHECK-LABEL: func.func private @__octet_parallel_0
+// CHECK-SAME: (%[[CTXP:.*]]: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64) attributes {octet.parallel_task}
+// CHECK: llvm.load
+// CHECK: %[[XD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<1024x384xf32>
+// CHECK: %[[BD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<384xf32>
+// CHECK: %[[YD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<1024x384xf32>
+// CHECK: %[[CV:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[OFF:.*]] = arith.index_cast %[[LO]] : i64 to index
+// CHECK: %[[LEN:.*]] = arith.subi %[[HI]], %[[LO]] : i64
+// CHECK: %[[LENI:.*]] = arith.index_cast %[[LEN]]
+// CHECK: %[[XS:.*]] = memref.subview %[[XD]][%[[OFF]], 0] [%[[LENI]], 384] [1, 1]
+// CHECK: %[[YS:.*]] = memref.subview %[[YD]][%[[OFF]], 0] [%[[LENI]], 384] [1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[XS]], %[[BD]] :
+// CHECK-SAME: outs(%[[YS]] :
+// CHECK: arith.mulf %{{.*}}, %[[CV]]
+func.func @rows(%x: memref<1024x384xf32>, %b: memref<384xf32>,
+                %y: memref<1024x384xf32>, %c: f32) {
+  linalg.generic {indexing_maps = [#id, #col, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<1024x384xf32>, memref<384xf32>)
+      outs(%y : memref<1024x384xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %0 = arith.addf %a, %bb : f32
+    %1 = arith.mulf %0, %c : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Softmax-style row sums over 32 x 12 x 32 x 32: 32 rows are too few
+// tasks, so the split covers d0 and d1 (384 tasks); each task runs one
+// (d0, d1) point, the reduction over d3 inside it. linalg.index of a split
+// loop gets the point's offset added.
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#red = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @two_loops
+// CHECK: %[[N:.*]] = arith.constant 384 : i64
+// CHECK: call @octet_parallel_for(%[[N]],
+// CHECK-LABEL: func.func private @__octet_parallel_0
+// CHECK-SAME: (%{{.*}}: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64)
+// CHECK: llvm.getelementptr %{{.*}}[2]
+// CHECK-NEXT: %[[R0:.*]] = llvm.load
+// CHECK: llvm.getelementptr %{{.*}}[3]
+// CHECK-NEXT: %[[R1:.*]] = llvm.load
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[R1I:.*]] = arith.index_cast %[[R1]]
+// CHECK: %[[J:.*]] = arith.remui %[[I]], %[[R1I]]
+// CHECK: %[[REST:.*]] = arith.divui %[[I]], %[[R1I]]
+// CHECK: %[[R0I:.*]] = arith.index_cast %[[R0]]
+// CHECK: %[[K:.*]] = arith.remui %[[REST]], %[[R0I]]
+// CHECK: memref.subview %{{.*}}[%[[K]], %[[J]], 0, 0] [1, 1, 32, 32] [1, 1, 1, 1] : memref<32x12x32x32xf32> to memref<1x1x32x32xf32
+// CHECK: memref.subview %{{.*}}[%[[K]], %[[J]], 0] [1, 1, 32] [1, 1, 1]
+// CHECK: linalg.generic
+// CHECK: %[[IDX:.*]] = linalg.index 1 : index
+// CHECK: arith.addi %[[IDX]], %[[J]] : index
+func.func @two_loops(%x: memref<32x12x32x32xf32>, %s: memref<32x12x32xf32>) {
+  linalg.generic {indexing_maps = [#in, #red],
+                  iterator_types = ["parallel", "parallel", "parallel",
+                                    "reduction"]}
+      ins(%x : memref<32x12x32x32xf32>) outs(%s : memref<32x12x32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %h = linalg.index 1 : index
+    %hi = arith.index_cast %h : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %0 = arith.mulf %a, %hf : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Dynamic shapes: the work is checked at run time; below min-work the task
+// runs inline over all rows.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[WORK:.*]] = arith.muli
+// CHECK: %[[MIN:.*]] = arith.constant 32768 : i64
+// CHECK: %[[BIG:.*]] = arith.cmpi sge, %[[WORK]], %[[MIN]] : i64
+// CHECK: scf.if %[[BIG]] {
+// CHECK:   func.call @octet_parallel_for(%[[N:[^,]+]], %{{[^,]+}}, %[[CTX:[^)]+]])
+// CHECK: } else {
+// CHECK:   %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK:   func.call @__octet_parallel_0(%[[CTX]], %[[ZERO]], %[[N]])
+// CHECK: }
+func.func @dynamic(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Ops that stay serial: too little work; a reduction over the first loop
+// (the output does not index it); an input that aliases the output through
+// a different map; a payload that calls a function; a payload that reads
+// the buffer it writes.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @serial
+// CHECK-NOT: octet_parallel_for
+// CHECK-COUNT-5: linalg.generic
+// CHECK-NOT: octet_parallel_for
+// CHECK-NOT: func.func private @__octet_parallel
+func.func private @record(f32)
+func.func @serial(%small: memref<8x8xf32>, %x: memref<512x512xf32>,
+                  %c: memref<512xf32>) {
+  linalg.generic {indexing_maps = [#id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%small : memref<8x8xf32>) outs(%small : memref<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<512x512xf32>) outs(%c : memref<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %a, %acc : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#tr, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<512x512xf32>) outs(%x : memref<512x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %a, %o : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<512x512xf32>) {
+  ^bb0(%o: f32):
+    func.call @record(%o) : (f32) -> ()
+    linalg.yield %o : f32
+  }
+  linalg.generic {indexing_maps = [#id],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<512x512xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = memref.load %x[%j, %i] : memref<512x512xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
