@@ -13,6 +13,7 @@
 #include "octet/Runtime/OctetRuntime.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -36,6 +37,37 @@ int32_t defaultThreadCount() {
   return hw ? static_cast<int32_t>(hw) : 1;
 }
 
+/// How long an idle worker, and the caller waiting for the workers, spin
+/// before sleeping on a condition variable. Waking a sleeping thread costs
+/// tens of microseconds (futex wake, scheduler); a model runs hundreds of
+/// short parallel loops back to back, so the workers are usually still
+/// spinning when the next one starts.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Spins until `ready()` or kSpin has passed; true when ready.
+template <typename Ready> bool spinUntil(Ready ready) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    if (ready())
+      return true;
+    cpuRelax();
+    if ((i & 63) == 63) {
+      if (std::chrono::steady_clock::now() - start > kSpin)
+        return false;
+      // More threads than free cores: let the ones with work run.
+      std::this_thread::yield();
+    }
+  }
+}
+
 class Pool {
 public:
   explicit Pool(int32_t threads) { start(threads); }
@@ -55,17 +87,26 @@ public:
     int64_t chunk = n / (static_cast<int64_t>(size()) * 4);
     if (chunk < 1)
       chunk = 1;
+    // Every worker has finished the previous job (pending was 0), so the
+    // job can be rewritten; the release on generation publishes it.
+    job = {fn, ctx, n, chunk};
+    next.store(0, std::memory_order_relaxed);
+    pending.store(static_cast<int32_t>(workers.size()),
+                  std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mutex);
-      job = {fn, ctx, n, chunk};
-      next.store(0, std::memory_order_relaxed);
-      pending = static_cast<int32_t>(workers.size());
-      ++generation;
+      generation.fetch_add(1, std::memory_order_release);
     }
-    wake.notify_all();
+    if (sleepers.load(std::memory_order_acquire) > 0)
+      wake.notify_all();
     work(job);
+    auto finished = [&] {
+      return pending.load(std::memory_order_acquire) == 0;
+    };
+    if (spinUntil(finished))
+      return;
     std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return pending == 0; });
+    done.wait(lock, finished);
   }
 
 private:
@@ -76,16 +117,17 @@ private:
   };
 
   void start(int32_t threads) {
-    stopping = false;
+    stopping.store(false, std::memory_order_relaxed);
+    uint64_t seen = generation.load(std::memory_order_relaxed);
     for (int32_t i = 1; i < threads; ++i)
-      workers.emplace_back([this] { loop(); });
+      workers.emplace_back([this, seen] { loop(seen); });
   }
 
   void stopWorkers() {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      stopping = true;
-      ++generation;
+      stopping.store(true, std::memory_order_relaxed);
+      generation.fetch_add(1, std::memory_order_release);
     }
     wake.notify_all();
     for (std::thread &t : workers)
@@ -105,34 +147,38 @@ private:
     insideTask = false;
   }
 
-  void loop() {
-    uint64_t seen = 0;
+  void loop(uint64_t seen) {
     for (;;) {
-      Job j;
-      {
+      auto changed = [&] {
+        return generation.load(std::memory_order_acquire) != seen;
+      };
+      if (!spinUntil(changed)) {
         std::unique_lock<std::mutex> lock(mutex);
-        wake.wait(lock, [&] { return generation != seen; });
-        seen = generation;
-        if (stopping)
-          return;
-        j = job;
+        sleepers.fetch_add(1, std::memory_order_acq_rel);
+        wake.wait(lock, changed);
+        sleepers.fetch_sub(1, std::memory_order_acq_rel);
       }
-      work(j);
-      std::lock_guard<std::mutex> lock(mutex);
-      if (--pending == 0)
+      seen = generation.load(std::memory_order_acquire);
+      if (stopping.load(std::memory_order_relaxed))
+        return;
+      work(job);
+      if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex);
         done.notify_one();
+      }
     }
   }
 
   std::mutex callMutex; ///< One parallel_for at a time.
-  std::mutex mutex;
+  std::mutex mutex;     ///< Guards the sleeps (wake, done).
   std::condition_variable wake, done;
   std::vector<std::thread> workers;
   Job job;
   std::atomic<int64_t> next{0};
-  int32_t pending = 0;
-  uint64_t generation = 0;
-  bool stopping = false;
+  std::atomic<int32_t> pending{0};
+  std::atomic<int32_t> sleepers{0};
+  std::atomic<uint64_t> generation{0};
+  std::atomic<bool> stopping{false};
 };
 
 Pool &pool() {
