@@ -201,9 +201,17 @@ def main():
 
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
+        # The driver runs octet, oneDNN and OpenBLAS in one process. Idle
+        # OpenBLAS threads spin (yielding) for ~2^28 cycles after they start
+        # or finish a call, and libgomp's (oneDNN) for a while too: in the
+        # same process that took a core from whatever ran next (octet's
+        # 2-thread GEMMs measured at 1-thread speed in most runs). Idle
+        # threads of the baselines sleep at once instead; their own calls
+        # take milliseconds, so waking costs them nothing measurable.
         env = dict(os.environ, OCTET_NUM_THREADS=str(threads),
                    OMP_NUM_THREADS=str(threads),
-                   OPENBLAS_NUM_THREADS=str(threads))
+                   OPENBLAS_NUM_THREADS=str(threads),
+                   OPENBLAS_THREAD_TIMEOUT="4", OMP_WAIT_POLICY="PASSIVE")
         print("\n== %d thread%s" % (threads, "s" if threads > 1 else ""))
         print("%-22s %10s %10s %10s %10s %8s %8s %8s  %s" % (
             "INT8 GEMM M,K,N", "octet", "oneDNN", "oneDNN-V", "sgemm",
