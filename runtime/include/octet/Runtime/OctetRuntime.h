@@ -227,7 +227,12 @@ OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_elapsed_ms(void *start,
 /// Runs fn(ctx, begin, end) over disjoint chunks covering [0, n) on the
 /// thread pool (the calling thread takes part) and returns when all are
 /// done. The pool has OCTET_NUM_THREADS threads (default: the hardware
-/// concurrency). Called from inside a task, it runs serially.
+/// concurrency). Called from inside a task, it runs serially. Between
+/// calls the workers, and the caller while it waits for them, spin for up
+/// to 100 us (yielding the core every few checks) before sleeping, so that
+/// back-to-back calls hand over in about a microsecond; a process that
+/// shares the cores with other busy pools should size OCTET_NUM_THREADS
+/// accordingly.
 OCTET_RUNTIME_EXPORT void octet_parallel_for(int64_t n,
                                              void (*fn)(void *, int64_t,
                                                         int64_t),
