@@ -139,6 +139,15 @@ func::FuncOp mlir::octet::cpu::getOrDeclareFunction(ModuleOp module,
   return f;
 }
 
+Value mlir::octet::cpu::callRuntime(OpBuilder &b, Location loc,
+                                   ModuleOp module, StringRef name,
+                                   TypeRange results, ValueRange args) {
+  auto type = FunctionType::get(b.getContext(), args.getTypes(), results);
+  func::FuncOp f = getOrDeclareFunction(module, name, type);
+  auto call = func::CallOp::create(b, loc, f, args);
+  return results.empty() ? Value() : call.getResult(0);
+}
+
 namespace {
 
 /// Emits the body of one task function.
@@ -214,10 +223,7 @@ private:
     LLVM::MaskedStoreOp::create(b, loc, v, ptr, mask, 1u);
   }
   Value callRuntime(StringRef name, TypeRange results, ValueRange args) {
-    auto type = FunctionType::get(b.getContext(), args.getTypes(), results);
-    func::FuncOp f = getOrDeclareFunction(module, name, type);
-    auto call = func::CallOp::create(b, loc, f, args);
-    return results.empty() ? Value() : call.getResult(0);
+    return cpu::callRuntime(b, loc, module, name, results, args);
   }
   /// Address (i64) of this thread's scratch buffer `slot`, at least
   /// `bytes` long (octet_cpu_scratch).

@@ -445,10 +445,7 @@ private:
     return LLVM::AddressOfOp::create(b, loc, global);
   }
   Value call(StringRef name, TypeRange results, ValueRange args) {
-    auto type = FunctionType::get(b.getContext(), args.getTypes(), results);
-    func::FuncOp f = getOrDeclareFunction(module, name, type);
-    auto callOp = func::CallOp::create(b, loc, f, args);
-    return results.empty() ? Value() : callOp.getResult(0);
+    return callRuntime(b, loc, module, name, results, args);
   }
 
   RewriterBase &b;

@@ -291,13 +291,14 @@ void Outliner::run(StringRef name) {
   linalg::LinalgOp op = s.op;
   // Slots: per memref operand its aligned pointer and the offset, sizes and
   // strides its type leaves dynamic; per scalar operand or capture its
-  // bits; the prefix loop ranges last.
+  // bits.
   SmallVector<Value> slots;
   for (Value v : op->getOperands())
     pushSlots(v, slots);
   for (Value v : s.captures)
     pushSlots(v, slots);
-  // The prefix ranges, from the first output (which indexes all of them).
+  // Tasks: the product of the prefix ranges, read off the first output
+  // (which indexes all of them).
   OpOperand *init = op.getDpsInitOperand(0);
   unsigned initIdx = init->getOperandNumber();
   Value tasks;
@@ -305,7 +306,6 @@ void Outliner::run(StringRef name) {
     Value dim = b.createOrFold<memref::DimOp>(loc, init->get(),
                                               s.dimOf[initIdx][l]);
     Value range = b.createOrFold<arith::IndexCastOp>(loc, i64, dim);
-    slots.push_back(range);
     tasks = tasks ? b.createOrFold<arith::MulIOp>(loc, tasks, range) : range;
   }
 
@@ -328,12 +328,8 @@ void Outliner::run(StringRef name) {
   Value fn = func::ConstantOp::create(b, loc, task.getFunctionType(),
                                       SymbolRefAttr::get(task));
   auto parallelFor = [&](OpBuilder &ob) {
-    SmallVector<Value> args = {tasks, fn, ctxPtr};
-    auto type = FunctionType::get(ob.getContext(),
-                                  ValueRange(args).getTypes(), {});
-    func::FuncOp f =
-        cpu::getOrDeclareFunction(module, "octet_parallel_for", type);
-    func::CallOp::create(ob, loc, f, args);
+    cpu::callRuntime(ob, loc, module, "octet_parallel_for", {},
+                     {tasks, fn, ctxPtr});
   };
 
   if (s.staticWork) {
@@ -424,9 +420,6 @@ func::FuncOp Outliner::buildTask(StringRef name, unsigned numSlots) {
   for (Value v : s.constants)
     mapping.map(v, tb.clone(*v.getDefiningOp())->getResult(
                        cast<OpResult>(v).getResultNumber()));
-  SmallVector<Value> ranges;
-  for (unsigned l = 0; l < s.prefix; ++l)
-    ranges.push_back(slot());
   (void)numSlots;
   assert(next == numSlots && "slot layout mismatch");
 
@@ -442,11 +435,18 @@ func::FuncOp Outliner::buildTask(StringRef name, unsigned numSlots) {
     auto loop = scf::ForOp::create(tb, loc, index(lo), index(hi), one);
     tb.setInsertionPoint(loop.getBody()->getTerminator());
     Value rest = loop.getInductionVar();
+    // The prefix ranges, from the rebuilt first output: constants when the
+    // type fixes them.
+    unsigned initIdx = op.getDpsInitOperand(0)->getOperandNumber();
     offsets.resize(s.prefix);
     for (int l = static_cast<int>(s.prefix) - 1; l >= 0; --l) {
-      Value r = index(ranges[l]);
-      offsets[l] = arith::RemUIOp::create(tb, loc, rest, r);
-      rest = arith::DivUIOp::create(tb, loc, rest, r);
+      Value r = getValueOrCreateConstantIndexOp(
+          tb, loc,
+          memref::getMixedSize(tb, loc, operands[initIdx],
+                               s.dimOf[initIdx][l]));
+      offsets[l] = l == 0 ? rest : arith::RemUIOp::create(tb, loc, rest, r);
+      if (l > 0)
+        rest = arith::DivUIOp::create(tb, loc, rest, r);
     }
     sizes.assign(s.prefix, tb.getIndexAttr(1));
   }

@@ -128,6 +128,12 @@ void emitTaskBody(func::FuncOp task, const GemmConfig &config);
 func::FuncOp getOrDeclareFunction(ModuleOp module, StringRef name,
                                   FunctionType type);
 
+/// Calls the runtime (or other external) function `name` with `args`,
+/// declaring it in `module` with the types of `args` and `results` first;
+/// returns the first result, or a null value when there is none.
+Value callRuntime(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
+                  TypeRange results, ValueRange args);
+
 } // namespace cpu
 } // namespace octet
 } // namespace mlir
