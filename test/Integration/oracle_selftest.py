@@ -110,6 +110,32 @@ check("u8 result decode", o.npy_to_codes(np.int8([-1, -128]), Scheme("u8")),
 check("bf16 carrier", o.floats_to_npy(f32(1.0, -2.0), "bf16"),
       np.uint16([0x3F80, 0xC000]))
 
+# Near ties (DESIGN.md: one-step flips allowed only there). i8, scale 1:
+# 49.5000267 and 49.4999924 are the two f32 evaluations of one MiniLM
+# activation that rounded to different codes; 49.49 and 2.25 are far from
+# a tie; 127.5 would round to 128, clamped to 127 (no neighbour in range);
+# -0.5 ties between 0 and -1.
+near, alt = o.near_ties(f32(49.5000267, 49.4999924, 49.49, 2.25, 127.5,
+                            -0.5, 3.5), Scheme("i8"), f32(1))
+check("near_ties i8 mask", near, np.array([1, 1, 0, 0, 0, 1, 1], bool))
+check("near_ties i8 alternative", alt[near], np.int32([49, 50, -1, 3]))
+# u8 asymmetric, zero point 10, scale 0.5: x = 1.25 -> t = 2.5 (codes 12 or
+# 13, rint gives 12); x = 1.3 -> t = 2.6 is not near.
+near, alt = o.near_ties(f32(1.25, 1.3), Scheme("u8", symmetric=False),
+                        f32(0.5), np.int32(10))
+check("near_ties u8 zp mask", near, np.array([1, 0], bool))
+check("near_ties u8 zp alternative", alt[:1], np.int32([13]))
+# E4M3FN, scale 1: 17 lies between 16 and 18 (ties to even: 16, alternative
+# 18); 16.9 is not near; 464 (between 448 and the saturated 480) is
+# clamped to 448 and has no neighbour; the subnormal midpoint 3 * 2^-10
+# lies between 2^-9 and 2^-8 (even: 2^-8, alternative 2^-9).
+near, alt = o.near_ties(f32(17.0, 16.9, 464.0, 3 * 2.0 ** -10),
+                        Scheme("f8E4M3FN"), f32(1))
+check("near_ties e4m3 mask", near, np.array([1, 0, 0, 1], bool))
+check("near_ties e4m3 alternative",
+      alt[near].view(np.uint8).view(o.FORMATS["f8E4M3FN"].fp8).astype(F),
+      f32(18.0, 2.0 ** -9))
+
 if failures:
     print("oracle self-test: %d failures" % len(failures))
     raise SystemExit(1)

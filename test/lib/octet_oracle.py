@@ -207,6 +207,55 @@ def dequantize(codes, scheme, scale, zp=None, out="f32"):
         return v.astype(FLOAT_TYPES[out])
 
 
+# Relative width of "float noise" around a rounding tie (near_ties): two
+# correct float evaluations of the same activation (another summation order,
+# another BLAS kernel) were measured to differ by up to ~16 ulps of x/scale
+# at the quantizers of MiniLM (test/Models); 2^-16 is 128-256 ulps.
+TIE_REL_TOL = 2.0 ** -16
+
+
+def near_ties(x, scheme, scale, zp=None, rel_tol=TIE_REL_TOL):
+    """Where quantize(x) sits within float noise of a rounding tie.
+
+    DESIGN.md's numerics contract: float rounding feeding a quantizer can
+    land on a tie, and two correct float paths may then differ by one code.
+    Returns (near, alt): `near` marks the elements whose scaled value
+    t = x / scale lies within rel_tol * (|t| + qmax / 16) of the midpoint
+    between the code quantize() chose and its neighbour on the other side of
+    t; `alt` holds that neighbour's code (same encoding as quantize()).
+    The absolute term covers values that are small only by cancellation
+    (their noise scales with the row, not with the value). Clamped and
+    saturated values are never near a tie inside the range."""
+    x = _f32(x)
+    s = _f32(scheme.expand(_f32(scale), x.shape))
+    f = scheme.format
+    codes = quantize(x, scheme, scale, zp)
+    with np.errstate(all="ignore"):
+        t = (x / s).astype(np.float64)
+        if f.is_fp8:
+            cv = codes.astype(np.uint8).view(f.fp8).astype(np.float64)
+            other = _f32(2 * t - cv)
+            m = F32(f.max_finite)
+            other = np.where(np.isnan(other), other, np.clip(other, -m, m))
+            alt = np.array(other.astype(f.fp8), order="C").view(np.uint8)
+            av = alt.view(f.fp8).astype(np.float64)
+            top = f.max_finite
+        else:
+            z = np.zeros(x.shape, np.int32) if zp is None else \
+                scheme.expand(np.asarray(zp, np.int32), x.shape)
+            cv = (codes - z).astype(np.float64)
+            step = np.where(t >= cv, 1, -1).astype(np.int32)
+            alt = codes + step
+            alt_ok = (alt >= scheme.qmin) & (alt <= scheme.qmax)
+            av = np.where(alt_ok, cv + step, cv)
+            top = max(abs(scheme.qmin), abs(scheme.qmax))
+        gap = np.abs(av - cv)
+        tol = rel_tol * (np.abs(t) + top / 16.0)
+        near = np.isfinite(t) & (gap > 0) & \
+            (np.abs(np.abs(t - cv) - gap / 2) <= tol)
+    return near, alt
+
+
 def requantize(codes, in_scheme, in_scale, in_zp, out_scheme, out_scale,
                out_zp):
     """Reference octet.requantize = quantize(dequantize(.) in f32, .)."""
