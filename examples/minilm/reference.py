@@ -35,26 +35,24 @@ def _ln(x, g, b, eps):
     return (x - mu) / np.sqrt(var + eps) * g + b
 
 
-def forward(cfg, w, ids, mask, dtype=np.float32, return_hidden=False,
-            linear_hook=None):
-    """ids: [B, S] int, mask: [B, S] {0,1} -> embeddings [B, D] (and the
-    hidden states [B*S, D] after the embeddings and each layer).
+def params(w, dtype=np.float32):
+    """The float parameters of the safetensors dict `w` in `dtype`."""
+    return {k: v.astype(dtype) for k, v in w.items() if v.dtype.kind == "f"}
 
-    linear_hook(name, x, weight) -> (x, weight), when given, is applied to
-    the input [tokens, in] and the [out, in] weight of every linear layer
-    (e.g. to simulate quantization with the numpy oracle)."""
-    P = {k: v.astype(dtype) for k, v in w.items() if v.dtype.kind == "f"}
-    B, S = ids.shape
-    D, H = cfg["hidden_size"], cfg["num_attention_heads"]
+
+def attention_bias(mask, dtype=np.float32):
+    """[B, 1, 1, S]: (1 - mask) * finfo(f32).min, added to the scores."""
+    ext = (1.0 - mask.astype(dtype))[:, None, None, :] * \
+        np.finfo(np.float32).min
+    return ext.astype(dtype)
+
+
+def layer(cfg, P, l, x, ext, dtype=np.float32, linear_hook=None):
+    """Encoder layer `l` on x [B, S, D] -> [B, S, D] (P from params(),
+    ext from attention_bias(); linear_hook as in forward())."""
+    B, S, D = x.shape
+    H = cfg["num_attention_heads"]
     dh, eps = D // H, dtype(cfg["layer_norm_eps"])
-    x = (P["embeddings.word_embeddings.weight"][ids]
-         + P["embeddings.position_embeddings.weight"][:S][None]
-         + P["embeddings.token_type_embeddings.weight"][0][None, None])
-    x = _ln(x, P["embeddings.LayerNorm.weight"], P["embeddings.LayerNorm.bias"],
-            eps)
-    hidden = [x.reshape(B * S, D)]
-    ext = (1.0 - mask.astype(dtype))[:, None, None, :] * np.finfo(np.float32).min
-    ext = ext.astype(dtype)
 
     def lin(v, name):
         wt = P[name + ".weight"]
@@ -64,26 +62,49 @@ def forward(cfg, w, ids, mask, dtype=np.float32, return_hidden=False,
             v = v2.reshape(shape)
         return v @ wt.T + P[name + ".bias"]
 
+    def split(v):
+        return v.reshape(B, S, H, dh).transpose(0, 2, 1, 3)
+
+    p = "encoder.layer.%d." % l
+    q = split(lin(x, p + "attention.self.query"))
+    k = split(lin(x, p + "attention.self.key"))
+    v = split(lin(x, p + "attention.self.value"))
+    sc = q @ k.transpose(0, 1, 3, 2) / dtype(math.sqrt(dh)) + ext
+    sc = np.exp(sc - sc.max(-1, keepdims=True))
+    pr = sc / sc.sum(-1, keepdims=True)
+    ctx = (pr @ v).transpose(0, 2, 1, 3).reshape(B, S, D)
+    x = _ln(lin(ctx, p + "attention.output.dense") + x,
+            P[p + "attention.output.LayerNorm.weight"],
+            P[p + "attention.output.LayerNorm.bias"], eps)
+    h = lin(x, p + "intermediate.dense")
+    h = (0.5 * h * (1.0 + _erf(h.astype(np.float64) / math.sqrt(2.0)))
+         ).astype(dtype)
+    return _ln(lin(h, p + "output.dense") + x,
+               P[p + "output.LayerNorm.weight"],
+               P[p + "output.LayerNorm.bias"], eps)
+
+
+def forward(cfg, w, ids, mask, dtype=np.float32, return_hidden=False,
+            linear_hook=None):
+    """ids: [B, S] int, mask: [B, S] {0,1} -> embeddings [B, D] (and the
+    hidden states [B*S, D] after the embeddings and each layer).
+
+    linear_hook(name, x, weight) -> (x, weight), when given, is applied to
+    the input [tokens, in] and the [out, in] weight of every linear layer
+    (e.g. to simulate quantization with the numpy oracle)."""
+    P = params(w, dtype)
+    B, S = ids.shape
+    D = cfg["hidden_size"]
+    eps = dtype(cfg["layer_norm_eps"])
+    x = (P["embeddings.word_embeddings.weight"][ids]
+         + P["embeddings.position_embeddings.weight"][:S][None]
+         + P["embeddings.token_type_embeddings.weight"][0][None, None])
+    x = _ln(x, P["embeddings.LayerNorm.weight"], P["embeddings.LayerNorm.bias"],
+            eps)
+    hidden = [x.reshape(B * S, D)]
+    ext = attention_bias(mask, dtype)
     for l in range(cfg["num_hidden_layers"]):
-        p = "encoder.layer.%d." % l
-        def split(v):
-            return v.reshape(B, S, H, dh).transpose(0, 2, 1, 3)
-        q = split(lin(x, p + "attention.self.query"))
-        k = split(lin(x, p + "attention.self.key"))
-        v = split(lin(x, p + "attention.self.value"))
-        sc = q @ k.transpose(0, 1, 3, 2) / dtype(math.sqrt(dh)) + ext
-        sc = np.exp(sc - sc.max(-1, keepdims=True))
-        pr = sc / sc.sum(-1, keepdims=True)
-        ctx = (pr @ v).transpose(0, 2, 1, 3).reshape(B, S, D)
-        x = _ln(lin(ctx, p + "attention.output.dense") + x,
-                P[p + "attention.output.LayerNorm.weight"],
-                P[p + "attention.output.LayerNorm.bias"], eps)
-        h = lin(x, p + "intermediate.dense")
-        h = (0.5 * h * (1.0 + _erf(h.astype(np.float64) / math.sqrt(2.0)))
-             ).astype(dtype)
-        x = _ln(lin(h, p + "output.dense") + x,
-                P[p + "output.LayerNorm.weight"],
-                P[p + "output.LayerNorm.bias"], eps)
+        x = layer(cfg, P, l, x, ext, dtype, linear_hook)
         hidden.append(x.reshape(B * S, D))
     m = mask.astype(dtype)[:, :, None]
     pooled = (x * m).sum(1) / np.maximum(m.sum(1), dtype(1e-9))

@@ -112,6 +112,144 @@ def simulation_hook(name):
     return hook
 
 
+# -- quantized activations: layer by layer, one-step flips only at near ties --
+#
+# With activations quantized per token, octet and the numpy simulation feed
+# each quantizer the same activation computed in two float orders (octet's
+# kernels vs numpy/BLAS, whose kernels differ between CPUs). Where the value
+# lies within float noise of a rounding tie the two may pick neighbouring
+# codes, both correct (DESIGN.md, numerics contract). So each encoder layer
+# is checked on its own, starting from octet's own input to that layer (the
+# q/k/v quantizer then sees identical values and codes): the simulated
+# output must match octet's row by row (ROW_DB), except in rows where
+# flipping some near-tie codes of that row (octet_oracle.near_ties) to the
+# other neighbour makes it match. Every quantizer after the q/k/v one (the
+# attention context, the FFN input, the GELU output) is row-local up to the
+# layer's output, so a flip can only explain its own row. The flips are
+# counted and printed; more than MAX_FLIPS_PER_LAYER in one layer, or a row
+# that no near-tie flip explains, fails.
+
+# A row matches when its error is below the float noise of two evaluation
+# orders (measured 95-130 dB per row without flips; one flipped INT8 code
+# costs its row 35-60 dB).
+ROW_DB = 80.0
+MAX_FLIPS_PER_LAYER = 16
+MAX_FLIPS_PER_ROW = 3
+ROW_LOCAL = ("attention.output.dense", "intermediate.dense", "output.dense")
+
+
+class TieAwareHook:
+    """linear_hook for reference.layer: fake-quantizes weights and (per
+    token) inputs like simulation_hook, records the near ties of each
+    row-local quantizer, and takes the other neighbour at `self.flips`
+    ({(linear, row, col)}) where that element is still near a tie."""
+
+    def __init__(self, recipe):
+        self.wfmt, self.wgran, self.afmt = SIMULATED[recipe]
+        self.weights = {}
+        self.flips = set()
+        self.near = {}  # row -> [(linear, row, col, t)]
+
+    def __call__(self, linear, x, w):
+        import octet_oracle as O
+        if linear not in self.weights:
+            self.weights[linear] = _fake_quant(
+                w, self.wfmt, "per_group" if self.wgran == "per_group"
+                else "per_row")
+        target = {"i8": 127, "f8E4M3FN": 448}[self.afmt]
+        sch = O.Scheme(self.afmt, "per_axis", axis=0)
+        scale = _sym_scale(np.abs(x).max(1), target)
+        codes = O.quantize(x, sch, scale)
+        short = linear.split(".", 3)[-1]
+        if short in ROW_LOCAL:
+            near, alt = O.near_ties(x, sch, scale)
+            for r, c in zip(*np.nonzero(near)):
+                key = (short, int(r), int(c))
+                if key in self.flips:
+                    codes[r, c] = alt[r, c]
+                else:
+                    self.near.setdefault(int(r), []).append(
+                        key + (float(x[r, c] / scale[r]),))
+        return O.dequantize(codes, sch, scale), self.weights[linear]
+
+
+def _row_db(want, got):
+    want = want.astype(np.float64)
+    noise = ((want - got) ** 2).sum(1)
+    with np.errstate(divide="ignore"):
+        return np.where(noise == 0, np.inf,
+                        10 * np.log10((want ** 2).sum(1) / noise))
+
+
+def check_layers_with_ties(recipe, cfg, w, mask, hidden):
+    """Each layer of octet's run (hidden states `hidden`, [B*S, D] each)
+    against the tie-aware simulation from octet's input to that layer.
+    Returns (failures, number of flips, worst non-flipped row dB)."""
+    P = reference.params(w)
+    ext = reference.attention_bias(mask)
+    B, S = mask.shape
+    hook = TieAwareHook(recipe)
+    failures, n_flips, worst = [], 0, np.inf
+    for l in range(len(hidden) - 1):
+        x_in = hidden[l].reshape(B, S, -1)
+        want = hidden[l + 1]
+        hook.flips = set()
+
+        def run():
+            hook.near = {}
+            return reference.layer(cfg, P, l, x_in, ext,
+                                   linear_hook=hook).reshape(B * S, -1)
+        db = _row_db(want, run())
+        bad = [int(r) for r in np.nonzero(db < ROW_DB)[0]]
+        worst = min(worst, db[db >= ROW_DB].min(initial=np.inf))
+        if len(bad) > MAX_FLIPS_PER_LAYER:
+            # Too many rows for rare ties: an error, not float noise.
+            failures.append("%s layer %d: %d rows differ from the "
+                            "simulation (min %.1f dB)" % (
+                                recipe, l, len(bad), db.min()))
+            continue
+        # Greedy, all bad rows at once (rows are independent): try the
+        # j-th near tie of every unexplained row in one run, keep per row
+        # the flip that raises its SQNR most; up to MAX_FLIPS_PER_ROW.
+        accepted = {r: [] for r in bad}
+        for _ in range(MAX_FLIPS_PER_ROW):
+            todo = [r for r in bad if db[r] < ROW_DB]
+            if not todo:
+                break
+            base = {f[:3] for r in bad for f in accepted[r]}
+            hook.flips = base
+            run()
+            cands = {r: list(hook.near.get(r, [])) for r in todo}
+            best = {r: (db[r], None) for r in todo}
+            for j in range(max(len(c) for c in cands.values())):
+                trial = {r: cands[r][j] for r in todo if j < len(cands[r])}
+                hook.flips = base | {c[:3] for c in trial.values()}
+                tdb = _row_db(want, run())
+                for r, c in trial.items():
+                    if tdb[r] > best[r][0]:
+                        best[r] = (tdb[r], c)
+            for r in todo:
+                if best[r][1] is not None:
+                    accepted[r].append(best[r][1])
+            hook.flips = {f[:3] for r in bad for f in accepted[r]}
+            db = _row_db(want, run())
+        unexplained = [r for r in bad if db[r] < ROW_DB]
+        flips = [f for r in bad if r not in unexplained for f in accepted[r]]
+        for short, r, c, t in flips:
+            print("  %s layer %d: tie flip at %s input row %d col %d "
+                  "(x/scale = %.7f)" % (recipe, l, short, r, c, t))
+        n_flips += len(flips)
+        if unexplained:
+            failures.append("%s layer %d: rows %s differ from the "
+                            "simulation (%.1f dB) and no near-tie flip "
+                            "explains them" % (recipe, l, unexplained[:8],
+                                               db[unexplained].min()))
+        if len(flips) > MAX_FLIPS_PER_LAYER:
+            failures.append("%s layer %d: %d tie flips (> %d)" % (
+                recipe, l, len(flips), MAX_FLIPS_PER_LAYER))
+    return failures, n_flips, worst
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
@@ -193,34 +331,37 @@ def check_recipes(tmp):
             # numpy reference run with the oracle's quantize/dequantize on
             # every linear layer's weight (and, for the dynamic recipes, its
             # input, per token). Weight-only: every hidden state and the
-            # embeddings. With quantized activations, float rounding
-            # differences (summation order) flip the odd activation code
-            # that sits on a rounding tie, and each flip is an error of one
-            # quantization step that the next layers amplify: the two runs
-            # agree exactly through layer 0 and then drift apart to about
-            # the distance each has from float. There the check is layer 0
-            # exactly and the same end-to-end cost.
+            # embeddings, float rounding apart. Quantized activations: layer
+            # by layer, one-step code flips allowed at near ties only
+            # (check_layers_with_ties), and the same end-to-end cost.
             sim, sim_h = reference.forward(cfg, w, ids, mask,
                                            return_hidden=True,
                                            linear_hook=simulation_hook(name))
-            exact = 2 if SIMULATED[name][2] else len(sim_h)
-            layer_db = [minilm.sqnr_db(b[rows], a[rows])
-                        for a, b in zip(outs[1:1 + exact], sim_h)]
             sim_cos = minilm.embedding_metrics(ref, sim, labels)["cos_mean"]
-            print("%-13s vs the numpy simulation: hidden states 0-%d SQNR "
-                  ">= %.0f dB; mean cosine to float %.5f (simulation %.5f)"
-                  % (name, exact - 1, min(layer_db), m["cos_mean"], sim_cos))
-            # Weight-only: float rounding only (> 110 dB measured). With
-            # quantized activations a rare tie flip in layer 0 already shows
-            # (71 dB measured for FP8); the recipe's own noise is ~30 dB.
-            if min(layer_db) < (60 if SIMULATED[name][2] else 80):
-                failures.append("%s: differs from the numpy simulation of "
-                                "the recipe (%.1f dB)"
-                                % (name, min(layer_db)))
-            if not SIMULATED[name][2] and \
-                    minilm.sqnr_db(sim, e) < 80:
-                failures.append("%s: embeddings differ from the numpy "
-                                "simulation" % name)
+            if SIMULATED[name][2]:
+                fails, n_flips, worst = check_layers_with_ties(
+                    name, cfg, w, mask, outs[1:])
+                failures += fails
+                print("%-13s vs the numpy simulation, layer by layer: %d "
+                      "tie flips, other rows >= %.0f dB; mean cosine to "
+                      "float %.5f (simulation %.5f)"
+                      % (name, n_flips, worst, m["cos_mean"], sim_cos))
+            else:
+                layer_db = [minilm.sqnr_db(b[rows], a[rows])
+                            for a, b in zip(outs[1:], sim_h)]
+                print("%-13s vs the numpy simulation: hidden states 0-%d "
+                      "SQNR >= %.0f dB; mean cosine to float %.5f "
+                      "(simulation %.5f)" % (name, len(sim_h) - 1,
+                                             min(layer_db), m["cos_mean"],
+                                             sim_cos))
+                # Float rounding only (> 110 dB measured).
+                if min(layer_db) < 80:
+                    failures.append("%s: differs from the numpy simulation "
+                                    "of the recipe (%.1f dB)"
+                                    % (name, min(layer_db)))
+                if minilm.sqnr_db(sim, e) < 80:
+                    failures.append("%s: embeddings differ from the numpy "
+                                    "simulation" % name)
             if abs(m["cos_mean"] - sim_cos) > 0.25 * (1 - sim_cos) + 1e-4:
                 failures.append("%s: accuracy cost %.5f differs from the "
                                 "simulation's %.5f" % (name, 1 - m["cos_mean"],
