@@ -41,8 +41,22 @@ StringRef octet::getLowerToHostPipeline() {
          "reconcile-unrealized-casts";
 }
 
-LogicalResult octet::buildLowerToHostPipeline(OpPassManager &pm) {
-  return parsePassPipeline(getLowerToHostPipeline(), pm, llvm::errs());
+std::string octet::getLowerToHostPipeline(const HostPipelineOptions &options) {
+  StringRef text = getLowerToHostPipeline();
+  if (options.isa == "auto" && options.floatKernels)
+    return text.str();
+  StringRef first = "convert-octet-to-cpu,";
+  assert(text.starts_with(first) && "the lowering starts with the kernels");
+  return ("convert-octet-to-cpu{isa=" + options.isa + " float-kernels=" +
+          (options.floatKernels ? "true" : "false") + "}," +
+          text.drop_front(first.size()))
+      .str();
+}
+
+LogicalResult
+octet::buildLowerToHostPipeline(OpPassManager &pm,
+                                const HostPipelineOptions &options) {
+  return parsePassPipeline(getLowerToHostPipeline(options), pm, llvm::errs());
 }
 
 namespace {
@@ -293,6 +307,23 @@ FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
   return p + "," + getLowerToHostPipeline().str();
 }
 
+namespace {
+/// The options of octet-lower-to-host (HostPipelineOptions).
+struct LowerToHostOptions : public PassPipelineOptions<LowerToHostOptions> {
+  PassOpts::Option<std::string> isa{
+      *this, "isa",
+      llvm::cl::desc("Kernel family of octet.matmul: auto (strategy, "
+                     "#octet.target, else the running host), avx2, "
+                     "avx512-vnni, amx-int8, or none (the portable lowering)"),
+      llvm::cl::init("auto")};
+  PassOpts::Option<bool> floatKernels{
+      *this, "float-kernels",
+      llvm::cl::desc("Lower f32 linalg.matmul / batch_matmul to the "
+                     "generated f32 kernels"),
+      llvm::cl::init(true)};
+};
+} // namespace
+
 void octet::registerOctetPipelines() {
   mlir::registerPassPipeline(
       "octet-pipeline",
@@ -356,14 +387,20 @@ void octet::registerOctetPipelines() {
       "(octet -> linalg -> bufferized loops -> LLVM); what octet-run uses",
       [](OpPassManager &pm, StringRef optionsStr,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
-        if (!optionsStr.trim().empty())
-          return errorHandler("octet-lower-to-host takes no options, got '" +
-                              optionsStr + "'");
-        if (failed(buildLowerToHostPipeline(pm)))
-          llvm::report_fatal_error("invalid octet-lower-to-host pipeline");
-        return success();
+        LowerToHostOptions opts;
+        if (failed(opts.parseFromString(optionsStr)))
+          return errorHandler("octet-lower-to-host: invalid options '" +
+                              optionsStr +
+                              "'; it takes isa=auto|avx2|avx512-vnni|"
+                              "amx-int8|none and float-kernels=true|false");
+        HostPipelineOptions o;
+        o.isa = opts.isa;
+        o.floatKernels = opts.floatKernels;
+        return buildLowerToHostPipeline(pm, o);
       },
-      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(LowerToHostOptions());
+      });
   mlir::registerPassPipeline(
       "octet-lower-to-cuda",
       "Lower a module with octet ops for a CUDA GPU: kernels (NVVM -> PTX "

@@ -12,12 +12,27 @@ namespace octet {
 /// bufferized loops -> LLVM dialect, ready for the ExecutionEngine.
 llvm::StringRef getLowerToHostPipeline();
 
+/// Options of the host-CPU lowering (`octet-lower-to-host{...}`): which
+/// generated kernels convert-octet-to-cpu uses.
+struct HostPipelineOptions {
+  /// Kernel family of octet.matmul: auto (strategy, #octet.target, else the
+  /// running host), avx2, avx512-vnni, amx-int8, or none (the portable
+  /// lowering of convert-octet-to-linalg).
+  std::string isa = "auto";
+  /// f32 linalg.matmul / batch_matmul to the generated f32 kernels.
+  bool floatKernels = true;
+};
+
+/// The textual host-CPU lowering with `options`.
+std::string getLowerToHostPipeline(const HostPipelineOptions &options);
+
 /// Appends the host-CPU lowering to `pm` (a module-level pass manager).
 /// The pipeline is parsed from its textual form, so every pass it names
 /// must be registered first: call mlir::registerAllPasses() and
 /// registerAllOctetPasses() once before (the tools do; a fuzz harness that
 /// did not failed with "does not refer to a registered pass").
-LogicalResult buildLowerToHostPipeline(OpPassManager &pm);
+LogicalResult buildLowerToHostPipeline(OpPassManager &pm,
+                                       const HostPipelineOptions &options = {});
 
 /// The textual pass pipeline of a quantization recipe (w8a16, w4a16,
 /// w8a8-dynamic, w8a8-static, w8a8-fp8), or failure for an unknown one.
