@@ -76,11 +76,16 @@ static llvm::cl::opt<std::string> emit(
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> target(
     "target",
-    llvm::cl::desc("CPU to compile for: host (the running CPU, default), or "
-                   "an LLVM CPU name (x86-64-v3, skylake-avx512, "
-                   "sapphirerapids, znver3, ...); or a CUDA target (sm_80, "
-                   "sm_86, sm_89, sm_90a, sm_100a, sm_120a): kernels in an "
-                   "embedded cubin, host code for a generic CPU"),
+    llvm::cl::desc("What to compile for: host (the running CPU, default); "
+                   "an octet CPU level as in octet-set-target (avx2, "
+                   "avx-vnni, avx512-vnni, avx-vnni-int8, amx-int8): its "
+                   "kernels, and host code for a generic CPU with the "
+                   "level's features; an LLVM CPU name (x86-64-v3, "
+                   "znver4, sapphirerapids, ...): host code for that CPU "
+                   "and the kernels of the best level it has; or a CUDA "
+                   "target (sm_80, sm_86, sm_89, sm_90a, sm_100a, "
+                   "sm_120a): kernels in an embedded cubin, host code for "
+                   "a generic CPU"),
     llvm::cl::init("host"));
 static llvm::cl::opt<std::string> features(
     "features",
@@ -246,6 +251,137 @@ void writeHeader(llvm::raw_ostream &os, ArrayRef<func::FuncOp> funcs,
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
 }
 
+
+/// The CPU the host code is compiled for, as --target names it.
+struct CpuTarget {
+  std::string cpu;                   ///< LLVM CPU name.
+  SmallVector<std::string> features; ///< LLVM features, "+name"/"-name".
+  /// The octet level whose kernels the module gets (its #octet.target)
+  /// when --target names a level or an LLVM CPU; null for `host` (the
+  /// lowering resolves it, OCTET_HOST_TARGET included) and CUDA targets.
+  const octet::target::TargetInfo *level = nullptr;
+};
+
+/// Resolves --target for the host code (`cudaTarget`: the CUDA target it
+/// names, if any). Fails, before any lowering, on a name that is no level,
+/// LLVM CPU or CUDA target, and on a level or CPU of another architecture
+/// or below octet's lowest level.
+CpuTarget resolveCpuTarget(StringRef name,
+                           const octet::target::TargetInfo *cudaTarget,
+                           MLIRContext &context) {
+  namespace ot = octet::target;
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  CpuTarget result;
+  StringRef generic =
+      triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
+  if (cudaTarget) {
+    result.cpu = generic.str();
+    return result;
+  }
+  if (name == "host") {
+    result.cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &[feature, on] : llvm::sys::getHostCPUFeatures())
+      result.features.push_back((on ? "+" : "-") + feature.str());
+    return result;
+  }
+  std::string archName = triple.getArchName().str();
+  auto sameArch = [&](const ot::TargetInfo &info) {
+    return ot::stringifyArch(info.arch) == archName ||
+           (info.arch == ot::Arch::x86 && archName == "x86_64");
+  };
+  if (const ot::TargetInfo *level = ot::lookupTarget(name)) {
+    if (!sameArch(*level))
+      fail("'" + name + "' is an " + ot::stringifyArch(level->arch) +
+           " level; octet-compile builds for this machine's architecture (" +
+           archName + ")");
+    result.cpu = generic.str();
+    SmallVector<StringRef> needed;
+    level->hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef feature : needed)
+      result.features.push_back(("+" + feature).str());
+    result.level = level;
+    return result;
+  }
+  std::string lookupError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  // Validated on a generic subtarget first: one created for an unknown
+  // name warns "not a recognized processor".
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvmTarget ? llvmTarget->createMCSubtargetInfo(triple, "", "")
+                 : nullptr);
+  if (!subtarget || !subtarget->isCPUStringValid(name)) {
+    // The names of the table: this architecture's levels, the CUDA chips.
+    SmallVector<StringRef> levels, chips;
+    for (const ot::TargetInfo &info : ot::getTargets()) {
+      if (info.arch == ot::Arch::cuda)
+        chips.push_back(info.name);
+      else if (sameArch(info))
+        levels.push_back(info.name);
+    }
+    fail("unknown CPU '" + name + "' for " + triple.str() +
+         "; --target takes host, an octet CPU level (" +
+         llvm::join(levels, ", ") +
+         "), an LLVM CPU name (x86-64-v3, sapphirerapids, ...; llc "
+         "-mcpu=help lists them) or a CUDA target (" +
+         llvm::join(chips, ", ") + ")");
+  }
+  result.cpu = name.str();
+  subtarget.reset(llvmTarget->createMCSubtargetInfo(triple, name, ""));
+  // The kernels: the best level whose features this CPU has, resolved
+  // like `host` from the CPU's feature set.
+  llvm::StringMap<bool> has;
+  for (const ot::TargetInfo &info : ot::getTargets()) {
+    if (!sameArch(info))
+      continue; // checkFeatures aborts on another architecture's names.
+    SmallVector<StringRef> needed;
+    info.hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef feature : needed)
+      has[feature] = subtarget->checkFeatures(("+" + feature).str());
+  }
+  std::string message;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  FailureOr<ot::HostResolution> level = ot::resolveHostTarget(
+      archName, name, has,
+      [&] { return mlir::emitError(UnknownLoc::get(&context)); });
+  if (failed(level))
+    fail("CPU '" + name + "' has no octet kernel level: " +
+         StringRef(message).split("cannot resolve 'host': ").second);
+  result.level = level->target;
+  return result;
+}
+
+/// Gives the module the kernels of `cpu.level` (#octet.target), and checks
+/// that a target the module already has runs on the CPU of `subtarget`.
+void applyCpuTarget(ModuleOp module, const CpuTarget &cpu,
+                    const llvm::MCSubtargetInfo &subtarget) {
+  namespace ot = octet::target;
+  octet::TargetAttr attr = ot::getTargetAttr(module);
+  if (!attr) {
+    if (cpu.level)
+      module->setAttr(ot::kTargetAttrName,
+                      octet::TargetAttr::get(module.getContext(),
+                                             cpu.level->name, ""));
+    return;
+  }
+  const ot::TargetInfo *info = ot::lookupTarget(attr.getName());
+  if (!info || info->arch == ot::Arch::cuda)
+    return; // The lowering reports these.
+  SmallVector<StringRef> needed, missing;
+  info->hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef feature : needed)
+    if (!subtarget.checkFeatures(("+" + feature).str()))
+      missing.push_back(feature);
+  if (!missing.empty())
+    fail("'" + inputFile + "' targets '" + info->name +
+         "' (#octet.target), whose kernels need " + llvm::join(missing, ", ") +
+         ", which --target=" + target + " lacks; give --target=" +
+         info->name + " or a CPU that has them");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -275,29 +411,6 @@ int main(int argc, char **argv) {
          octet::target::getValidTargetNames() + ")");
   if (outputFile.empty())
     fail("no output file: give -o FILE");
-  // A CPU name LLVM does not know: say so before the lowering runs (and
-  // before LLVM's own "not a recognized processor" warnings).
-  if (!cudaTarget && target != "host") {
-    std::string triple = llvm::sys::getProcessTriple();
-    std::string lookupError;
-    const llvm::Target *llvmTarget =
-        llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), lookupError);
-    std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-        llvmTarget ? llvmTarget->createMCSubtargetInfo(llvm::Triple(triple),
-                                                       "", "")
-                   : nullptr);
-    if (subtarget && !subtarget->isCPUStringValid(target)) {
-      std::string hint =
-          octet::target::lookupTarget(target)
-              ? "'" + target + "' is an octet-set-target level, not a CPU; "
-              : std::string();
-      fail("unknown CPU '" + target + "' for " + triple + "; " + hint +
-           "--target takes host, an LLVM CPU name (x86-64-v3, "
-           "sapphirerapids, ...; llc -mcpu=help lists them) or a CUDA "
-           "target (sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a)");
-    }
-  }
-
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -309,6 +422,9 @@ int main(int argc, char **argv) {
   octet::registerAllOctetPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Before parsing and lowering: a bad --target fails first (and before
+  // LLVM's own "not a recognized processor" warnings).
+  CpuTarget cpuTarget = resolveCpuTarget(target, cudaTarget, context);
 
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
@@ -353,6 +469,31 @@ int main(int argc, char **argv) {
   SmallVector<std::pair<std::string, std::string>> signatures;
   for (func::FuncOp f : publics)
     signatures.emplace_back(f.getSymName().str(), str(f.getFunctionType()));
+
+  // Target machine for the requested CPU; the module gets the kernels of
+  // its level (or is checked against the level it names).
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string cpu = cpuTarget.cpu;
+  SmallVector<std::string> featureList = cpuTarget.features;
+  if (!features.empty())
+    for (StringRef f : llvm::split(features.getValue(), ','))
+      featureList.push_back(f.str());
+  std::string tripleError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), tripleError);
+  if (!llvmTarget)
+    fail("no LLVM target for " + triple + ": " + tripleError);
+  llvm::TargetOptions options;
+  auto level = static_cast<llvm::CodeGenOptLevel>(std::min(3u, optLevel.getValue()));
+  std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
+      llvm::Triple(triple), cpu, llvm::join(featureList, ","), options,
+      llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    fail("cannot create a target machine for cpu '" + cpu + "'");
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    fail("unknown CPU '" + cpu + "' for " + triple);
+  if (!cudaTarget)
+    applyCpuTarget(*module, cpuTarget, *tm->getMCSubtargetInfo());
 
   PassManager pm(&context);
   LogicalResult built = failure();
@@ -409,35 +550,6 @@ int main(int argc, char **argv) {
     out.keep();
     return 0;
   }
-
-  // Target machine for the requested CPU.
-  std::string triple = llvm::sys::getProcessTriple();
-  std::string cpu = target == "host" ? llvm::sys::getHostCPUName().str()
-                                     : target.getValue();
-  if (cudaTarget)
-    cpu = llvm::Triple(triple).getArch() == llvm::Triple::x86_64 ? "x86-64"
-                                                                 : "generic";
-  SmallVector<std::string> featureList;
-  if (target == "host")
-    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures())
-      featureList.push_back((on ? "+" : "-") + name.str());
-  if (!features.empty())
-    for (StringRef f : llvm::split(features.getValue(), ','))
-      featureList.push_back(f.str());
-  std::string tripleError;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), tripleError);
-  if (!llvmTarget)
-    fail("no LLVM target for " + triple + ": " + tripleError);
-  llvm::TargetOptions options;
-  auto level = static_cast<llvm::CodeGenOptLevel>(std::min(3u, optLevel.getValue()));
-  std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
-      llvm::Triple(triple), cpu, llvm::join(featureList, ","), options,
-      llvm::Reloc::PIC_, std::nullopt, level));
-  if (!tm)
-    fail("cannot create a target machine for cpu '" + cpu + "'");
-  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
-    fail("unknown CPU '" + cpu + "' for " + triple);
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
