@@ -33,6 +33,8 @@
 #include "octet/Runtime/Calibration.h"
 #include "octet/Runtime/Npy.h"
 
+#include "Arguments.h"
+
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -51,6 +53,7 @@
 
 using namespace mlir;
 namespace npy = ::octet::runtime;
+using namespace octet_run;
 
 static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::desc("<input .mlir>"),
@@ -94,178 +97,6 @@ namespace {
 [[noreturn]] void fail(const llvm::Twine &message) {
   llvm::errs() << "octet-run: error: " << message << "\n";
   std::exit(1);
-}
-
-std::string typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-/// The .npy dtype that carries elements of type `t`, or nullopt.
-std::optional<npy::NpyDType> npyTypeFor(Type t) {
-  using D = npy::NpyDType;
-  if (t.isF32())
-    return D::F32;
-  if (t.isF64())
-    return D::F64;
-  if (t.isF16())
-    return D::F16;
-  if (t.isBF16())
-    return D::U16;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return D::U8;
-  if (t.isIndex())
-    return D::I64;
-  if (auto it = dyn_cast<IntegerType>(t)) {
-    switch (it.getWidth()) {
-    case 1:
-      return D::Bool;
-    case 4:
-    case 8:
-      return D::I8;
-    case 16:
-      return D::I16;
-    case 32:
-      return D::I32;
-    case 64:
-      return D::I64;
-    default:
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-/// Whether an .npy file of dtype `have` may feed elements of type `t`:
-/// the exact carrier, or the other signedness of the same width for
-/// signless integers (u8 codes live in i8 tensors).
-bool acceptsDType(Type t, npy::NpyDType have) {
-  using D = npy::NpyDType;
-  std::optional<D> want = npyTypeFor(t);
-  if (!want)
-    return false;
-  if (*want == have)
-    return true;
-  if (auto it = dyn_cast<IntegerType>(t)) {
-    switch (it.getWidth()) {
-    case 4:
-    case 8:
-      return have == D::U8;
-    case 16:
-      return have == D::U16;
-    case 32:
-      return have == D::U32;
-    case 64:
-      return have == D::U64;
-    }
-  }
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return have == D::I8;
-  return false;
-}
-
-/// Bytes one element occupies in memory as the generated code sees it.
-size_t elementBytes(Type t) {
-  if (t.isIndex())
-    return 8;
-  unsigned bits = t.getIntOrFloatBitWidth();
-  return bits <= 8 ? 1 : bits / 8;
-}
-
-/// Memory for one argument or result, kept alive across calls.
-struct Slot {
-  Type type;                 ///< The function's argument/result type.
-  Type elementType;
-  int64_t rank = 0;          ///< -1 for scalars.
-  void *buffer = nullptr;    ///< Aligned allocation for input arrays.
-  std::vector<int64_t> desc; ///< Memref descriptor words or a scalar value.
-};
-
-void *alignedCopy(const std::vector<uint8_t> &data) {
-  size_t size = std::max<size_t>(data.size(), 1);
-  size_t rounded = (size + 63) / 64 * 64;
-  void *p = std::aligned_alloc(64, rounded);
-  if (!p)
-    fail("out of memory allocating " + llvm::Twine(rounded) + " bytes");
-  std::memcpy(p, data.data(), data.size());
-  return p;
-}
-
-/// Builds the argument slot for `type` from `array`, checking the match.
-Slot makeArgument(unsigned index, Type type, const npy::NpyArray &array,
-                  const std::string &path) {
-  Slot slot;
-  slot.type = type;
-  auto where = [&]() {
-    return ("argument #" + llvm::Twine(index) + " (" + typeString(type) +
-            ") from '" + path + "'")
-        .str();
-  };
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!shaped.hasRank() || !isa<RankedTensorType, MemRefType>(type))
-      fail(where() + ": only ranked tensors and memrefs are supported");
-    slot.elementType = shaped.getElementType();
-    slot.rank = shaped.getRank();
-    if (!acceptsDType(slot.elementType, array.dtype))
-      fail(where() + ": dtype " + npy::dtypeName(array.dtype) +
-           " does not match element type " + typeString(slot.elementType) +
-           (npyTypeFor(slot.elementType)
-                ? (" (expected " +
-                   std::string(npy::dtypeName(*npyTypeFor(slot.elementType))) +
-                   ")")
-                : std::string(" (unsupported element type)")));
-    if (static_cast<int64_t>(array.shape.size()) != slot.rank)
-      fail(where() + ": rank " + llvm::Twine(array.shape.size()) +
-           " does not match rank " + llvm::Twine(slot.rank));
-    for (int64_t d = 0; d < slot.rank; ++d)
-      if (!shaped.isDynamicDim(d) && shaped.getDimSize(d) != array.shape[d])
-        fail(where() + ": dimension " + llvm::Twine(d) + " is " +
-             llvm::Twine(array.shape[d]) + ", expected " +
-             llvm::Twine(shaped.getDimSize(d)));
-    slot.buffer = alignedCopy(array.data);
-    // i4 elements occupy a byte each and the generated code may read the
-    // whole byte: keep only the low nibble (accepts zero- and sign-extended
-    // carriers alike).
-    if (slot.elementType.isInteger(4)) {
-      auto *bytes = static_cast<uint8_t *>(slot.buffer);
-      for (size_t i = 0, e = array.data.size(); i < e; ++i)
-        bytes[i] &= 0x0f;
-    }
-    int64_t ptr = reinterpret_cast<int64_t>(slot.buffer);
-    slot.desc = {ptr, ptr, 0};
-    for (int64_t d : array.shape)
-      slot.desc.push_back(d);
-    std::vector<int64_t> strides(slot.rank, 1);
-    for (int64_t d = slot.rank - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * array.shape[d + 1];
-    slot.desc.insert(slot.desc.end(), strides.begin(), strides.end());
-    return slot;
-  }
-  // Scalars come from 0-d arrays.
-  slot.elementType = type;
-  slot.rank = -1;
-  if (!type.isIntOrIndexOrFloat() || !acceptsDType(type, array.dtype))
-    fail(where() + ": expected a 0-d array of " +
-         (npyTypeFor(type) ? npy::dtypeName(*npyTypeFor(type))
-                           : "a supported scalar type") +
-         ", got dtype " + npy::dtypeName(array.dtype));
-  if (!array.shape.empty())
-    fail(where() + ": a scalar argument needs a 0-d array, got rank " +
-         llvm::Twine(array.shape.size()));
-  slot.desc.assign(1, 0);
-  std::memcpy(slot.desc.data(), array.data.data(),
-              std::min<size_t>(array.data.size(), 8));
-  return slot;
-}
-
-/// Number of 8-byte words a result occupies in the returned struct; scalars
-/// of fewer bytes are padded by the caller-side layout below.
-int64_t resultWords(Type t) {
-  if (auto shaped = dyn_cast<ShapedType>(t))
-    return 3 + 2 * shaped.getRank();
-  return 1;
 }
 
 /// Reads one result from `words` (its slice of the return struct) and
@@ -441,14 +272,10 @@ int main(int argc, char **argv) {
     if (!sig || !libraryEntry)
       fail("'" + libPath + "' exports no function '" + entryName +
            "' built by octet-compile");
-    fnType = dyn_cast_if_present<FunctionType>(parseType(sig, &context));
+    std::string error;
+    fnType = parseLibrarySignature(sig, entryName, context, error);
     if (!fnType)
-      fail("'" + libPath + "' has an unreadable signature for '" +
-           entryName + "': " + sig);
-    for (Type t : fnType.getResults())
-      if (!isa<ShapedType>(t))
-        fail("--library: result type " + typeString(t) +
-             " is not supported (tensors and memrefs)");
+      fail("'" + libPath + "': " + error);
     if (!calibrate.empty())
       fail("--calibrate needs the MLIR module, not a compiled library");
   } else {
@@ -478,19 +305,12 @@ int main(int argc, char **argv) {
       fail("'" + entryName + "' is only a declaration");
     fnType = func.getFunctionType();
   }
-  if (inputFiles.size() != fnType.getNumInputs())
-    fail("'" + entryName + "' takes " + llvm::Twine(fnType.getNumInputs()) +
-         " argument(s) but " + llvm::Twine(inputFiles.size()) +
-         " --input file(s) were given");
-  if (!outputFiles.empty() && outputFiles.size() != fnType.getNumResults())
-    fail("'" + entryName + "' returns " + llvm::Twine(fnType.getNumResults()) +
-         " result(s) but " + llvm::Twine(outputFiles.size()) +
-         " --output file(s) were given");
-  for (auto [i, t] : llvm::enumerate(fnType.getResults()))
-    if (!isa<RankedTensorType, MemRefType>(t) &&
-        !(t.isIntOrIndexOrFloat() && elementBytes(t) == 8))
-      fail("result #" + llvm::Twine(i) + " of type " + typeString(t) +
-           " is not supported (ranked tensors, memrefs and 64-bit scalars)");
+  if (std::string error = checkArity(fnType, entryName, inputFiles.size(),
+                                     outputFiles.size());
+      !error.empty())
+    fail(error);
+  if (std::string error = checkResults(fnType); !error.empty())
+    fail(error);
 
   // Read and check the inputs before spending time on compilation. With
   // --calibrate each --input may list one file per batch.
@@ -520,7 +340,10 @@ int main(int argc, char **argv) {
       std::string error;
       if (!npy::readNpy(path, array, error))
         fail(error);
-      batches[bi].push_back(makeArgument(i, t, array, path));
+      std::optional<Slot> slot = makeArgument(i, t, array, path, error);
+      if (!slot)
+        fail(error);
+      batches[bi].push_back(std::move(*slot));
     }
   }
   std::vector<Slot> &args = batches[0];
