@@ -119,8 +119,9 @@ def main():
                     with open(os.path.join(pass_dir, f"{name}.{j}"), "w") as fh:
                         fh.write(pl + "\n" + piece)
                     n_pass += 1
-    for target in ("parse", "pass", "npy", "quantize-jit"):
-        committed = os.path.join(src, "fuzz", "corpus", target)
+    corpora = os.path.join(src, "fuzz", "corpus")
+    for target in sorted(os.listdir(corpora)):
+        committed = os.path.join(corpora, target)
         if os.path.isdir(committed):
             dst = os.path.join(out, target)
             os.makedirs(dst, exist_ok=True)
