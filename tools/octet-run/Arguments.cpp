@@ -195,7 +195,9 @@ octet_run::makeArgument(unsigned index, Type type, const npy::NpyArray &array,
     if (!slot.buffer)
       return fail("out of memory allocating " + llvm::Twine(rounded) +
                   " bytes");
-    std::memcpy(slot.buffer, array.data.data(), array.data.size());
+    // An empty array's data() may be null: memcpy must not see it.
+    if (!array.data.empty())
+      std::memcpy(slot.buffer, array.data.data(), array.data.size());
     // i4 elements occupy a byte each and the generated code may read the
     // whole byte: keep only the low nibble (accepts zero- and sign-extended
     // carriers alike).
@@ -226,7 +228,8 @@ octet_run::makeArgument(unsigned index, Type type, const npy::NpyArray &array,
     return fail("a scalar argument needs a 0-d array, got rank " +
                 llvm::Twine(array.shape.size()));
   slot.desc.assign(1, 0);
-  std::memcpy(slot.desc.data(), array.data.data(),
-              std::min<size_t>(array.data.size(), 8));
+  if (!array.data.empty())
+    std::memcpy(slot.desc.data(), array.data.data(),
+                std::min<size_t>(array.data.size(), 8));
   return slot;
 }
