@@ -251,6 +251,12 @@ void writeHeader(llvm::raw_ostream &os, ArrayRef<func::FuncOp> funcs,
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
 }
 
+/// The LLVM features an octet CPU level needs (its HOST_FEATURES column).
+SmallVector<StringRef> levelFeatures(const octet::target::TargetInfo &level) {
+  SmallVector<StringRef> needed;
+  level.hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
+  return needed;
+}
 
 /// The CPU the host code is compiled for, as --target names it.
 struct CpuTarget {
@@ -295,9 +301,7 @@ CpuTarget resolveCpuTarget(StringRef name,
            " level; octet-compile builds for this machine's architecture (" +
            archName + ")");
     result.cpu = generic.str();
-    SmallVector<StringRef> needed;
-    level->hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef feature : needed)
+    for (StringRef feature : levelFeatures(*level))
       result.features.push_back(("+" + feature).str());
     result.level = level;
     return result;
@@ -334,9 +338,7 @@ CpuTarget resolveCpuTarget(StringRef name,
   for (const ot::TargetInfo &info : ot::getTargets()) {
     if (!sameArch(info))
       continue; // checkFeatures aborts on another architecture's names.
-    SmallVector<StringRef> needed;
-    info.hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef feature : needed)
+    for (StringRef feature : levelFeatures(info))
       has[feature] = subtarget->checkFeatures(("+" + feature).str());
   }
   std::string message;
@@ -370,9 +372,8 @@ void applyCpuTarget(ModuleOp module, const CpuTarget &cpu,
   const ot::TargetInfo *info = ot::lookupTarget(attr.getName());
   if (!info || info->arch == ot::Arch::cuda)
     return; // The lowering reports these.
-  SmallVector<StringRef> needed, missing;
-  info->hostFeatures.split(needed, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef feature : needed)
+  SmallVector<StringRef> missing;
+  for (StringRef feature : levelFeatures(*info))
     if (!subtarget.checkFeatures(("+" + feature).str()))
       missing.push_back(feature);
   if (!missing.empty())
