@@ -43,11 +43,12 @@ StringRef octet::getLowerToHostPipeline() {
 
 std::string octet::getLowerToHostPipeline(const HostPipelineOptions &options) {
   StringRef text = getLowerToHostPipeline();
-  if (options.isa == "auto" && options.floatKernels)
+  if (options.isa == CpuKernelIsa::automatic && options.floatKernels)
     return text.str();
   StringRef first = "convert-octet-to-cpu,";
   assert(text.starts_with(first) && "the lowering starts with the kernels");
-  return ("convert-octet-to-cpu{isa=" + options.isa + " float-kernels=" +
+  return ("convert-octet-to-cpu{isa=" + stringifyCpuKernelIsa(options.isa) +
+          " float-kernels=" +
           (options.floatKernels ? "true" : "false") + "}," +
           text.drop_front(first.size()))
       .str();
@@ -394,7 +395,13 @@ void octet::registerOctetPipelines() {
                               "'; it takes isa=auto|avx2|avx512-vnni|"
                               "amx-int8|none and float-kernels=true|false");
         HostPipelineOptions o;
-        o.isa = opts.isa;
+        std::optional<CpuKernelIsa> isa = symbolizeCpuKernelIsa(opts.isa);
+        if (!isa)
+          return errorHandler("octet-lower-to-host: unknown isa '" +
+                              opts.isa +
+                              "'; expected auto, avx2, avx512-vnni, "
+                              "amx-int8 or none");
+        o.isa = *isa;
         o.floatKernels = opts.floatKernels;
         return buildLowerToHostPipeline(pm, o);
       },

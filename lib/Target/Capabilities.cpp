@@ -20,8 +20,10 @@ using namespace mlir::octet::target;
 //===----------------------------------------------------------------------===//
 
 static constexpr TargetInfo kTargets[] = {
-#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, FLOAT, HOST_FEATURES, DESC)      \
-  {TargetId::ID, NAME, Arch::ARCH, SM, PTX, Elem::FLOAT, HOST_FEATURES, DESC},
+#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, EMIT_PTX, FLOAT, HOST_FEATURES,  \
+                     DESC)                                                     \
+  {TargetId::ID, NAME,          Arch::ARCH,    SM,  PTX,                       \
+   EMIT_PTX,     Elem::FLOAT,   HOST_FEATURES, DESC},
 #include "octet/Target/CapabilityTable.def"
 };
 
@@ -35,7 +37,7 @@ static constexpr KernelRow kKernels[] = {
    Acc::ACC,                                                                   \
    BlockScale::SCALE,                                                          \
    RowKind::KIND,                                                              \
-   UNIT,                                                                       \
+   KernelUnit::UNIT,                                                           \
    SHAPE,                                                                      \
    PTX,                                                                        \
    INST,                                                                       \
@@ -66,11 +68,15 @@ static constexpr bool isWellFormed() {
     // On NVIDIA the fallback type runs on tensor cores.
     if (info.arch == Arch::cuda && !hasFloatRow(info.id, info.floatElem, true))
       return false;
+    // The PTX version the kernels declare is valid for the target.
+    if (info.emitPtx < info.minPtx)
+      return false;
   }
   return true;
 }
-static_assert(isWellFormed(), "CapabilityTable.def: every target needs an f32 "
-                              "row and a row for its fallback float type");
+static_assert(isWellFormed(),
+              "CapabilityTable.def: every target needs an f32 row and a row "
+              "for its fallback float type, and an EMIT_PTX at least its PTX");
 
 ArrayRef<TargetInfo> target::getTargets() { return kTargets; }
 ArrayRef<KernelRow> target::getKernelRows() { return kKernels; }
@@ -285,16 +291,17 @@ static std::string ptxVersion(unsigned v) {
 }
 
 void target::printCapabilityTable(raw_ostream &os, const TargetInfo *only) {
-  os << "| target | arch | sm | PTX ISA | fallback float | host needs | "
-        "chips |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- |\n";
+  os << "| target | arch | sm | PTX ISA | emitted PTX | fallback float | "
+        "host needs | chips |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const TargetInfo &info : kTargets) {
     if (only && only != &info)
       continue;
     os << "| " << cell(info.name, /*code=*/true) << " | "
        << stringifyArch(info.arch) << " | "
        << (info.sm ? std::to_string(info.sm) : std::string("-")) << " | "
-       << ptxVersion(info.minPtx) << " | " << stringifyElem(info.floatElem)
+       << ptxVersion(info.minPtx) << " | " << ptxVersion(info.emitPtx)
+       << " | " << stringifyElem(info.floatElem)
        << " | " << cell(info.hostFeatures) << " | " << cell(info.description)
        << " |\n";
   }
@@ -310,7 +317,7 @@ void target::printCapabilityTable(raw_ostream &os, const TargetInfo *only) {
     os << "| " << cell(info.name, /*code=*/true) << " | "
        << stringifyElemSet(row.a) << " | " << stringifyElemSet(row.b) << " | "
        << stringifyAcc(row.acc) << " | " << cell(stringifyBlockScale(row.scale))
-       << " | " << stringifyRowKind(row.kind) << " | " << cell(row.unit)
+       << " | " << stringifyRowKind(row.kind) << " | " << cell(stringifyKernelUnit(row.unit))
        << " | " << cell(row.shape) << " | "
        << cell(row.instruction, /*code=*/true) << " | "
        << ptxVersion(row.minPtx) << " | " << cell(row.note) << " |\n";

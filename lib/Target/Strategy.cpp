@@ -2,6 +2,9 @@
 
 #include "octet/Target/Strategy.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -143,7 +146,8 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
         ("weight-only " + stringifyElem(quantElem) + " with " +
          stringifyElem(floatElem) + " activations on " + t.name + ": no " +
          stringifyElem(floatElem) + " tensor-core MMA, runs on " +
-         choice.row->unit + " " + choice.row->instruction + "; use " +
+         stringifyKernelUnit(choice.row->unit) + " " +
+         choice.row->instruction + "; use " +
          stringifyElem(t.floatElem) + " activations")
             .str();
   }
@@ -164,7 +168,8 @@ StrategyChoice target::selectElementwise(const TargetInfo &t, Elem in,
 
 StrategyAttr StrategyChoice::getAttr(MLIRContext *ctx,
                                      const TargetInfo &t) const {
-  StringRef unit, acc, shape;
+  KernelUnit unit;
+  StringRef acc, shape;
   std::string instruction, fullNote;
   SmallVector<StringRef> notes;
   if (row) {
@@ -175,7 +180,8 @@ StrategyAttr StrategyChoice::getAttr(MLIRContext *ctx,
     if (!row->note.empty())
       notes.push_back(row->note);
   } else {
-    unit = t.arch == Arch::cuda ? "CUDA elementwise" : "vector";
+    unit = t.arch == Arch::cuda ? KernelUnit::cuda_elementwise
+                                : KernelUnit::vector;
   }
   if (!note.empty())
     notes.push_back(note);
@@ -189,10 +195,137 @@ std::string StrategyChoice::getSummary(const TargetInfo &t) const {
   llvm::raw_string_ostream os(text);
   os << (t.arch == Arch::cuda ? "cuda " : "cpu ");
   if (row)
-    os << row->unit << " " << stringifyElem(a) << " x " << stringifyElem(b)
+    os << stringifyKernelUnit(row->unit) << " " << stringifyElem(a) << " x " << stringifyElem(b)
        << " " << row->shape;
   else
     os << "elementwise " << stringifyElem(a) << " -> " << stringifyElem(b);
   os << " (" << stringifyStrategyKind(kind) << ")";
   return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops and their #octet.strategy
+//===----------------------------------------------------------------------===//
+
+StrategyAttr target::getStrategyAttr(Operation *op) {
+  return op->getAttrOfType<StrategyAttr>(kStrategyAttrName);
+}
+
+void target::setStrategyAttr(Operation *op, StrategyAttr strategy) {
+  op->setAttr(kStrategyAttrName, strategy);
+}
+
+namespace {
+/// The format of one contraction operand: the storage element of the
+/// octet.dequantize that produces it, else its float element type.
+struct OperandFormat {
+  Elem elem;
+  bool quantized;
+};
+} // namespace
+
+static std::optional<OperandFormat> getOperandFormat(Value operand) {
+  if (auto dequantize = operand.getDefiningOp<DequantizeOp>())
+    return OperandFormat{toElem(dequantize.getScheme().getFormat()), true};
+  if (std::optional<Elem> elem =
+          toFloatElem(getElementTypeOrSelf(operand.getType())))
+    return OperandFormat{*elem, false};
+  return std::nullopt;
+}
+
+/// A linalg contraction (or convolution: an implicit GEMM over the filter
+/// window) with at least one dequantized input, as a query.
+static std::optional<ContractionQuery> getLinalgQuery(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 2 ||
+      !(linalg::isaContractionOpInterface(linalgOp) ||
+        linalg::isaConvolutionOpInterface(linalgOp)))
+    return std::nullopt;
+  std::optional<OperandFormat> a =
+      getOperandFormat(linalgOp.getDpsInputOperand(0)->get());
+  std::optional<OperandFormat> b =
+      getOperandFormat(linalgOp.getDpsInputOperand(1)->get());
+  if (!a || !b || (!a->quantized && !b->quantized))
+    return std::nullopt;
+  ContractionQuery query;
+  query.a = a->elem;
+  query.b = b->elem;
+  query.aQuantized = a->quantized;
+  query.bQuantized = b->quantized;
+  return query;
+}
+
+/// octet.matmul: A and B come from its schemes (a float lhs is weight-only).
+static std::optional<ContractionQuery> getMatmulQuery(Operation *op) {
+  auto matmul = dyn_cast<MatmulOp>(op);
+  if (!matmul)
+    return std::nullopt;
+  ContractionQuery query;
+  query.b = toElem(matmul.getRhsScheme().getFormat());
+  query.bQuantized = true;
+  if (SchemeAttr lhsScheme = matmul.getLhsSchemeAttr()) {
+    query.a = toElem(lhsScheme.getFormat());
+    query.aQuantized = true;
+    return query;
+  }
+  std::optional<Elem> lhs =
+      toFloatElem(getElementTypeOrSelf(matmul.getLhs().getType()));
+  if (!lhs)
+    return std::nullopt;
+  query.a = *lhs;
+  return query;
+}
+
+std::optional<ContractionQuery> target::getContractionQuery(Operation *op) {
+  if (std::optional<ContractionQuery> query = getMatmulQuery(op))
+    return query;
+  return getLinalgQuery(op);
+}
+
+std::optional<std::pair<Elem, Elem>>
+target::getElementwiseFormats(Operation *op) {
+  auto floatOf = [](Value v) {
+    return toFloatElem(getElementTypeOrSelf(v.getType())).value_or(Elem::f32);
+  };
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    return std::make_pair(floatOf(q.getInput()),
+                          toElem(q.getScheme().getFormat()));
+  if (auto d = dyn_cast<DequantizeOp>(op))
+    return std::make_pair(toElem(d.getScheme().getFormat()),
+                          floatOf(d.getResult()));
+  if (auto r = dyn_cast<RequantizeOp>(op))
+    return std::make_pair(toElem(r.getInScheme().getFormat()),
+                          toElem(r.getOutScheme().getFormat()));
+  if (auto p = dyn_cast<ComputeParamsOp>(op))
+    return std::make_pair(floatOf(p.getInput()),
+                          toElem(p.getScheme().getFormat()));
+  return std::nullopt;
+}
+
+std::optional<StrategyChoice> target::selectStrategy(Operation *op,
+                                                     const TargetInfo &t) {
+  if (std::optional<ContractionQuery> query = getContractionQuery(op))
+    return selectContraction(t, *query);
+  if (std::optional<std::pair<Elem, Elem>> formats = getElementwiseFormats(op))
+    return selectElementwise(t, formats->first, formats->second);
+  return std::nullopt;
+}
+
+StrategyAttr target::getOrSelectStrategy(Operation *op, const TargetInfo &t) {
+  if (StrategyAttr attr = getStrategyAttr(op))
+    return attr;
+  if (std::optional<StrategyChoice> choice = selectStrategy(op, t))
+    return choice->getAttr(op->getContext(), t);
+  return {};
+}
+
+FailureOr<const TargetInfo *>
+target::getModuleTargetOrHost(ModuleOp module,
+                              function_ref<InFlightDiagnostic()> emitError) {
+  if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName))
+    return getTargetInfo(attr, emitError);
+  FailureOr<HostResolution> host = resolveRunningHost(emitError);
+  if (failed(host))
+    return failure();
+  return host->target;
 }

@@ -31,7 +31,7 @@ def parse_table(path):
     with open(path) as f:
         for line in f:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) == 7 and cells[1] in ("cuda", "x86", "aarch64"):
+            if len(cells) == 8 and cells[1] in ("cuda", "x86", "aarch64"):
                 name = cells[0].strip("`")
                 ptx = 0 if cells[3] == "-" else int(cells[3].replace(".", ""))
                 targets[name] = {"arch": cells[1], "ptx": ptx, "order": len(targets)}

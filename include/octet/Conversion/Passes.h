@@ -21,6 +21,20 @@ namespace mlir {
 class RewritePatternSet;
 namespace octet {
 
+/// `convert-octet-to-cpu{isa=...}` and `octet-lower-to-host{isa=...}`: the
+/// strategies the generated CPU kernels follow.
+enum class CpuKernelIsa {
+  automatic,   ///< Each op's #octet.strategy (else the selection policy).
+  avx2,        ///< Strategies selected again for the avx2 level.
+  avx512_vnni, ///< ... for the avx512-vnni level.
+  amx_int8,    ///< ... for the amx-int8 level.
+  none         ///< No generated kernels: the portable lowering.
+};
+/// "auto", "avx2", "avx512-vnni", "amx-int8", "none".
+llvm::StringRef stringifyCpuKernelIsa(CpuKernelIsa isa);
+/// The value of a spelling; none when unknown.
+std::optional<CpuKernelIsa> symbolizeCpuKernelIsa(llvm::StringRef name);
+
 #define GEN_PASS_DECL
 #include "octet/Conversion/Passes.h.inc"
 

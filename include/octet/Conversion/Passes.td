@@ -214,10 +214,18 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
     before the only store of the result. Per-tensor or per-row lhs
     parameters, per-tensor or per-column rhs and output parameters.
 
-    The kernel family comes from `isa`, else from the op's
-    `#octet.strategy` (`octet-select-lowering`), else from the module's
-    `#octet.target`, else from the running host (`OCTET_HOST_TARGET`
-    overrides it). Threads: `OCTET_NUM_THREADS` (default: all cores).
+    The kernel family is the one the op's `#octet.strategy` names
+    (`octet-select-lowering`): its unit (`AMX`, `AVX512-VNNI`, `AVX2` and
+    the VNNI levels that run the AVX2 kernels; `FMA` for weight-only and
+    the FP8 fallback). An op without a strategy gets the one
+    `octet-select-lowering`'s policy gives on the module's `#octet.target`,
+    else on the running host (`OCTET_HOST_TARGET` overrides it). `isa`
+    other than `auto` selects every op's strategy again for that x86 level,
+    or with `none` leaves every op to `convert-octet-to-linalg`. Where a
+    strategy names a unit the generated kernels cover only in part (AMX
+    here is `tdpbssd`, s8 x s8), the op runs on the next kernel family
+    that takes its formats (VNNI, then AVX2). Threads:
+    `OCTET_NUM_THREADS` (default: all cores).
 
     Example:
 
@@ -234,10 +242,22 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
     `%task` is the generated `@__octet_cpu_avx2_s8s8_...` function.
   }];
   let options = [
-    Option<"kernelIsa", "isa", "std::string", /*default=*/"\"auto\"",
-           "Kernel family: auto (strategy, target or host), avx2, "
-           "avx512-vnni, amx-int8, or none (leave every op to "
-           "convert-octet-to-linalg)">,
+    Option<"kernelIsa", "isa", "::mlir::octet::CpuKernelIsa",
+           /*default=*/"::mlir::octet::CpuKernelIsa::automatic",
+           "Kernel family: the op's strategy (auto), the strategy for one "
+           "x86 level, or none",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::octet::CpuKernelIsa::automatic, "auto",
+                        "the op's #octet.strategy (else the policy on the "
+                        "module's target or the running host)"),
+             clEnumValN(::mlir::octet::CpuKernelIsa::avx2, "avx2",
+                        "strategies for the avx2 level"),
+             clEnumValN(::mlir::octet::CpuKernelIsa::avx512_vnni,
+                        "avx512-vnni", "strategies for the avx512-vnni level"),
+             clEnumValN(::mlir::octet::CpuKernelIsa::amx_int8, "amx-int8",
+                        "strategies for the amx-int8 level"),
+             clEnumValN(::mlir::octet::CpuKernelIsa::none, "none",
+                        "leave every op to convert-octet-to-linalg"))}]>,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on each octet.matmul left to the portable "
            "lowering, with the reason">,

@@ -4,6 +4,7 @@
 #define OCTET_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "octet/Conversion/Passes.h"
 
 namespace mlir {
 namespace octet {
@@ -15,10 +16,10 @@ llvm::StringRef getLowerToHostPipeline();
 /// Options of the host-CPU lowering (`octet-lower-to-host{...}`): which
 /// generated kernels convert-octet-to-cpu uses.
 struct HostPipelineOptions {
-  /// Kernel family of octet.matmul: auto (strategy, #octet.target, else the
-  /// running host), avx2, avx512-vnni, amx-int8, or none (the portable
-  /// lowering of convert-octet-to-linalg).
-  std::string isa = "auto";
+  /// Strategies of octet.matmul: each op's #octet.strategy (auto), those
+  /// of one x86 level, or none (the portable lowering of
+  /// convert-octet-to-linalg).
+  CpuKernelIsa isa = CpuKernelIsa::automatic;
   /// f32 linalg.matmul / batch_matmul to the generated f32 kernels.
   bool floatKernels = true;
 };

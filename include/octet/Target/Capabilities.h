@@ -52,7 +52,9 @@ enum class RowKind : uint8_t { native, compensated, simd };
 
 /// Stable identifiers of the targets, in table order.
 enum class TargetId : uint8_t {
-#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, FLOAT, HOST_FEATURES, DESC) ID,
+#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, EMIT_PTX, FLOAT, HOST_FEATURES,  \
+                     DESC)                                                     \
+  ID,
 #include "octet/Target/CapabilityTable.def"
 };
 
@@ -63,6 +65,7 @@ struct TargetInfo {
   Arch arch;
   unsigned sm;            ///< Compute capability x 10 (CUDA), else 0.
   unsigned minPtx;        ///< PTX ISA x 10 the target needs (CUDA), else 0.
+  unsigned emitPtx;       ///< PTX ISA x 10 octet's kernels declare, else 0.
   Elem floatElem;         ///< Float type of the dequantize fallback.
   StringRef hostFeatures; ///< LLVM features `host` needs for this level.
   StringRef description;
@@ -75,7 +78,7 @@ struct KernelRow {
   Acc acc;
   BlockScale scale;
   RowKind kind;
-  StringRef unit;
+  KernelUnit unit;
   StringRef shape;
   unsigned minPtx; ///< PTX ISA x 10 that introduced the form (CUDA), else 0.
   StringRef instruction; ///< With `{a}`/`{b}` placeholders.

@@ -5,6 +5,12 @@
 // octet-select-lowering annotates goes through these functions; a quantized
 // contraction op only needs to produce a ContractionQuery.
 //
+// The #octet.strategy attribute is the one contract between selection and
+// the target lowerings: convert-octet-to-cpu and octet-outline-for-cuda read
+// it (getStrategyAttr) and never look the target up in the table again. An
+// op that reaches them without one gets the same policy through
+// getOrSelectStrategy, never a lowering's own.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef OCTET_TARGET_STRATEGY_H
@@ -61,6 +67,46 @@ StrategyChoice selectContraction(const TargetInfo &target,
 /// The strategy of a standalone quantize/dequantize/requantize/compute_params
 /// from `in` to `out`.
 StrategyChoice selectElementwise(const TargetInfo &target, Elem in, Elem out);
+
+//===----------------------------------------------------------------------===//
+// Ops and their #octet.strategy
+//===----------------------------------------------------------------------===//
+
+/// Name of the discardable attribute holding an op's #octet.strategy.
+constexpr StringLiteral kStrategyAttrName = "octet.strategy";
+
+/// The #octet.strategy of `op`; null when it has none.
+StrategyAttr getStrategyAttr(Operation *op);
+/// Sets the #octet.strategy of `op`.
+void setStrategyAttr(Operation *op, StrategyAttr strategy);
+
+/// What A and B of a quantized contraction are: octet.matmul (from its
+/// schemes; a float lhs is weight-only) or a linalg contraction/convolution
+/// with at least one input produced by octet.dequantize. None for any other
+/// op.
+std::optional<ContractionQuery> getContractionQuery(Operation *op);
+
+/// The input and output formats of a standalone octet.quantize, dequantize,
+/// requantize or compute_params; none for any other op.
+std::optional<std::pair<Elem, Elem>> getElementwiseFormats(Operation *op);
+
+/// octet-select-lowering's policy for one op on `target`: the contraction
+/// or elementwise strategy (not `fused`, which needs the op's users); none
+/// when `op` is neither.
+std::optional<StrategyChoice> selectStrategy(Operation *op,
+                                             const TargetInfo &target);
+
+/// The strategy a lowering follows for `op`: its #octet.strategy, else the
+/// one selectStrategy gives on `target`; null when `op` is not a quantized
+/// op.
+StrategyAttr getOrSelectStrategy(Operation *op, const TargetInfo &target);
+
+/// The target a module is lowered for: its #octet.target, else `host`
+/// resolved from the running process (resolveRunningHost). Errors go
+/// through `emitError`.
+FailureOr<const TargetInfo *>
+getModuleTargetOrHost(ModuleOp module,
+                      function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace target
 } // namespace octet

@@ -26,6 +26,7 @@
 #include "octet/Conversion/Passes.h"
 #include "octet/Runtime/CpuPack.h"
 #include "octet/Target/Capabilities.h"
+#include "octet/Target/Strategy.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -52,18 +53,85 @@ using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cpu;
 
+StringRef mlir::octet::stringifyCpuKernelIsa(CpuKernelIsa isa) {
+  switch (isa) {
+  case CpuKernelIsa::automatic:
+    return "auto";
+  case CpuKernelIsa::avx2:
+    return "avx2";
+  case CpuKernelIsa::avx512_vnni:
+    return "avx512-vnni";
+  case CpuKernelIsa::amx_int8:
+    return "amx-int8";
+  case CpuKernelIsa::none:
+    return "none";
+  }
+  return "";
+}
+
+std::optional<CpuKernelIsa> mlir::octet::symbolizeCpuKernelIsa(StringRef name) {
+  for (CpuKernelIsa isa :
+       {CpuKernelIsa::automatic, CpuKernelIsa::avx2, CpuKernelIsa::avx512_vnni,
+        CpuKernelIsa::amx_int8, CpuKernelIsa::none})
+    if (stringifyCpuKernelIsa(isa) == name)
+      return isa;
+  return std::nullopt;
+}
+
 namespace {
 
-/// The kernel family a target (or strategy unit) name selects; none when
-/// the generated kernels do not apply.
-std::optional<Isa> isaOfName(StringRef name) {
-  return llvm::StringSwitch<std::optional<Isa>>(name)
-      .Cases({"amx-int8", "AMX", "amx"}, Isa::amx)
-      .Cases({"avx512-vnni", "AVX512-VNNI"}, Isa::vnni512)
-      .Cases({"avx2", "AVX2", "avx-vnni", "AVX-VNNI", "avx-vnni-int8",
-              "AVX-VNNI-INT8", "FMA"},
-             Isa::avx2)
-      .Default(std::nullopt);
+/// The kernel family that runs an octet.matmul under `strategy`; none when
+/// the generated kernels do not (the portable lowering does).
+std::optional<Isa> getKernelIsa(StrategyAttr strategy, MatmulOp op) {
+  switch (strategy.getKind()) {
+  case StrategyKind::fallback:
+    // A dequantize fallback of FP8 is what the FP8 kernels do (decode to
+    // f32 in registers); other fallbacks take the portable path.
+    if (!op.getRhsScheme().isFloat8())
+      return std::nullopt;
+    [[fallthrough]];
+  case StrategyKind::weight_only:
+    // The f32 loop nests on an x86 float unit.
+    if (strategy.getUnit() == KernelUnit::fma ||
+        strategy.getUnit() == KernelUnit::avx512_fma)
+      return Isa::fma;
+    return std::nullopt;
+  case StrategyKind::native:
+  case StrategyKind::compensated:
+    switch (strategy.getUnit()) {
+    case KernelUnit::amx:
+      return Isa::amx;
+    case KernelUnit::avx512_vnni:
+      return Isa::vnni512;
+    // The 256-bit VNNI levels run the AVX2 kernels (exact s16 products).
+    case KernelUnit::avx2:
+    case KernelUnit::avx_vnni:
+    case KernelUnit::avx_vnni_int8:
+      return Isa::avx2;
+    default:
+      return std::nullopt;
+    }
+  case StrategyKind::fused:
+  case StrategyKind::elementwise:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The x86 level `isa` selects strategies for; null for automatic/none.
+const target::TargetInfo *getForcedLevel(CpuKernelIsa isa) {
+  switch (isa) {
+  case CpuKernelIsa::avx2:
+    return &target::getTargetInfo(target::TargetId::avx2);
+  case CpuKernelIsa::avx512_vnni:
+    return &target::getTargetInfo(target::TargetId::avx512_vnni);
+  case CpuKernelIsa::amx_int8:
+    return &target::getTargetInfo(target::TargetId::amx_int8);
+  case CpuKernelIsa::automatic:
+  case CpuKernelIsa::none:
+    return nullptr;
+  }
+  return nullptr;
 }
 
 /// Per-row/per-column kind of an lhs (`rowAxis` 0) or rhs/output (1)
@@ -261,7 +329,7 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
     return failure();
   };
   if (!isaChoice)
-    return fail("no x86 kernel for this target");
+    return fail("no generated x86 kernel for the strategy's unit");
   if (lhsType.getRank() != 2 || rhsType.getRank() != 2)
     return fail("batched matmul");
   if (!rhsType.hasStaticShape() || ShapedType::isDynamic(lhsType.getDimSize(1)))
@@ -698,45 +766,33 @@ struct ConvertOctetToCPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The kernel family of the module: a forced one, the #octet.target, or
-    // the running host.
-    std::optional<Isa> moduleIsa;
-    if (kernelIsa != "auto") {
-      if (kernelIsa == "none")
-        return;
-      moduleIsa = isaOfName(kernelIsa);
-      if (!moduleIsa) {
-        module.emitError() << "convert-octet-to-cpu: unknown isa '" << kernelIsa
-                           << "'; expected auto, none, avx2, avx512-vnni or "
-                              "amx-int8";
+    if (kernelIsa == CpuKernelIsa::none)
+      return;
+    // The target whose strategies the ops follow: a forced x86 level (every
+    // op selected again), else the module's (ops without a strategy are
+    // selected on it).
+    const target::TargetInfo *target = getForcedLevel(kernelIsa);
+    if (!target) {
+      FailureOr<const target::TargetInfo *> moduleTarget =
+          target::getModuleTargetOrHost(module,
+                                        [&] { return module.emitError(); });
+      if (failed(moduleTarget))
         return signalPassFailure();
-      }
-    } else if (auto target = module->getAttrOfType<TargetAttr>(
-                   target::kTargetAttrName)) {
-      moduleIsa = isaOfName(target.getName());
-    } else {
-      FailureOr<target::HostResolution> host =
-          target::resolveRunningHost([&] { return module.emitError(); });
-      if (failed(host))
-        return signalPassFailure();
-      moduleIsa = isaOfName(host->target->name);
+      target = *moduleTarget;
     }
 
     SmallVector<MatmulOp> ops;
     module.walk([&](MatmulOp op) { ops.push_back(op); });
     IRRewriter rewriter(module.getContext());
     for (MatmulOp op : ops) {
-      std::optional<Isa> opIsa = moduleIsa;
-      // A strategy chosen by octet-select-lowering decides, unless forced.
-      if (auto strategy = op->getAttrOfType<StrategyAttr>("octet.strategy");
-          strategy && kernelIsa == "auto") {
-        // A dequantize fallback of FP8 is what the FP8 kernels do (decode
-        // to f32 in registers); other fallbacks take the portable path.
-        if (strategy.getKind() == StrategyKind::fallback)
-          opIsa = op.getRhsScheme().isFloat8() ? moduleIsa : std::nullopt;
-        else if (strategy.getKind() != StrategyKind::weight_only)
-          opIsa = isaOfName(strategy.getUnit());
-      }
+      StrategyAttr strategy;
+      if (kernelIsa == CpuKernelIsa::automatic)
+        strategy = target::getOrSelectStrategy(op, *target);
+      else if (std::optional<target::StrategyChoice> choice =
+                   target::selectStrategy(op, *target))
+        strategy = choice->getAttr(&getContext(), *target);
+      std::optional<Isa> opIsa =
+          strategy ? getKernelIsa(strategy, op) : std::nullopt;
       std::string why;
       FailureOr<Plan> plan = planMatmul(op, opIsa, why);
       if (failed(plan)) {
@@ -754,7 +810,7 @@ struct ConvertOctetToCPUPass
       // weights among them) are dead unless something else uses them.
       eraseDeadTranspose(rewriter, rhsDef);
     }
-    if (floatKernels && moduleIsa)
+    if (floatKernels && target->arch == target::Arch::x86)
       lowerFloatContractions(module, rewriter);
   }
 

@@ -58,11 +58,10 @@ public:
   KernelModule(ModuleOp module, const tgt::TargetInfo &target) {
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    // FP8 mma.sync and mixed-signedness wgmma need PTX ISA 8.4.
-    unsigned ptx = std::max(target.minPtx, target.sm >= 89 ? 84u : 70u);
+    // The PTX version is the capability table's (EMIT_PTX).
     auto nvvm = NVVM::NVVMTargetAttr::get(
         module.getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
-        target.name, ("+ptx" + Twine(ptx)).str());
+        target.name, ("+ptx" + Twine(target.emitPtx)).str());
     gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(),
                                          kCudaKernelModuleName,
                                          ArrayRef<Attribute>{nvvm});

@@ -3,9 +3,10 @@
 // The tensor-level half of the CUDA lowering: each octet op becomes a call
 // of a private launch stub that describes it (OctetToGPU.h). Bufferization
 // then turns the stubs' signatures into memrefs, and convert-octet-to-gpu
-// gives them bodies. The matmul kernel is chosen here, from the module's
-// #octet.target and the capability table; where the chosen kernel is not
-// the table's unit (batches, per-group scales, 4-bit codes, tcgen05) a
+// gives them bodies. The matmul kernel is the one the op's #octet.strategy
+// names (octet-select-lowering; the same policy on the module's
+// #octet.target when the op has none); where the kernel is not the
+// strategy's unit (batches, per-group scales, 4-bit codes, tcgen05) a
 // remark says so.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 #include "octet/Conversion/OctetToGPU/OctetToGPU.h"
 #include "octet/Conversion/Passes.h"
 #include "octet/Target/Capabilities.h"
+#include "octet/Target/Strategy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -188,8 +190,9 @@ bool isByteFormat(StorageFormat f) {
          f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
 }
 
-/// The kernel for a matmul on `target`; `why` says why it is not the
-/// capability table's unit, when it is not.
+/// The kernel for a matmul: the one its #octet.strategy names (selected on
+/// `target` when it has none); `why` says why it is not the strategy's
+/// unit, when it is not.
 MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
                               std::string &why) {
   SchemeAttr rhs = op.getRhsScheme();
@@ -208,33 +211,39 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     return MatmulKernelKind::gemv;
   }
   SchemeAttr lhs = *op.getLhsScheme();
-  tgt::Elem ea = tgt::toElem(lhs.getFormat()), eb = tgt::toElem(rhs.getFormat());
-  const tgt::KernelRow *row = tgt::findKernel(target.id, ea, eb);
-  if (!row || row->kind == tgt::RowKind::simd)
+  StrategyAttr strategy = tgt::getOrSelectStrategy(op, target);
+  if (!strategy || (strategy.getKind() != StrategyKind::native &&
+                    strategy.getKind() != StrategyKind::compensated))
     return MatmulKernelKind::simt; // octet-select-lowering warned already.
+  std::string unit = stringifyKernelUnit(strategy.getUnit()).str();
   if (grouped) {
     why = "octet.matmul with per-group rhs scales runs on the SIMT kernel "
           "on CUDA instead of " +
-          row->unit.str();
+          unit;
     return MatmulKernelKind::simt;
   }
   if (!isByteFormat(lhs.getFormat()) || !isByteFormat(rhs.getFormat())) {
     why = "4-bit octet.matmul runs on the SIMT kernel on CUDA instead of " +
-          row->unit.str() + " " + row->shape.str();
+          unit + " " + strategy.getShape().str();
     return MatmulKernelKind::simt;
   }
-  if (row->unit == "wgmma")
+  switch (strategy.getUnit()) {
+  case KernelUnit::wgmma:
     return MatmulKernelKind::wgmma;
-  if (row->unit == "mma.sync" && row->shape == "m16n8k32")
-    return MatmulKernelKind::mmaSync;
-  if (row->unit == "tcgen05.mma") {
+  case KernelUnit::mma_sync:
+    if (strategy.getShape() == "m16n8k32")
+      return MatmulKernelKind::mmaSync;
+    break;
+  case KernelUnit::tcgen05_mma:
     why = "tcgen05.mma kernels are not implemented; octet.matmul runs on "
           "mma.sync.m16n8k32 on " +
           target.name.str();
     return MatmulKernelKind::mmaSync;
+  default:
+    break;
   }
   why = "octet.matmul runs on the SIMT kernel on " + target.name.str() +
-        " instead of " + row->unit.str() + " " + row->shape.str();
+        " instead of " + unit + " " + strategy.getShape().str();
   return MatmulKernelKind::simt;
 }
 

@@ -224,7 +224,9 @@ void SchemeAttr::print(AsmPrinter &printer) const {
 
 /// The target names of the capability table (include/octet/Target).
 static constexpr StringLiteral kTargetNames[] = {
-#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, FLOAT, HOST_FEATURES, DESC) NAME,
+#define OCTET_TARGET(ID, NAME, ARCH, SM, PTX, EMIT_PTX, FLOAT, HOST_FEATURES,  \
+                     DESC)                                                     \
+  NAME,
 #include "octet/Target/CapabilityTable.def"
 };
 

@@ -58,6 +58,41 @@ def Octet_StrategyKind : I32EnumAttr<"StrategyKind",
   let genSpecializedAttr = 0;
 }
 
+def Octet_KernelUnit : I32EnumAttr<"KernelUnit",
+    "the execution unit that runs a kernel", [
+      I32EnumAttrCase<"none", 0, "">,
+      // NVIDIA.
+      I32EnumAttrCase<"mma_sync", 1, "mma.sync">,
+      I32EnumAttrCase<"wgmma", 2, "wgmma">,
+      I32EnumAttrCase<"tcgen05_mma", 3, "tcgen05.mma">,
+      I32EnumAttrCase<"simt", 4, "SIMT">,
+      I32EnumAttrCase<"cuda_elementwise", 5, "CUDA elementwise">,
+      // x86.
+      I32EnumAttrCase<"amx", 6, "AMX">,
+      I32EnumAttrCase<"avx512_vnni", 7, "AVX512-VNNI">,
+      I32EnumAttrCase<"avx_vnni", 8, "AVX-VNNI">,
+      I32EnumAttrCase<"avx_vnni_int8", 9, "AVX-VNNI-INT8">,
+      I32EnumAttrCase<"avx2", 10, "AVX2">,
+      I32EnumAttrCase<"fma", 11, "FMA">,
+      I32EnumAttrCase<"avx512_fma", 12, "AVX-512 FMA">,
+      // AArch64.
+      I32EnumAttrCase<"neon_dotprod", 13, "NEON dotprod">,
+      I32EnumAttrCase<"neon_i8mm", 14, "NEON i8mm">,
+      I32EnumAttrCase<"neon_fma", 15, "NEON FMA">,
+      // Any CPU: vectorized loops of the portable lowering.
+      I32EnumAttrCase<"vector", 16, "vector">
+    ]> {
+  let cppNamespace = "::mlir::octet";
+  let genSpecializedAttr = 0;
+}
+
+/// A KernelUnit written as its quoted spelling (`unit = "AVX512-VNNI"`):
+/// several spellings are not MLIR keywords. Empty (`none`) is omitted.
+def Octet_KernelUnitParameter : EnumParameter<Octet_KernelUnit> {
+  let printer = [{$_printer << '"' << ::mlir::octet::stringifyKernelUnit($_self) << '"'}];
+  let defaultValue = "::mlir::octet::KernelUnit::none";
+}
+
 def Octet_StrategyAttr : Octet_Attr<"Strategy", "strategy"> {
   let summary = "The kernel strategy chosen for a quantized op";
   let description = [{
@@ -106,7 +141,7 @@ def Octet_StrategyAttr : Octet_Attr<"Strategy", "strategy"> {
   }];
   let parameters = (ins
     EnumParameter<Octet_StrategyKind>:$kind,
-    StringRefParameter<"execution unit", [{""}]>:$unit,
+    Octet_KernelUnitParameter:$unit,
     StringRefParameter<"format of operand A", [{""}]>:$a,
     StringRefParameter<"format of operand B", [{""}]>:$b,
     StringRefParameter<"accumulator", [{""}]>:$acc,
