@@ -158,6 +158,48 @@ TEST(NumericsClip, MseClipsHeavyTails) {
   EXPECT_LT(clipped, full);
 }
 
+TEST(NumericsClip, MseClipWithMatchesMseClip) {
+  // The caller-driven search may evaluate the candidates in any order; the
+  // choice must be mseClip's, including ties (here: several thresholds
+  // reconstruct the same values). Candidates are visited in reverse.
+  auto reversed = [](unsigned steps, auto eval) {
+    for (unsigned j = steps; j-- > 0;)
+      eval(j);
+  };
+  std::vector<float> heavy;
+  for (int i = 0; i < 1000; ++i)
+    heavy.push_back((i % 2 ? -1 : 1) * 0.01f * (1 + i % 10));
+  heavy.push_back(1.5f);
+  std::vector<float> skewed;
+  for (int i = 0; i < 257; ++i)
+    skewed.push_back(-0.25f + 0.01f * static_cast<float>(i % 97));
+  std::vector<float> zeros(16, 0.0f);
+  const IntRange kU8{0, 255};
+  struct Case {
+    const std::vector<float> *v;
+    StorageFormat f;
+    IntRange r;
+    bool sym;
+  } cases[] = {{&heavy, StorageFormat::I4, kI4, true},
+               {&heavy, StorageFormat::U8, kU8, false},
+               {&skewed, StorageFormat::I8, kI8, false},
+               {&skewed, StorageFormat::F8E4M3FN, kI8, false},
+               {&zeros, StorageFormat::I8, kI8, true}};
+  for (const Case &c : cases) {
+    RangeStats s;
+    for (float x : *c.v)
+      s.add(x);
+    ClipResult a = mseClip(c.v->data(), c.v->size(), s, c.f, c.r, c.sym, true);
+    ClipResult b = mseClipWith(c.v->data(), c.v->size(), s, c.f, c.r, c.sym,
+                               true, reversed);
+    EXPECT_EQ(a.ratio, b.ratio);
+    EXPECT_EQ(a.lo, b.lo);
+    EXPECT_EQ(a.hi, b.hi);
+    EXPECT_EQ(a.params.scale, b.params.scale);
+    EXPECT_EQ(a.params.zeroPoint, b.params.zeroPoint);
+  }
+}
+
 TEST(NumericsClip, ZeroGroupIsGuarded) {
   std::vector<float> v(16, 0.0f);
   RangeStats s;

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #if defined(__CUDACC__)
 #define OCTET_HD __host__ __device__ inline
@@ -515,12 +516,29 @@ inline ClipResult percentileClip(float *scratch, size_t n, double p,
 /// Number of candidate thresholds of the MSE search.
 constexpr unsigned kMseClipSteps = 100;
 
-/// MSE-optimal clipping: among the thresholds ratio_k = k / steps
-/// (k = steps, steps - 1, ..., 1, f32 arithmetic), symmetric T_k =
-/// absmax * ratio_k, asymmetric [min * ratio_k, max * ratio_k], picks the
-/// one whose parameters give the smallest quantizationError over x[0, n);
-/// on a tie the larger threshold (less clipping) wins. `stats` are the
-/// group's statistics (absmax, min, max) of the same values.
+/// Candidate k (1 <= k <= steps) of the MSE search: ratio_k = k / steps (f32
+/// arithmetic), symmetric T_k = absmax * ratio_k, asymmetric
+/// [min * ratio_k, max * ratio_k]. k == steps is absmaxClip (no clipping).
+/// `sym` already includes FP8 (which is always symmetric).
+inline ClipResult mseClipCandidate(const RangeStats &stats, StorageFormat f,
+                                   IntRange r, bool sym, unsigned k,
+                                   unsigned steps) {
+  if (k == steps)
+    return absmaxClip(stats, f, r, sym);
+  float ratio = static_cast<float>(k) / static_cast<float>(steps);
+  if (sym) {
+    float t = stats.absmax * ratio;
+    return {symmetricParams(t, f, r), -t, t, ratio};
+  }
+  float lo = stats.minV * ratio, hi = stats.maxV * ratio;
+  return {asymmetricParams(lo, hi, r), lo, hi, ratio};
+}
+
+/// MSE-optimal clipping: among the candidates k = steps, steps - 1, ..., 1
+/// of mseClipCandidate, picks the one whose parameters give the smallest
+/// quantizationError over x[0, n); on a tie the larger threshold (less
+/// clipping) wins. `stats` are the group's statistics (absmax, min, max) of
+/// the same values.
 inline ClipResult mseClip(const float *x, size_t n, const RangeStats &stats,
                           StorageFormat f, IntRange r, bool symmetric,
                           bool saturate, unsigned steps = kMseClipSteps) {
@@ -528,15 +546,7 @@ inline ClipResult mseClip(const float *x, size_t n, const RangeStats &stats,
   ClipResult best = absmaxClip(stats, f, r, sym);
   double bestErr = quantizationError(x, n, best.params, f, r, saturate);
   for (unsigned k = steps; k-- > 1;) {
-    float ratio = static_cast<float>(k) / static_cast<float>(steps);
-    ClipResult c;
-    if (sym) {
-      float t = stats.absmax * ratio;
-      c = {symmetricParams(t, f, r), -t, t, ratio};
-    } else {
-      float lo = stats.minV * ratio, hi = stats.maxV * ratio;
-      c = {asymmetricParams(lo, hi, r), lo, hi, ratio};
-    }
+    ClipResult c = mseClipCandidate(stats, f, r, sym, k, steps);
     double err = quantizationError(x, n, c.params, f, r, saturate);
     if (err < bestErr) {
       bestErr = err;
@@ -544,6 +554,33 @@ inline ClipResult mseClip(const float *x, size_t n, const RangeStats &stats,
     }
   }
   return best;
+}
+
+/// mseClip for one large group, its candidates evaluated by the caller's
+/// loop: `forEach(steps, eval)` must call eval(j) exactly once for every j
+/// in [0, steps) (candidate k = steps - j), in any order and possibly
+/// concurrently. Each candidate's error is computed as in mseClip and the
+/// choice is the same, so the result is mseClip's bit for bit.
+template <typename ForEach>
+ClipResult mseClipWith(const float *x, size_t n, const RangeStats &stats,
+                       StorageFormat f, IntRange r, bool symmetric,
+                       bool saturate, ForEach &&forEach,
+                       unsigned steps = kMseClipSteps) {
+  bool sym = symmetric || isFloat8(f);
+  if (steps == 0)
+    return absmaxClip(stats, f, r, sym);
+  std::vector<ClipResult> cand(steps);
+  std::vector<double> err(steps);
+  forEach(steps, [&](unsigned j) {
+    cand[j] = mseClipCandidate(stats, f, r, sym, steps - j, steps);
+    err[j] = quantizationError(x, n, cand[j].params, f, r, saturate);
+  });
+  // mseClip's choice: strict improvement, largest threshold first.
+  unsigned best = 0;
+  for (unsigned j = 1; j < steps; ++j)
+    if (err[j] < err[best])
+      best = j;
+  return cand[best];
 }
 
 //===----------------------------------------------------------------------===//

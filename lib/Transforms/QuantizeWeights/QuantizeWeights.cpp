@@ -1,0 +1,585 @@
+//===- QuantizeWeights.cpp - Compile-time weight quantization -------------===//
+//
+// octet-quantize-weights: finds contractions whose weight is a constant,
+// quantizes the constant with the numerics core and feeds the contraction
+// an octet.dequantize of the codes. See the pass description in
+// include/octet/Transforms/Passes.td.
+//
+// This file holds the pass: its options, the walk over contractions, the
+// skip rules, and the rewrite of each weight operand. The other files of
+// this directory read the constants (WeightReader.cpp), trace operands back
+// to them (WeightTrace.cpp), quantize (WeightQuantizer.cpp) and write the
+// report (WeightReport.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantizeWeightsInternal.h"
+
+#include "octet/Transforms/Passes.h"
+
+#include "octet/Target/Capabilities.h"
+#include "octet/Target/FormatResolution.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir {
+namespace octet {
+#define GEN_PASS_DEF_OCTETQUANTIZEWEIGHTS
+#include "octet/Transforms/Passes.h.inc"
+} // namespace octet
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::weight_quant;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The granularity, axis and group size of a weight's scheme, in the
+/// operand's dimensions.
+struct OperandScheme {
+  Granularity gran = Granularity::per_tensor;
+  int64_t axis = 0, group = 0;
+};
+
+/// A weight operand found by the walk (collected first, rewritten after:
+/// rewriting inserts ops).
+struct Work {
+  linalg::LinalgOp op;
+  unsigned operandNumber;
+  Trace trace;
+  WeightAxes axes;
+};
+
+/// Creates the constants and the octet.dequantize of `attrs`.
+static Value materialize(OpBuilder &builder, Location loc,
+                         RankedTensorType type, const QuantizedAttrs &attrs,
+                         SchemeAttr scheme) {
+  Value q = arith::ConstantOp::create(builder, loc, attrs.codes);
+  Value s = arith::ConstantOp::create(builder, loc, attrs.scales);
+  Value z;
+  if (attrs.zeroPoints)
+    z = arith::ConstantOp::create(builder, loc, attrs.zeroPoints);
+  return DequantizeOp::create(builder, loc, type, q, s, z, scheme).getResult();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape, Type et) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (int64_t d : shape)
+    os << d << "x";
+  os << et;
+  return s;
+}
+
+static std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct QuantizeWeightsPass
+    : public mlir::octet::impl::OctetQuantizeWeightsBase<QuantizeWeightsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override;
+  void runOnOperation() override;
+
+private:
+  Config cfg;
+
+  /// The dequantized value of a quantized constant, per (constant, scheme).
+  DenseMap<std::pair<Operation *, Attribute>, Value> dequantized;
+  /// Quantized constants per (weight attribute, scheme): a weight constant
+  /// repeated in several functions is quantized once.
+  DenseMap<std::pair<Attribute, Attribute>, QuantizedAttrs> quantizedAttrs;
+  /// Clones of layout ops on a dequantized value, per (dequantized value,
+  /// original op).
+  DenseMap<std::pair<Value, Operation *>, Value> clonedChain;
+  std::vector<LayerRecord> records;
+  SmallVector<Operation *> maybeDead;
+  uint64_t totalBytes = 0, doneBytes = 0;
+  /// An error was reported; the pass fails once every weight was tried.
+  bool hadError = false;
+
+  LogicalResult resolveAutoFormat(ModuleOp module);
+  std::vector<Work> collectWork(ModuleOp module);
+  void eraseDeadWeights();
+  void progress(unsigned layer, unsigned layers);
+
+  void processOperand(linalg::LinalgOp op, OpOperand &operand,
+                      const Trace &trace, const WeightAxes &axes,
+                      unsigned index);
+  std::optional<std::string> skipRule(Operation *op, arith::ConstantOp cst,
+                                      StringRef name,
+                                      int64_t numElements) const;
+  FailureOr<OperandScheme> operandScheme(Operation *op,
+                                         RankedTensorType operandType,
+                                         const WeightAxes &axes, StringRef name,
+                                         std::string &why);
+  void prepareJob(WeightJob &job, const Trace &trace, const WeightData &data,
+                  RankedTensorType operandType, const OperandScheme &os);
+  Value dequantizedWeight(Operation *op, const std::string &name,
+                          arith::ConstantOp cst, const WeightJob &job,
+                          LayerRecord &rec);
+  FailureOr<QuantizedAttrs> quantizeAndRecord(Operation *op,
+                                              const std::string &name,
+                                              const WeightJob &job,
+                                              LayerRecord &rec);
+  Value reapplyChain(Value deq, ArrayRef<Operation *> chain);
+};
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
+  auto fail = [&](const Twine &msg) {
+    return emitError(UnknownLoc::get(ctx)) << "octet-quantize-weights: " << msg;
+  };
+  cfg.formatName = format;
+  cfg.granularityName = granularity;
+  cfg.nonfiniteName = nonfinite;
+  std::optional<StorageFormat> f = symbolizeStorageFormat(format);
+  cfg.autoFormat = format == "auto";
+  if (cfg.autoFormat) {
+    if (!target::symbolizeRecipe(recipe))
+      return fail("unknown recipe '" + recipe + "' for format=auto (expected " +
+                  target::getValidRecipeNames() + ")");
+    f = StorageFormat::i8; // Replaced in runOnOperation.
+  }
+  if (!f)
+    return fail("unknown format '" + format +
+                "' (expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2)");
+  cfg.format = *f;
+  cfg.symmetricGiven = symmetric.hasValue();
+  if (granularity == "per-tensor")
+    cfg.granularity = GranularityKind::PerTensor;
+  else if (granularity == "per-channel")
+    cfg.granularity = GranularityKind::PerChannel;
+  else if (granularity == "per-group")
+    cfg.granularity = GranularityKind::PerGroup;
+  else
+    return fail("unknown granularity '" + granularity +
+                "' (expected per-tensor, per-channel or per-group)");
+  if (groupSize <= 0)
+    return fail("group-size must be positive, got " + Twine(groupSize));
+  cfg.groupSize = groupSize;
+  // Unsigned formats have no negative codes: unless symmetric is given
+  // explicitly, they use the asymmetric mapping (a symmetric u8 scheme
+  // would clamp every negative weight to 0).
+  cfg.symmetric = symmetric;
+  if ((cfg.format == StorageFormat::u8 || cfg.format == StorageFormat::u4) &&
+      !symmetric.hasValue())
+    cfg.symmetric = false;
+  StringRef c = clip;
+  if (c == "absmax") {
+    cfg.clip = ClipKind::AbsMax;
+  } else if (c == "mse") {
+    cfg.clip = ClipKind::Mse;
+  } else if (c.consume_front("percentile:")) {
+    double p;
+    if (c.getAsDouble(p) || !(p > 0.0 && p <= 100.0))
+      return fail("percentile must be a number in (0, 100], got '" + c + "'");
+    cfg.clip = ClipKind::Percentile;
+    cfg.percentile = p;
+  } else {
+    return fail("unknown clip '" + clip +
+                "' (expected absmax, percentile:P or mse)");
+  }
+  cfg.clipName = clip;
+  std::string regexError;
+  if (!skip.empty() && !llvm::Regex(skip).isValid(regexError))
+    return fail("invalid skip regex '" + skip + "': " + regexError);
+  cfg.skip = skip;
+  cfg.skipLmHead = skipLmHead;
+  if (minElements < 0)
+    return fail("min-elements must not be negative");
+  cfg.minElements = minElements;
+  cfg.report = report;
+  if (nonfinite == "error")
+    cfg.nonfiniteClip = false;
+  else if (nonfinite == "clip")
+    cfg.nonfiniteClip = true;
+  else
+    return fail("unknown nonfinite '" + nonfinite +
+                "' (expected error or clip)");
+  cfg.remarks = remarks;
+  return success();
+}
+
+void QuantizeWeightsPass::progress(unsigned layer, unsigned layers) {
+  // Only for long runs, only on a terminal.
+  if (totalBytes < (64u << 20) || !llvm::errs().is_displayed())
+    return;
+  llvm::errs() << "\roctet-quantize-weights: layer " << layer << "/" << layers
+               << ", " << (doneBytes >> 20) << "/" << (totalBytes >> 20)
+               << " MiB";
+  if (layer == layers)
+    llvm::errs() << "\n";
+  llvm::errs().flush();
+}
+
+/// Quantizes the weight, adds it to the report and says so (remarks=true).
+FailureOr<QuantizedAttrs>
+QuantizeWeightsPass::quantizeAndRecord(Operation *op, const std::string &name,
+                                       const WeightJob &job, LayerRecord &rec) {
+  FailureOr<QuantizedAttrs> attrs =
+      quantizeToAttrs(&getContext(), cfg, op, name, job, rec);
+  doneBytes += rec.bytesBefore;
+  if (failed(attrs))
+    return failure();
+  records.push_back(rec);
+  if (cfg.remarks)
+    emitRemark(op->getLoc())
+        << "quantized weight of '" << name << "' ("
+        << shapeString(job.type.getShape(), job.type.getElementType())
+        << (job.folded ? ", layout chain folded" : "") << ") as " << rec.scheme
+        << ": SQNR " << fixed2(rec.stats.sqnr.db()) << " dB, "
+        << rec.bytesBefore << " -> " << rec.bytesAfter << " bytes";
+  return attrs;
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting one operand
+//===----------------------------------------------------------------------===//
+
+/// The report entry of a weight operand, before it is quantized.
+static LayerRecord describeOperand(Operation *op, OpOperand &operand,
+                                   const std::string &name) {
+  auto operandType = cast<RankedTensorType>(operand.get().getType());
+  LayerRecord rec;
+  rec.name = name;
+  rec.opName = op->getName().getStringRef().str();
+  rec.operandIndex = operand.getOperandNumber();
+  rec.elementType = typeString(operandType.getElementType());
+  rec.shape.assign(operandType.getShape().begin(),
+                   operandType.getShape().end());
+  rec.numElements = operandType.getNumElements();
+  return rec;
+}
+
+/// Why the skip rules leave the weight alone, if they do.
+std::optional<std::string>
+QuantizeWeightsPass::skipRule(Operation *op, arith::ConstantOp cst,
+                              StringRef name, int64_t numElements) const {
+  if (op->hasAttr("octet.skip") || cst->hasAttr("octet.skip"))
+    return std::string("marked octet.skip");
+  if (!cfg.skip.empty() && llvm::Regex(cfg.skip).match(name))
+    return "name matches skip='" + cfg.skip + "'";
+  if (cfg.skipLmHead && isLmHead(name))
+    return std::string("lm_head (final vocabulary projection)");
+  if (numElements < cfg.minElements)
+    return std::to_string(numElements) + " elements, fewer than min-elements=" +
+           std::to_string(cfg.minElements);
+  return std::nullopt;
+}
+
+/// The configured granularity in the operand's dimensions. Fails with `why`
+/// set when the weight is skipped (per-channel without a channel), and with
+/// an error at `op` when the group size does not divide the reduction
+/// dimension.
+FailureOr<OperandScheme>
+QuantizeWeightsPass::operandScheme(Operation *op, RankedTensorType operandType,
+                                   const WeightAxes &axes, StringRef name,
+                                   std::string &why) {
+  OperandScheme os;
+  if (cfg.granularity == GranularityKind::PerChannel) {
+    if (!axes.channel) {
+      why = "per-channel: " + axes.channelWhy;
+      return failure();
+    }
+    os.gran = Granularity::per_axis;
+    os.axis = *axes.channel;
+  } else if (cfg.granularity == GranularityKind::PerGroup) {
+    os.gran = Granularity::per_group;
+    os.axis = *axes.reduction;
+    os.group = cfg.groupSize;
+    int64_t size = operandType.getDimSize(os.axis);
+    if (size % os.group != 0) {
+      op->emitError() << "group-size " << os.group
+                      << " does not divide the reduction dimension (dimension "
+                      << os.axis << ", size " << size << ") of the weight of '"
+                      << name << "'";
+      return failure();
+    }
+  }
+  return os;
+}
+
+/// Fills `job`: the scheme's axis follows the operand axis back to the
+/// constant through the layout chain; when it does not survive the chain,
+/// the chain is folded into the values and the scheme is the operand's.
+void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
+                                     const WeightData &data,
+                                     RankedTensorType operandType,
+                                     const OperandScheme &os) {
+  arith::ConstantOp cst = trace.constant;
+  std::optional<int64_t> srcAxis =
+      os.gran == Granularity::per_tensor
+          ? std::optional<int64_t>(0)
+          : mapAxisToConstant(trace.chain, os.axis);
+  auto cstType = cast<RankedTensorType>(cst.getType());
+  job.folded = !trace.chain.empty() && !srcAxis;
+  job.asResource = isa<DenseResourceElementsAttr>(cst.getValue());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+    job.blobBase = res.getRawHandle().getKey().str();
+  job.data = data;
+  job.type = cstType;
+  int64_t qaxis = srcAxis.value_or(0);
+  if (job.folded) {
+    job.foldedValues = foldChain(data, cstType.getShape(), trace.chain);
+    job.data.data = reinterpret_cast<const char *>(job.foldedValues.data());
+    job.data.kind = ElemKind::F32;
+    job.data.splat = false;
+    job.data.numElements = job.foldedValues.size();
+    job.type = operandType;
+    qaxis = os.axis;
+  }
+  // FP8 schemes are always symmetric.
+  bool sym = cfg.symmetric || cfg.format == StorageFormat::f8E4M3FN ||
+             cfg.format == StorageFormat::f8E5M2;
+  job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
+                               os.gran == Granularity::per_tensor ? 0 : qaxis,
+                               os.group, sym,
+                               /*saturate=*/true);
+}
+
+/// The dequantized weight. Unless the chain is folded, it is quantized once
+/// per (constant, scheme) and placed after the constant, shared by every
+/// user; a folded chain's values belong to this operand alone, so they are
+/// quantized and placed right before the contraction. Null on failure.
+Value QuantizeWeightsPass::dequantizedWeight(Operation *op,
+                                             const std::string &name,
+                                             arith::ConstantOp cst,
+                                             const WeightJob &job,
+                                             LayerRecord &rec) {
+  auto key = std::make_pair(cst.getOperation(), Attribute(job.scheme));
+  auto attrKey = std::make_pair(cst.getValue(), Attribute(job.scheme));
+  bool shared = !job.folded;
+  if (shared)
+    if (Value deq = dequantized.lookup(key))
+      return deq;
+  std::optional<QuantizedAttrs> attrs;
+  if (shared) {
+    // The same weight values may have been quantized for another constant.
+    auto cached = quantizedAttrs.find(attrKey);
+    if (cached != quantizedAttrs.end())
+      attrs = cached->second;
+  }
+  if (!attrs) {
+    FailureOr<QuantizedAttrs> fresh = quantizeAndRecord(op, name, job, rec);
+    if (failed(fresh))
+      return Value();
+    attrs = *fresh;
+    if (shared)
+      quantizedAttrs[attrKey] = *attrs;
+  }
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  if (shared) {
+    b.setInsertionPointAfter(cst);
+    loc = cst.getLoc();
+  }
+  Value deq = materialize(b, loc, job.type, *attrs, job.scheme);
+  if (shared)
+    dequantized[key] = deq;
+  return deq;
+}
+
+/// Re-applies the layout chain on the dequantized value (once per value and
+/// layout op).
+Value QuantizeWeightsPass::reapplyChain(Value deq,
+                                        ArrayRef<Operation *> chain) {
+  Value cur = deq;
+  for (Operation *layoutOp : chain) {
+    auto ckey = std::make_pair(deq, layoutOp);
+    if (Value c = clonedChain.lookup(ckey)) {
+      cur = c;
+      continue;
+    }
+    OpBuilder b(layoutOp);
+    IRMapping mapping;
+    mapping.map(layoutOp->getOperand(0), cur);
+    Operation *clone = b.clone(*layoutOp, mapping);
+    cur = clone->getResult(0);
+    clonedChain[ckey] = cur;
+  }
+  return cur;
+}
+
+void QuantizeWeightsPass::processOperand(linalg::LinalgOp op,
+                                         OpOperand &operand, const Trace &trace,
+                                         const WeightAxes &axes,
+                                         unsigned index) {
+  arith::ConstantOp cst = trace.constant;
+  auto operandType = cast<RankedTensorType>(operand.get().getType());
+  std::string name = layerName(op, cst, index);
+  LayerRecord rec = describeOperand(op, operand, name);
+
+  auto skipWith = [&](const std::string &reason) {
+    rec.skipReason = reason;
+    if (cfg.remarks)
+      emitRemark(op->getLoc())
+          << "weight of '" << name << "' not quantized: " << reason;
+    records.push_back(rec);
+  };
+  if (std::optional<std::string> reason =
+          skipRule(op, cst, name, rec.numElements))
+    return skipWith(*reason);
+
+  std::string why;
+  FailureOr<WeightData> data = getWeightData(cst, why);
+  if (failed(data))
+    return skipWith(why);
+  FailureOr<OperandScheme> os = operandScheme(op, operandType, axes, name, why);
+  if (failed(os)) {
+    if (!why.empty())
+      return skipWith(why);
+    hadError = true;
+    return;
+  }
+
+  WeightJob job;
+  prepareJob(job, trace, *data, operandType, *os);
+  rec.layout = trace.chain.empty() ? "constant"
+               : job.folded        ? "folded chain"
+                                   : "chain re-applied";
+  Value deq = dequantizedWeight(op, name, cst, job, rec);
+  if (!deq) {
+    hadError = true;
+    return;
+  }
+  operand.set(job.folded ? deq : reapplyChain(deq, trace.chain));
+  maybeDead.push_back(cst);
+  llvm::append_range(maybeDead, trace.chain);
+}
+
+//===----------------------------------------------------------------------===//
+// The walk
+//===----------------------------------------------------------------------===//
+
+/// format=auto: the module's chip and the recipe choose the weight format.
+LogicalResult QuantizeWeightsPass::resolveAutoFormat(ModuleOp module) {
+  TargetAttr targetAttr = target::getTargetAttr(module);
+  if (!targetAttr) {
+    module.emitError() << "octet-quantize-weights: format=auto needs a "
+                          "#octet.target on the module; run "
+                          "octet-set-target first";
+    return failure();
+  }
+  FailureOr<StorageFormat> f = target::resolveAutoFormat(
+      targetAttr, *target::symbolizeRecipe(recipe), target::OperandRole::weight,
+      [&]() { return module.emitError(); });
+  if (failed(f))
+    return failure();
+  cfg.format = *f;
+  cfg.symmetric = symmetric;
+  if ((cfg.format == StorageFormat::u8 || cfg.format == StorageFormat::u4) &&
+      !cfg.symmetricGiven)
+    cfg.symmetric = false;
+  return success();
+}
+
+/// The weight operands of every contraction, with remarks for contractions
+/// that have none. Adds their sizes to `totalBytes`.
+std::vector<Work> QuantizeWeightsPass::collectWork(ModuleOp module) {
+  std::vector<Work> work;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isContractionLike(op))
+      return;
+    bool any = false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      std::optional<WeightAxes> axes = analyzeWeight(op, *in);
+      if (!axes)
+        continue;
+      std::optional<Trace> trace = traceToConstant(in->get());
+      if (!trace)
+        continue;
+      any = true;
+      work.push_back({op, in->getOperandNumber(), std::move(*trace), *axes});
+      auto t = cast<RankedTensorType>(in->get().getType());
+      if (t.hasStaticShape())
+        totalBytes += t.getNumElements() * (t.getElementTypeBitWidth() / 8);
+    }
+    if (!any)
+      emitRemark(op->getLoc())
+          << "contraction has no constant weight operand; left unquantized";
+  });
+  return work;
+}
+
+/// Erases the float constants and layout ops nothing uses any more.
+void QuantizeWeightsPass::eraseDeadWeights() {
+  SmallVector<Operation *> worklist(maybeDead.rbegin(), maybeDead.rend());
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() || !isOpTriviallyDead(op))
+      continue;
+    SmallVector<Operation *> defs;
+    for (Value v : op->getOperands())
+      if (Operation *d = v.getDefiningOp())
+        defs.push_back(d);
+    erased.insert(op);
+    op->erase();
+    for (Operation *d : defs)
+      if (!erased.contains(d) && d->use_empty() && isOpTriviallyDead(d) &&
+          isa<tensor::EmptyOp, linalg::TransposeOp, linalg::BroadcastOp,
+              tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+              arith::ConstantOp>(d))
+        worklist.push_back(d);
+  }
+}
+
+void QuantizeWeightsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (cfg.autoFormat && failed(resolveAutoFormat(module)))
+    return signalPassFailure();
+  dequantized.clear();
+  quantizedAttrs.clear();
+  clonedChain.clear();
+  records.clear();
+  maybeDead.clear();
+  hadError = false;
+  totalBytes = doneBytes = 0;
+
+  std::vector<Work> work = collectWork(module);
+  for (auto [i, w] : llvm::enumerate(work)) {
+    processOperand(w.op, w.op->getOpOperand(w.operandNumber), w.trace, w.axes,
+                   i);
+    progress(i + 1, work.size());
+  }
+  eraseDeadWeights();
+
+  if (failed(writeReport(module, cfg, records)))
+    hadError = true;
+  if (hadError)
+    signalPassFailure();
+}
+
+} // namespace

@@ -1,0 +1,271 @@
+//===- QuantizeWeightsInternal.h - Pass-private declarations ----*- C++ -*-===//
+//
+// Declarations shared by the files of octet-quantize-weights and by nothing
+// else: the parsed options, reading a weight constant in place, tracing an
+// operand back to its constant through layout ops, layer names, the
+// quantization kernel and the JSON report. Private to lib/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_LIB_TRANSFORMS_QUANTIZEWEIGHTS_QUANTIZEWEIGHTSINTERNAL_H
+#define OCTET_LIB_TRANSFORMS_QUANTIZEWEIGHTS_QUANTIZEWEIGHTSINTERNAL_H
+
+#include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Runtime/Numerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::octet::weight_quant {
+
+namespace num = ::octet::numerics;
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+enum class GranularityKind { PerTensor, PerChannel, PerGroup };
+enum class ClipKind { AbsMax, Percentile, Mse };
+
+/// The pass options, parsed and checked once.
+struct Config {
+  StorageFormat format = StorageFormat::i8;
+  /// format=auto: resolved per module from its #octet.target and `recipe`.
+  bool autoFormat = false;
+  bool symmetricGiven = false;
+  GranularityKind granularity = GranularityKind::PerChannel;
+  int64_t groupSize = 128;
+  bool symmetric = true;
+  ClipKind clip = ClipKind::AbsMax;
+  double percentile = 100.0;
+  std::string clipName = "absmax";
+  std::string skip;
+  bool skipLmHead = true;
+  int64_t minElements = 0;
+  std::string report;
+  bool nonfiniteClip = false;
+  bool remarks = false;
+  /// The options as written, for the report.
+  std::string formatName, granularityName, nonfiniteName;
+};
+
+//===----------------------------------------------------------------------===//
+// Reading weights in place (WeightReader.cpp)
+//===----------------------------------------------------------------------===//
+
+enum class ElemKind { F32, F16, BF16 };
+
+/// A read-only view of a float constant's elements: the raw bytes of a
+/// `dense` attribute or of a `dense_resource` blob, never copied.
+struct WeightData {
+  const char *data = nullptr;
+  ElemKind kind = ElemKind::F32;
+  int64_t numElements = 0;
+  bool splat = false;
+};
+
+/// Byte width of an element kind.
+inline unsigned elemBytes(ElemKind k) { return k == ElemKind::F32 ? 4 : 2; }
+
+/// Calls `fn(reader)` with a reader functor `float(int64_t)` specialised for
+/// the element type (so the hot loops are not dispatching per element).
+template <typename Fn> void withReader(const WeightData &w, Fn &&fn) {
+  const char *d = w.data;
+  if (w.splat) {
+    float v;
+    if (w.kind == ElemKind::F32) {
+      std::memcpy(&v, d, 4);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, d, 2);
+      v = w.kind == ElemKind::F16 ? num::decodeF16(h) : num::decodeBF16(h);
+    }
+    fn([v](int64_t) { return v; });
+    return;
+  }
+  switch (w.kind) {
+  case ElemKind::F32:
+    fn([d](int64_t i) {
+      float v;
+      std::memcpy(&v, d + 4 * i, 4);
+      return v;
+    });
+    return;
+  case ElemKind::F16:
+    fn([d](int64_t i) {
+      uint16_t h;
+      std::memcpy(&h, d + 2 * i, 2);
+      return num::decodeF16(h);
+    });
+    return;
+  case ElemKind::BF16:
+    fn([d](int64_t i) {
+      uint16_t h;
+      std::memcpy(&h, d + 2 * i, 2);
+      return num::decodeBF16(h);
+    });
+    return;
+  }
+}
+
+/// Views the value of a float `arith.constant`; fails (with the reason) for
+/// other element types or unavailable resource blobs.
+FailureOr<WeightData> getWeightData(arith::ConstantOp cst, std::string &why);
+
+/// Splits [0, n) into chunks of a fixed size (independent of the number of
+/// threads, so that merged sums do not depend on threading).
+constexpr int64_t kChunk = 1 << 16;
+inline int64_t numChunks(int64_t n) {
+  return std::max<int64_t>(1, (n + kChunk - 1) / kChunk);
+}
+
+/// Checks the weight (of shape `shape`, used by `contraction` and named
+/// `name`) for non-finite values: an error at the contraction, or with
+/// nonfinite=clip (`clip`) a warning.
+LogicalResult checkFinite(MLIRContext *ctx, Operation *contraction,
+                          const std::string &name, const WeightData &data,
+                          ArrayRef<int64_t> shape, bool clip);
+
+//===----------------------------------------------------------------------===//
+// Contractions, weights and layout chains (WeightTrace.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A contraction or convolution whose weights this pass quantizes.
+bool isContractionLike(linalg::LinalgOp op);
+
+/// Axes of a weight operand, in the operand's own dimensions.
+struct WeightAxes {
+  /// The output channel: maps to a parallel loop that indexes the result
+  /// and no other input. Unset when there is none or it is ambiguous.
+  std::optional<int64_t> channel;
+  std::string channelWhy;
+  /// The reduction dimension used for per-group quantization.
+  std::optional<int64_t> reduction;
+};
+
+/// The axes of input `operand` of `op` when it can be a weight: its indexing
+/// map is a projected permutation involving a reduction loop.
+std::optional<WeightAxes> analyzeWeight(linalg::LinalgOp op,
+                                        OpOperand &operand);
+
+/// A constant reached from an operand through layout ops.
+struct Trace {
+  arith::ConstantOp constant;
+  /// Layout ops from the constant (front) to the operand (back).
+  SmallVector<Operation *> chain;
+};
+
+/// Follows `v` back through transpose / broadcast / expand_shape /
+/// collapse_shape to an `arith.constant` with a tensor value.
+std::optional<Trace> traceToConstant(Value v);
+
+/// Maps an operand axis back through the whole chain to the constant.
+std::optional<int64_t> mapAxisToConstant(ArrayRef<Operation *> chain,
+                                         int64_t axis);
+
+/// Evaluates a layout chain on the constant's values (as f32): the weight
+/// as the contraction sees it. Only used when an axis does not survive the
+/// chain.
+std::vector<float> foldChain(const WeightData &w, ArrayRef<int64_t> srcShape,
+                             ArrayRef<Operation *> chain);
+
+/// The layer's name: a NameLoc of the contraction, else of the weight
+/// constant, else the contraction's file:line:col.
+std::string layerName(Operation *op, Operation *constant, unsigned index);
+
+/// True for the final vocabulary projection: `lm_head`, alone or as the last
+/// component of a dotted / slashed / colon-separated name.
+bool isLmHead(StringRef name);
+
+//===----------------------------------------------------------------------===//
+// The quantization kernel (WeightQuantizer.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Everything measured while quantizing one weight.
+struct LayerStats {
+  num::SqnrAccumulator sqnr;
+  double maxAbsError = 0.0;
+  num::ErrorHistogram histogram;
+  double thresholdMin = 0.0, thresholdMax = 0.0, thresholdMean = 0.0;
+  double ratioMin = 0.0, ratioMax = 0.0, ratioMean = 0.0;
+  /// The clip trade-off: (clip ratio of each group's range, SQNR dB) on a
+  /// fixed sample of the layer's elements, for the report.
+  std::vector<std::pair<double, double>> clipCurve;
+};
+
+/// A report entry: a quantized weight, or a skipped one with the reason.
+struct LayerRecord {
+  std::string name, opName, elementType, scheme, granularity, layout;
+  std::string skipReason; // Empty when quantized.
+  SmallVector<int64_t> shape;
+  int64_t operandIndex = 0;
+  int64_t numElements = 0;
+  uint64_t bytesBefore = 0, bytesAfter = 0, codeBytes = 0, paramBytes = 0;
+  bool symmetric = true;
+  LayerStats stats;
+};
+
+/// The constants that replace one weight.
+struct QuantizedAttrs {
+  TypedAttr codes, scales, zeroPoints;
+};
+
+/// A weight operand ready to quantize: the values and type that are
+/// quantized (the constant's, or the folded layout chain's) and the scheme.
+struct WeightJob {
+  WeightData data;
+  RankedTensorType type;
+  SchemeAttr scheme;
+  /// The weight was a dense_resource: the 8-bit codes become one too, named
+  /// after `blobBase`.
+  bool asResource = false;
+  std::string blobBase = "octet_w";
+  /// The layout chain is folded into `data` (which then points into
+  /// `foldedValues`): the result feeds this operand only.
+  bool folded = false;
+  std::vector<float> foldedValues;
+
+  WeightJob() = default;
+  // `data` may point into `foldedValues`.
+  WeightJob(const WeightJob &) = delete;
+  WeightJob &operator=(const WeightJob &) = delete;
+};
+
+/// Checks `job`'s values with checkFinite, then quantizes them: the codes,
+/// scales and zero points as constants, the measurements in `rec`.
+/// `contraction` and `name` are the weight's user and layer name, for
+/// diagnostics.
+FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
+                                          Operation *contraction,
+                                          const std::string &name,
+                                          const WeightJob &job,
+                                          LayerRecord &rec);
+
+//===----------------------------------------------------------------------===//
+// The report (WeightReport.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Emits the summary remark (with `remarks`) and writes the JSON report
+/// (with `report`, "-" for stdout). Fails, with an error at `module`, when
+/// the report file cannot be written.
+LogicalResult writeReport(ModuleOp module, const Config &cfg,
+                          ArrayRef<LayerRecord> records);
+
+/// `v` with two decimals (diagnostics take no llvm::format objects).
+std::string fixed2(double v);
+
+} // namespace mlir::octet::weight_quant
+
+#endif // OCTET_LIB_TRANSFORMS_QUANTIZEWEIGHTS_QUANTIZEWEIGHTSINTERNAL_H

@@ -1,0 +1,523 @@
+//===- WeightQuantizer.cpp - The weight quantization kernel ---------------===//
+//
+// Part of octet-quantize-weights: quantizes one weight's values under a
+// #octet.scheme. Chooses each parameter group's clip range (absmax,
+// percentile or MSE search, all from octet/Runtime/Numerics.h), computes the
+// codes, and measures what the report shows (SQNR, error histogram, clip
+// thresholds and the clip trade-off curve). Work is split into fixed chunks
+// merged in order, so the results do not depend on the number of threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantizeWeightsInternal.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::octet::weight_quant {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Parameter groups
+//===----------------------------------------------------------------------===//
+
+/// Ratios of the clip-threshold curve in the report.
+constexpr int kCurvePoints = 24;
+/// Elements sampled (evenly strided) for the curve.
+constexpr int64_t kCurveSamples = 16384;
+
+/// Enumerates the element indices of parameter group `p`.
+struct GroupLayout {
+  Granularity kind;
+  int64_t numElements = 1, outer = 1, dim = 1, inner = 1, group = 1;
+  GroupLayout(SchemeAttr scheme, ArrayRef<int64_t> shape)
+      : kind(scheme.getGranularity()) {
+    for (int64_t d : shape)
+      numElements *= d;
+    if (kind == Granularity::per_tensor)
+      return;
+    int64_t axis = scheme.getAxis();
+    dim = shape[axis];
+    for (int64_t d : shape.take_front(axis))
+      outer *= d;
+    for (int64_t d : shape.drop_front(axis + 1))
+      inner *= d;
+    if (kind == Granularity::per_group)
+      group = scheme.getGroupSize();
+  }
+  int64_t numGroups() const {
+    switch (kind) {
+    case Granularity::per_tensor:
+      return 1;
+    case Granularity::per_axis:
+      return dim;
+    case Granularity::per_group:
+      return outer * (dim / group) * inner;
+    }
+    return 1;
+  }
+  int64_t groupElements() const {
+    switch (kind) {
+    case Granularity::per_tensor:
+      return numElements;
+    case Granularity::per_axis:
+      return outer * inner;
+    case Granularity::per_group:
+      return group;
+    }
+    return numElements;
+  }
+  template <typename Fn> void forEach(int64_t p, Fn &&fn) const {
+    switch (kind) {
+    case Granularity::per_tensor:
+      for (int64_t i = 0; i < numElements; ++i)
+        fn(i);
+      return;
+    case Granularity::per_axis:
+      for (int64_t o = 0; o < outer; ++o) {
+        int64_t base = (o * dim + p) * inner;
+        for (int64_t in = 0; in < inner; ++in)
+          fn(base + in);
+      }
+      return;
+    case Granularity::per_group: {
+      int64_t groupsPerRow = (dim / group) * inner;
+      int64_t o = p / groupsPerRow, rem = p % groupsPerRow;
+      int64_t cg = rem / inner, in = rem % inner;
+      for (int64_t c = cg * group, e = c + group; c < e; ++c)
+        fn((o * dim + c) * inner + in);
+      return;
+    }
+    }
+  }
+};
+
+/// Walks elements in memory order and tracks the parameter index of each
+/// without dividing per element (64-bit divisions dominate otherwise).
+struct ParamCursor {
+  const GroupLayout &l;
+  int64_t in = 0, c = 0, o = 0, cIn = 0, cg = 0;
+  int64_t param = 0;
+  ParamCursor(const GroupLayout &layout, int64_t i) : l(layout) {
+    if (l.kind == Granularity::per_tensor)
+      return;
+    in = i % l.inner;
+    c = (i / l.inner) % l.dim;
+    o = i / (l.inner * l.dim);
+    cIn = c % l.group;
+    cg = c / l.group;
+    update();
+  }
+  void update() {
+    if (l.kind == Granularity::per_axis)
+      param = c;
+    else if (l.kind == Granularity::per_group)
+      param = (o * (l.dim / l.group) + cg) * l.inner + in;
+  }
+  void next() {
+    if (l.kind == Granularity::per_tensor)
+      return;
+    if (++in == l.inner) {
+      in = 0;
+      if (++cIn == l.group) {
+        cIn = 0;
+        ++cg;
+      }
+      if (++c == l.dim) {
+        c = cIn = cg = 0;
+        ++o;
+      }
+      update();
+    } else if (l.kind == Granularity::per_group) {
+      ++param;
+    }
+  }
+};
+
+/// One weight's scheme, unpacked for the steps of quantizeWeight.
+struct Kernel {
+  MLIRContext *ctx;
+  const Config &cfg;
+  GroupLayout layout;
+  num::StorageFormat format;
+  num::IntRange range;
+  bool symmetric, saturate, skipNonFinite;
+
+  Kernel(MLIRContext *ctx, const Config &cfg, SchemeAttr scheme,
+         ArrayRef<int64_t> shape)
+      : ctx(ctx), cfg(cfg), layout(scheme, shape),
+        format(static_cast<num::StorageFormat>(scheme.getFormat())),
+        range{scheme.getQmin(), scheme.getQmax()},
+        symmetric(scheme.isFloat8() || scheme.getSymmetric()),
+        saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip) {}
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Clip ranges
+//===----------------------------------------------------------------------===//
+
+/// clip=absmax: each group's absmax / [min, max], accumulated in parallel.
+template <typename Read>
+static void absmaxClips(const Kernel &k, Read read,
+                        std::vector<num::ClipResult> &clips) {
+  const GroupLayout &layout = k.layout;
+  const int64_t n = layout.numElements;
+  const int64_t groups = layout.numGroups();
+  std::vector<num::RangeStats> st(groups);
+  auto addTo = [&](num::RangeStats &s, float x) {
+    if (!k.skipNonFinite || std::isfinite(x))
+      s.add(x);
+  };
+  if (layout.kind == Granularity::per_group) {
+    // Blocks (outer index, group index) are contiguous and own their
+    // groups: no merging.
+    int64_t blocks = layout.outer * (layout.dim / layout.group);
+    int64_t blockElems = layout.group * layout.inner;
+    parallelFor(k.ctx, 0, blocks, [&](size_t b) {
+      int64_t base = static_cast<int64_t>(b) * blockElems;
+      num::RangeStats *row = &st[b * layout.inner];
+      for (int64_t cc = 0; cc < layout.group; ++cc, base += layout.inner)
+        for (int64_t in = 0; in < layout.inner; ++in)
+          addTo(row[in], read(base + in));
+    });
+  } else {
+    int64_t chunks = numChunks(n);
+    std::vector<std::vector<num::RangeStats>> local(chunks);
+    parallelFor(k.ctx, 0, chunks, [&](size_t c) {
+      std::vector<num::RangeStats> &l = local[c];
+      l.assign(groups, num::RangeStats());
+      int64_t begin = c * kChunk;
+      int64_t end = std::min<int64_t>(n, begin + kChunk);
+      ParamCursor cur(layout, begin);
+      for (int64_t i = begin; i < end; ++i, cur.next())
+        addTo(l[cur.param], read(i));
+    });
+    for (const auto &l : local)
+      for (int64_t g = 0; g < groups; ++g) {
+        // Same result as accumulating in order: max/min are exact.
+        st[g].absmax = std::fmax(st[g].absmax, l[g].absmax);
+        st[g].minV = std::fmin(st[g].minV, l[g].minV);
+        st[g].maxV = std::fmax(st[g].maxV, l[g].maxV);
+      }
+  }
+  for (int64_t g = 0; g < groups; ++g)
+    clips[g] = num::absmaxClip(st[g], k.format, k.range, k.symmetric);
+}
+
+/// clip=percentile:P and clip=mse, which need each group's values together.
+template <typename Read>
+static void searchClips(const Kernel &k, Read read,
+                        std::vector<num::ClipResult> &clips) {
+  const int64_t groups = k.layout.numGroups();
+  auto gather = [&](int64_t g, std::vector<float> &buf) {
+    buf.clear();
+    k.layout.forEach(g, [&](int64_t i) {
+      float x = read(i);
+      if (!k.skipNonFinite || std::isfinite(x))
+        buf.push_back(x);
+    });
+  };
+  if (groups == 1 && k.cfg.clip == ClipKind::Mse) {
+    // One large group: evaluate the candidate thresholds in parallel.
+    std::vector<float> buf;
+    gather(0, buf);
+    num::RangeStats s;
+    for (float x : buf)
+      s.add(x);
+    clips[0] = num::mseClipWith(
+        buf.data(), buf.size(), s, k.format, k.range, k.symmetric, k.saturate,
+        [&](unsigned steps, auto eval) {
+          parallelFor(k.ctx, 0, steps, [&](size_t j) { eval(j); });
+        });
+    return;
+  }
+  parallelFor(k.ctx, 0, groups, [&](size_t g) {
+    thread_local std::vector<float> buf;
+    gather(g, buf);
+    if (k.cfg.clip == ClipKind::Percentile) {
+      clips[g] = num::percentileClip(buf.data(), buf.size(), k.cfg.percentile,
+                                     k.format, k.range, k.symmetric);
+      return;
+    }
+    num::RangeStats s;
+    for (float x : buf)
+      s.add(x);
+    clips[g] = num::mseClip(buf.data(), buf.size(), s, k.format, k.range,
+                            k.symmetric, k.saturate);
+  });
+}
+
+/// The clip thresholds and ratios of the report: min, max and mean over the
+/// groups.
+static void summarizeClips(ArrayRef<num::ClipResult> clips, LayerStats &stats) {
+  const int64_t groups = clips.size();
+  double tsum = 0, rsum = 0;
+  stats.thresholdMin = stats.ratioMin = std::numeric_limits<double>::infinity();
+  stats.thresholdMax = stats.ratioMax =
+      -std::numeric_limits<double>::infinity();
+  for (const num::ClipResult &c : clips) {
+    double t = std::max(std::fabs(c.lo), std::fabs(c.hi));
+    stats.thresholdMin = std::min(stats.thresholdMin, t);
+    stats.thresholdMax = std::max(stats.thresholdMax, t);
+    stats.ratioMin = std::min<double>(stats.ratioMin, c.ratio);
+    stats.ratioMax = std::max<double>(stats.ratioMax, c.ratio);
+    tsum += t;
+    rsum += c.ratio;
+  }
+  stats.thresholdMean = tsum / groups;
+  stats.ratioMean = rsum / groups;
+}
+
+/// The clip trade-off curve for the report: each group clipped at ratio r of
+/// its own range, SQNR on an evenly strided sample.
+template <typename Read>
+static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
+  const GroupLayout &layout = k.layout;
+  const int64_t n = layout.numElements;
+  const int64_t groups = layout.numGroups();
+  std::vector<num::RangeStats> full(groups);
+  for (int64_t i = 0; i < n; ++i) {
+    float x = read(i);
+    if (std::isfinite(x))
+      full[ParamCursor(layout, i).param].add(x);
+  }
+  int64_t stride = std::max<int64_t>(1, n / kCurveSamples);
+  std::vector<std::pair<int64_t, float>> sample;
+  for (int64_t i = 0; i < n; i += stride) {
+    float x = read(i);
+    if (std::isfinite(x))
+      sample.emplace_back(ParamCursor(layout, i).param, x);
+  }
+  stats.clipCurve.resize(kCurvePoints);
+  parallelFor(k.ctx, 0, kCurvePoints, [&](size_t p) {
+    double r = 0.25 + 0.75 * static_cast<double>(p) / (kCurvePoints - 1);
+    std::vector<num::QuantParams> params(groups);
+    for (int64_t g = 0; g < groups; ++g) {
+      float rf = static_cast<float>(r);
+      params[g] =
+          k.symmetric
+              ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
+              : num::asymmetricParams(full[g].minV * rf, full[g].maxV * rf,
+                                      k.range);
+    }
+    num::SqnrAccumulator acc;
+    for (const auto &[g, x] : sample)
+      acc.add(x,
+              num::fakeQuantize(x, params[g], k.format, k.range, k.saturate));
+    stats.clipCurve[p] = {r, acc.db()};
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Codes and errors
+//===----------------------------------------------------------------------===//
+
+/// Writes the codes and measures the reconstruction error, in fixed chunks
+/// merged in order.
+template <typename Read>
+static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
+                       ArrayRef<num::ClipResult> clips, uint8_t *codes,
+                       LayerStats &stats) {
+  const GroupLayout &layout = k.layout;
+  const int64_t n = layout.numElements;
+  const num::StorageFormat format = k.format;
+  const num::IntRange range = k.range;
+  const bool saturate = k.saturate;
+  const bool skipNonFinite = k.skipNonFinite;
+  int64_t chunks = numChunks(n);
+  struct Partial {
+    num::SqnrAccumulator sqnr;
+    double maxAbs = 0.0;
+    num::ErrorHistogram hist;
+  };
+  std::vector<Partial> parts(chunks);
+  const bool fp8 = scheme.isFloat8();
+  const bool fourBit = scheme.getStorageBits() == 4;
+  parallelFor(k.ctx, 0, chunks, [&](size_t c) {
+    // Locals and restrict: the byte stores to the codes would otherwise
+    // alias every accumulator and force reloads.
+    Partial part;
+    uint8_t *__restrict out = codes;
+    const num::ClipResult *__restrict cl = clips.data();
+    int64_t begin = c * kChunk;
+    int64_t end = std::min<int64_t>(n, begin + kChunk);
+    ParamCursor cur(layout, begin);
+    for (int64_t i = begin; i < end; ++i, cur.next()) {
+      float x = read(i);
+      const num::QuantParams p = cl[cur.param].params;
+      // nonfinite=clip: NaN quantizes like 0 (the zero point) in every
+      // format; +-inf saturates (integer clamp, saturating FP8).
+      float xq = (skipNonFinite && std::isnan(x)) ? 0.0f : x;
+      float xhat;
+      if (fp8) {
+        uint8_t q = num::quantizeFp8(xq, p.scale, format, saturate);
+        out[i] = q;
+        xhat = num::dequantizeFp8(q, p.scale, format);
+      } else {
+        int32_t q =
+            num::quantizeInt(xq, p.scale, p.zeroPoint, range.qmin, range.qmax);
+        out[i] = static_cast<uint8_t>(fourBit ? (q & 0x0f) : (q & 0xff));
+        xhat = num::dequantizeInt(q, p.scale, p.zeroPoint);
+      }
+      if (!std::isfinite(x))
+        continue; // Only with nonfinite=clip: not part of the error.
+      part.sqnr.add(x, xhat);
+      part.maxAbs = std::max(part.maxAbs, std::fabs(static_cast<double>(x) -
+                                                    static_cast<double>(xhat)));
+      part.hist.add(x, xhat, p.scale);
+    }
+    parts[c] = part;
+  });
+  for (const Partial &part : parts) {
+    stats.sqnr.merge(part.sqnr);
+    stats.maxAbsError = std::max(stats.maxAbsError, part.maxAbs);
+    stats.histogram.merge(part.hist);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+/// Quantizes `w` (shape `shape`) under `scheme` with the configured clip
+/// method. Writes one code per byte to `codes` (i4/u4: the code's low nibble)
+/// and the parameters to `scales` / `zeroPoints` (may be null for symmetric
+/// schemes).
+static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
+                           ArrayRef<int64_t> shape, SchemeAttr scheme,
+                           const Config &cfg, uint8_t *codes, float *scales,
+                           int32_t *zeroPoints, LayerStats &stats) {
+  Kernel k(ctx, cfg, scheme, shape);
+  const int64_t groups = k.layout.numGroups();
+  std::vector<num::ClipResult> clips(groups);
+  withReader(w, [&](auto read) {
+    // 1. Parameters of every group.
+    if (cfg.clip == ClipKind::AbsMax)
+      absmaxClips(k, read, clips);
+    else
+      searchClips(k, read, clips);
+    summarizeClips(clips, stats);
+    for (int64_t g = 0; g < groups; ++g) {
+      scales[g] = clips[g].params.scale;
+      if (zeroPoints)
+        zeroPoints[g] = clips[g].params.zeroPoint;
+    }
+    clipCurve(k, read, stats);
+    // 2. Codes and errors.
+    writeCodes(k, scheme, read, clips, codes, stats);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The constants that replace a weight
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where the codes and parameters go: a buffer owned by a resource blob
+/// (dense_resource results) or by a vector (dense results).
+struct OutBuffer {
+  std::optional<AsmResourceBlob> blob;
+  std::vector<char> vec;
+  char *data() { return blob ? blob->getMutableData().data() : vec.data(); }
+  void allocate(size_t bytes, bool asBlob) {
+    if (asBlob)
+      blob = HeapAsmResourceBlob::allocate(std::max<size_t>(bytes, 1), 64);
+    else
+      vec.assign(bytes, 0);
+  }
+};
+
+} // namespace
+
+static std::string attrString(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << attr;
+  return s;
+}
+
+FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
+                                          Operation *contraction,
+                                          const std::string &name,
+                                          const WeightJob &job,
+                                          LayerRecord &rec) {
+  Builder builder(ctx);
+  RankedTensorType type = job.type;
+  SchemeAttr scheme = job.scheme;
+  ArrayRef<int64_t> shape = type.getShape();
+
+  // Bad input first.
+  if (failed(checkFinite(ctx, contraction, name, job.data, shape,
+                         cfg.nonfiniteClip)))
+    return failure();
+
+  RankedTensorType scaleType =
+      getScaleType(scheme, shape, builder.getF32Type());
+  RankedTensorType zpType;
+  bool symmetricScheme = scheme.isFloat8() || scheme.getSymmetric();
+  if (!symmetricScheme)
+    zpType = RankedTensorType::get(scaleType.getShape(), builder.getI32Type());
+  auto storageType =
+      RankedTensorType::get(shape, scheme.getStorageElementType());
+
+  int64_t n = type.getNumElements();
+  int64_t numParams = scaleType.getNumElements();
+  // 4-bit codes stay `dense`: MLIR's LLVM translation has no conversion
+  // for i4 dense_resource constants.
+  bool codesAsResource = job.asResource && scheme.getStorageBits() == 8;
+  // Scales and zero points are small (at most 1/group-size of the codes)
+  // and always `dense`, which every folder and lowering reads.
+  OutBuffer codes, scales, zps;
+  codes.allocate(n, codesAsResource);
+  scales.allocate(numParams * sizeof(float), /*asBlob=*/false);
+  if (zpType)
+    zps.allocate(numParams * sizeof(int32_t), /*asBlob=*/false);
+
+  quantizeWeight(ctx, job.data, shape, scheme, cfg,
+                 reinterpret_cast<uint8_t *>(codes.data()),
+                 reinterpret_cast<float *>(scales.data()),
+                 zpType ? reinterpret_cast<int32_t *>(zps.data()) : nullptr,
+                 rec.stats);
+
+  rec.shape.assign(shape.begin(), shape.end());
+  rec.numElements = n;
+  rec.scheme = attrString(scheme);
+  rec.granularity = scheme.getGranularityString();
+  rec.symmetric = symmetricScheme;
+  // The weight as stored (a folded chain is quantized from f32 values).
+  rec.bytesBefore =
+      static_cast<uint64_t>(n) * (type.getElementTypeBitWidth() / 8);
+  rec.codeBytes = scheme.getStorageBits() == 4 ? (n + 1) / 2 : n;
+  rec.paramBytes = numParams * (zpType ? 8 : 4);
+  rec.bytesAfter = rec.codeBytes + rec.paramBytes;
+
+  // Build the constants.
+  auto makeAttr = [&](RankedTensorType t, OutBuffer &buf, size_t bytes,
+                      StringRef suffix) -> TypedAttr {
+    if (buf.blob)
+      return DenseResourceElementsAttr::get(t, (job.blobBase + suffix).str(),
+                                            std::move(*buf.blob));
+    return DenseElementsAttr::getFromRawBuffer(
+        t, ArrayRef<char>(buf.data(), bytes));
+  };
+  QuantizedAttrs attrs;
+  attrs.codes = makeAttr(storageType, codes, n, "_q");
+  attrs.scales =
+      makeAttr(scaleType, scales, numParams * sizeof(float), "_scale");
+  if (zpType)
+    attrs.zeroPoints =
+        makeAttr(zpType, zps, numParams * sizeof(int32_t), "_zp");
+  return attrs;
+}
+
+} // namespace mlir::octet::weight_quant
