@@ -273,8 +273,7 @@ struct CpuTarget {
 /// LLVM CPU or CUDA target, and on a level or CPU of another architecture
 /// or below octet's lowest level.
 CpuTarget resolveCpuTarget(StringRef name,
-                           const octet::target::TargetInfo *cudaTarget,
-                           MLIRContext &context) {
+                           const octet::target::TargetInfo *cudaTarget) {
   namespace ot = octet::target;
   llvm::Triple triple(llvm::sys::getProcessTriple());
   CpuTarget result;
@@ -291,12 +290,9 @@ CpuTarget resolveCpuTarget(StringRef name,
     return result;
   }
   std::string archName = triple.getArchName().str();
-  auto sameArch = [&](const ot::TargetInfo &info) {
-    return ot::stringifyArch(info.arch) == archName ||
-           (info.arch == ot::Arch::x86 && archName == "x86_64");
-  };
+  std::optional<ot::Arch> hostArch = ot::getTableArch(archName);
   if (const ot::TargetInfo *level = ot::lookupTarget(name)) {
-    if (!sameArch(*level))
+    if (level->arch != hostArch)
       fail("'" + name + "' is an " + ot::stringifyArch(level->arch) +
            " level; octet-compile builds for this machine's architecture (" +
            archName + ")");
@@ -320,7 +316,7 @@ CpuTarget resolveCpuTarget(StringRef name,
     for (const ot::TargetInfo &info : ot::getTargets()) {
       if (info.arch == ot::Arch::cuda)
         chips.push_back(info.name);
-      else if (sameArch(info))
+      else if (info.arch == hostArch)
         levels.push_back(info.name);
     }
     fail("unknown CPU '" + name + "' for " + triple.str() +
@@ -336,23 +332,15 @@ CpuTarget resolveCpuTarget(StringRef name,
   // like `host` from the CPU's feature set.
   llvm::StringMap<bool> has;
   for (const ot::TargetInfo &info : ot::getTargets()) {
-    if (!sameArch(info))
+    if (info.arch != hostArch)
       continue; // checkFeatures aborts on another architecture's names.
     for (StringRef feature : levelFeatures(info))
       has[feature] = subtarget->checkFeatures(("+" + feature).str());
   }
-  std::string message;
-  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
-    message = diag.str();
-    return success();
-  });
-  FailureOr<ot::HostResolution> level = ot::resolveHostTarget(
-      archName, name, has,
-      [&] { return mlir::emitError(UnknownLoc::get(&context)); });
-  if (failed(level))
-    fail("CPU '" + name + "' has no octet kernel level: " +
-         StringRef(message).split("cannot resolve 'host': ").second);
-  result.level = level->target;
+  std::string whyNot;
+  result.level = ot::findHostLevel(archName, has, whyNot);
+  if (!result.level)
+    fail("CPU '" + name + "' has no octet kernel level: " + whyNot);
   return result;
 }
 
@@ -805,7 +793,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   // Before parsing and lowering: a bad --target fails first (and before
   // LLVM's own "not a recognized processor" warnings).
-  CpuTarget cpuTarget = resolveCpuTarget(target, opts.cudaTarget, context);
+  CpuTarget cpuTarget = resolveCpuTarget(target, opts.cudaTarget);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
