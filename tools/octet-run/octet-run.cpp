@@ -582,24 +582,25 @@ void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
   llvm::raw_fd_ostream os(calibrate, ec);
   if (ec)
     fail("cannot write '" + calibrate + "': " + ec.message());
+  namespace cal = ::octet::calibration;
   llvm::json::OStream j(os, /*IndentSize=*/1);
   j.object([&] {
-    j.attribute("format", "octet-calibration");
-    j.attribute("version", 1);
-    j.attribute("entry", entryName.getValue());
-    j.attribute("batches", static_cast<int64_t>(numBatches));
-    j.attribute("histogram_bins", ::octet::calibration::kHistogramBins);
-    j.attributeObject("tensors", [&] {
+    j.attribute(cal::kFormatKey, cal::kStatsFormat);
+    j.attribute(cal::kVersionKey, cal::kStatsVersion);
+    j.attribute(cal::kEntryKey, entryName.getValue());
+    j.attribute(cal::kBatchesKey, static_cast<int64_t>(numBatches));
+    j.attribute(cal::kHistogramBinsKey, cal::kHistogramBins);
+    j.attributeObject(cal::kTensorsKey, [&] {
       for (size_t ti = 0; ti < calibrator.names.size(); ++ti) {
         const auto &st = calibrator.stats[ti];
         j.attributeObject(calibrator.names[ti], [&] {
-          j.attribute("min", st.minV);
-          j.attribute("max", st.maxV);
-          j.attribute("absmax", st.absmax);
-          j.attribute("count", static_cast<int64_t>(st.count));
-          j.attribute("non_finite", static_cast<int64_t>(st.nonFinite));
+          j.attribute(cal::kMinKey, st.minV);
+          j.attribute(cal::kMaxKey, st.maxV);
+          j.attribute(cal::kAbsmaxKey, st.absmax);
+          j.attribute(cal::kCountKey, static_cast<int64_t>(st.count));
+          j.attribute(cal::kNonFiniteKey, static_cast<int64_t>(st.nonFinite));
           // One line for the 2048 counts.
-          j.attributeBegin("histogram");
+          j.attributeBegin(cal::kHistogramKey);
           j.rawValue([&](llvm::raw_ostream &out) {
             out << "[";
             for (size_t hi = 0; hi < st.histogram.size(); ++hi)
