@@ -99,21 +99,20 @@ namespace {
   std::exit(1);
 }
 
-/// Reads one result from `words` (its slice of the return struct) and
-/// writes it as .npy.
+/// Reads result #`index` from `base` (its slice of the return struct) and
+/// writes it as .npy to `path` (nothing when empty, after checking that it
+/// has an .npy form).
 void writeResult(unsigned index, Type type, const char *base,
-                 const std::string &path, std::set<void *> &ownedBuffers) {
+                 const std::string &path) {
   npy::NpyArray out;
   if (auto shaped = dyn_cast<ShapedType>(type)) {
     const int64_t *w = reinterpret_cast<const int64_t *>(base);
     Type et = shaped.getElementType();
     int64_t rank = shaped.getRank();
-    auto *allocated = reinterpret_cast<void *>(w[0]);
     auto *aligned = reinterpret_cast<const char *>(w[1]);
     int64_t offset = w[2];
     std::vector<int64_t> sizes(w + 3, w + 3 + rank);
     std::vector<int64_t> strides(w + 3 + rank, w + 3 + 2 * rank);
-    ownedBuffers.insert(allocated);
     std::optional<npy::NpyDType> dt = npyTypeFor(et);
     if (!dt)
       fail("result #" + llvm::Twine(index) + " has element type " +
@@ -650,11 +649,10 @@ void runTimed(EntryCall &call, std::vector<Slot> &args) {
 /// Writes each result of the last call to its --output file (checking that
 /// it has an .npy form); without --output, says how many there were.
 void writeOutputs(const EntryCall &call, FunctionType fnType) {
-  std::set<void *> owned;
   int64_t off = 0;
   for (auto [i, t] : llvm::enumerate(fnType.getResults())) {
     writeResult(i, t, reinterpret_cast<const char *>(&call.getResults()[off]),
-                outputFiles.empty() ? std::string() : outputFiles[i], owned);
+                outputFiles.empty() ? std::string() : outputFiles[i]);
     off += resultWords(t);
   }
   if (outputFiles.empty())
