@@ -13,8 +13,7 @@ using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::target;
 
-/// The table architecture of an LLVM architecture name.
-static std::optional<Arch> getTableArch(StringRef archName) {
+std::optional<Arch> target::getTableArch(StringRef archName) {
   switch (llvm::Triple(archName + "-unknown-linux").getArch()) {
   case llvm::Triple::x86_64:
     return Arch::x86;
@@ -25,16 +24,15 @@ static std::optional<Arch> getTableArch(StringRef archName) {
   }
 }
 
-FailureOr<HostResolution>
-target::resolveHostTarget(StringRef archName, StringRef cpu,
-                          const llvm::StringMap<bool> &features,
-                          function_ref<InFlightDiagnostic()> emitError) {
+const TargetInfo *target::findHostLevel(StringRef archName,
+                                        const llvm::StringMap<bool> &features,
+                                        std::string &whyNot) {
   std::optional<Arch> arch = getTableArch(archName);
   if (!arch) {
-    emitError() << "cannot resolve 'host': the capability table has no "
-                   "levels for architecture '"
-                << archName << "' (x86_64 and aarch64 have)";
-    return failure();
+    whyNot = ("the capability table has no levels for architecture '" +
+              archName + "' (x86_64 and aarch64 have)")
+                 .str();
+    return nullptr;
   }
   auto has = [&](StringRef feature) { return features.lookup(feature); };
   // Levels of one architecture go from the least to the most capable: the
@@ -57,9 +55,22 @@ target::resolveHostTarget(StringRef archName, StringRef cpu,
     for (StringRef feature : needed)
       if (!has(feature))
         missing.push_back(feature);
-    emitError() << "cannot resolve 'host': this " << archName << " CPU lacks "
-                << llvm::join(missing, ", ") << ", which the lowest level '"
-                << lowest->name << "' needs; name a target explicitly";
+    whyNot = ("this " + archName + " CPU lacks " + llvm::join(missing, ", ") +
+              ", which the lowest level '" + lowest->name +
+              "' needs; name a target explicitly")
+                 .str();
+  }
+  return best;
+}
+
+FailureOr<HostResolution>
+target::resolveHostTarget(StringRef archName, StringRef cpu,
+                          const llvm::StringMap<bool> &features,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  std::string whyNot;
+  const TargetInfo *best = findHostLevel(archName, features, whyNot);
+  if (!best) {
+    emitError() << "cannot resolve 'host': " << whyNot;
     return failure();
   }
   HostResolution result;

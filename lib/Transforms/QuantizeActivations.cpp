@@ -278,21 +278,22 @@ struct OctetQuantizeActivationsPass
                        << llvm::toString(json.takeError());
     const llvm::json::Object *root = json->getAsObject();
     const llvm::json::Object *tensors =
-        root ? root->getObject("tensors") : nullptr;
+        root ? root->getObject(cal::kTensorsKey) : nullptr;
     if (!tensors)
-      return emitErr() << "'" << stats
-                       << "' has no \"tensors\" object; is it a file "
-                          "written by octet-run --calibrate?";
+      return emitErr() << "'" << stats << "' has no \"" << cal::kTensorsKey
+                       << "\" object; is it a file written by octet-run "
+                          "--calibrate?";
     for (const auto &[key, value] : *tensors) {
       const llvm::json::Object *t = value.getAsObject();
       cal::TensorStats s;
       auto num = [&](StringRef field) -> std::optional<double> {
         return t ? t->getNumber(field) : std::nullopt;
       };
-      if (!t || !num("min") || !num("max") || !num("absmax") ||
-          !num("count"))
+      if (!t || !num(cal::kMinKey) || !num(cal::kMaxKey) ||
+          !num(cal::kAbsmaxKey) || !num(cal::kCountKey))
         return emitErr() << "'" << stats << "': entry '" << key.str()
-                         << "' lacks min/max/absmax/count";
+                         << "' lacks " << cal::kMinKey << "/" << cal::kMaxKey
+                         << "/" << cal::kAbsmaxKey << "/" << cal::kCountKey;
       // Refuse what calibration cannot write (a hand-edited or foreign
       // file): it would become a silently wrong scale, and a negative or
       // huge count does not convert to an integer.
@@ -304,7 +305,8 @@ struct OctetQuantizeActivationsPass
         return std::move(emitErr() << "'" << stats << "': entry '" << name
                                    << "' is inconsistent: ");
       };
-      double minV = *num("min"), maxV = *num("max"), absmax = *num("absmax");
+      double minV = *num(cal::kMinKey), maxV = *num(cal::kMaxKey),
+             absmax = *num(cal::kAbsmaxKey);
       double range = std::max(std::fabs(minV), std::fabs(maxV));
       if (!std::isfinite(minV) || !std::isfinite(maxV) ||
           !(absmax >= 0.0 && absmax <= ::octet::numerics::kFloatMax))
@@ -318,14 +320,14 @@ struct OctetQuantizeActivationsPass
       if (std::fabs(absmax - range) > 1e-6 * range)
         return bad() << "absmax " << fmtNum("%g", absmax)
                      << " is not max(|min|, |max|) = " << fmtNum("%g", range);
-      if (!isCount(*num("count")))
-        return bad() << "count " << fmtNum("%g", *num("count"))
+      if (!isCount(*num(cal::kCountKey)))
+        return bad() << "count " << fmtNum("%g", *num(cal::kCountKey))
                      << " is not a non-negative integer";
       s.minV = minV;
       s.maxV = maxV;
       s.absmax = absmax;
-      s.count = static_cast<uint64_t>(*num("count"));
-      if (const llvm::json::Array *h = t->getArray("histogram")) {
+      s.count = static_cast<uint64_t>(*num(cal::kCountKey));
+      if (const llvm::json::Array *h = t->getArray(cal::kHistogramKey)) {
         for (auto [i, c] : llvm::enumerate(*h)) {
           std::optional<double> v = c.getAsNumber();
           if (!v || !isCount(*v))

@@ -273,8 +273,7 @@ struct CpuTarget {
 /// LLVM CPU or CUDA target, and on a level or CPU of another architecture
 /// or below octet's lowest level.
 CpuTarget resolveCpuTarget(StringRef name,
-                           const octet::target::TargetInfo *cudaTarget,
-                           MLIRContext &context) {
+                           const octet::target::TargetInfo *cudaTarget) {
   namespace ot = octet::target;
   llvm::Triple triple(llvm::sys::getProcessTriple());
   CpuTarget result;
@@ -291,12 +290,9 @@ CpuTarget resolveCpuTarget(StringRef name,
     return result;
   }
   std::string archName = triple.getArchName().str();
-  auto sameArch = [&](const ot::TargetInfo &info) {
-    return ot::stringifyArch(info.arch) == archName ||
-           (info.arch == ot::Arch::x86 && archName == "x86_64");
-  };
+  std::optional<ot::Arch> hostArch = ot::getTableArch(archName);
   if (const ot::TargetInfo *level = ot::lookupTarget(name)) {
-    if (!sameArch(*level))
+    if (level->arch != hostArch)
       fail("'" + name + "' is an " + ot::stringifyArch(level->arch) +
            " level; octet-compile builds for this machine's architecture (" +
            archName + ")");
@@ -320,7 +316,7 @@ CpuTarget resolveCpuTarget(StringRef name,
     for (const ot::TargetInfo &info : ot::getTargets()) {
       if (info.arch == ot::Arch::cuda)
         chips.push_back(info.name);
-      else if (sameArch(info))
+      else if (info.arch == hostArch)
         levels.push_back(info.name);
     }
     fail("unknown CPU '" + name + "' for " + triple.str() +
@@ -336,23 +332,15 @@ CpuTarget resolveCpuTarget(StringRef name,
   // like `host` from the CPU's feature set.
   llvm::StringMap<bool> has;
   for (const ot::TargetInfo &info : ot::getTargets()) {
-    if (!sameArch(info))
+    if (info.arch != hostArch)
       continue; // checkFeatures aborts on another architecture's names.
     for (StringRef feature : levelFeatures(info))
       has[feature] = subtarget->checkFeatures(("+" + feature).str());
   }
-  std::string message;
-  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
-    message = diag.str();
-    return success();
-  });
-  FailureOr<ot::HostResolution> level = ot::resolveHostTarget(
-      archName, name, has,
-      [&] { return mlir::emitError(UnknownLoc::get(&context)); });
-  if (failed(level))
-    fail("CPU '" + name + "' has no octet kernel level: " +
-         StringRef(message).split("cannot resolve 'host': ").second);
-  result.level = level->target;
+  std::string whyNot;
+  result.level = ot::findHostLevel(archName, has, whyNot);
+  if (!result.level)
+    fail("CPU '" + name + "' has no octet kernel level: " + whyNot);
   return result;
 }
 
@@ -383,10 +371,17 @@ void applyCpuTarget(ModuleOp module, const CpuTarget &cpu,
          info->name + " or a CPU that has them");
 }
 
-} // namespace
+/// What octet-compile writes, from the checked command line.
+struct CompileOptions {
+  std::string kind; ///< shared, obj, asm, llvm, mlir, ptx or cubin.
+  /// The CUDA target --target names (kernels for that chip, host code for
+  /// a generic CPU); null for CPU targets.
+  const octet::target::TargetInfo *cudaTarget = nullptr;
+};
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM y(argc, argv);
+/// Parses the command line and checks --emit, that --emit=ptx/cubin has a
+/// CUDA --target, and that there is an output file.
+CompileOptions parseAndCheckOptions(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerPassManagerCLOptions();
@@ -395,24 +390,30 @@ int main(int argc, char **argv) {
       "octet-compile: compile an MLIR model (octet, linalg, ...) for the CPU "
       "into a shared library or object with a C interface and header\n");
 
-  std::string kind = emit.empty() ? std::string(objectOnly ? "obj" : "shared")
-                                  : emit.getValue();
+  CompileOptions opts;
+  opts.kind = emit.empty() ? std::string(objectOnly ? "obj" : "shared")
+                           : emit.getValue();
+  const std::string &kind = opts.kind;
   if (!llvm::is_contained({"shared", "obj", "asm", "llvm", "mlir", "ptx",
                            "cubin"},
                           kind))
     fail("unknown --emit=" + kind +
          "; expected shared, obj, asm, llvm, mlir, ptx or cubin");
   // A CUDA target: kernels for that chip, host code for a generic CPU.
-  const octet::target::TargetInfo *cudaTarget =
-      octet::target::lookupTarget(target);
-  if (cudaTarget && cudaTarget->arch != octet::target::Arch::cuda)
-    cudaTarget = nullptr;
-  if ((kind == "ptx" || kind == "cubin") && !cudaTarget)
+  opts.cudaTarget = octet::target::lookupTarget(target);
+  if (opts.cudaTarget && opts.cudaTarget->arch != octet::target::Arch::cuda)
+    opts.cudaTarget = nullptr;
+  if ((kind == "ptx" || kind == "cubin") && !opts.cudaTarget)
     fail("--emit=" + kind + " needs a CUDA --target (" +
          octet::target::getValidTargetNames() + ")");
   if (outputFile.empty())
     fail("no output file: give -o FILE");
-  DialectRegistry registry;
+  return opts;
+}
+
+/// Registers every dialect, extension, translation to LLVM IR (the GPU
+/// kernels' NVVM included) and pass the input and the pipelines may need.
+void registerDialectsAndPasses(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<octet::OctetDialect>();
@@ -421,28 +422,30 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry); // GPU kernels (NVVM)
   registerAllPasses();
   octet::registerAllOctetPasses();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // Before parsing and lowering: a bad --target fails first (and before
-  // LLVM's own "not a recognized processor" warnings).
-  CpuTarget cpuTarget = resolveCpuTarget(target, cudaTarget, context);
+}
 
+/// Parses the positional .mlir file into a module, its diagnostics
+/// reported through `sourceMgr`.
+OwningOpRef<ModuleOp> loadModule(llvm::SourceMgr &sourceMgr,
+                                 MLIRContext &context) {
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
   if (!file)
     fail(errorMessage);
-  llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     fail("could not parse '" + inputFile + "'");
+  return module;
+}
 
-  // Public functions get the C interface; remember their signatures.
+/// The public functions of `module`, marked for MLIR's C interface. Fails
+/// when there is none, and on a function with a type that has no C form.
+SmallVector<func::FuncOp> collectExports(ModuleOp module) {
   SmallVector<func::FuncOp> publics;
-  module->walk([&](func::FuncOp f) {
+  module.walk([&](func::FuncOp f) {
     if (f.isPublic() && !f.isExternal()) {
-      f->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
+      f->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
       publics.push_back(f);
     }
   });
@@ -457,22 +460,36 @@ int main(int argc, char **argv) {
           (!shaped && cType(t).empty()))
         fail("function '" + f.getSymName() + "' uses type " + str(t) +
              ", which has no C form");
+  return publics;
+}
+
+/// The C header declaring `publics`, its include guard named after the
+/// output file.
+std::string headerText(ArrayRef<func::FuncOp> publics) {
   std::string header;
-  {
-    llvm::raw_string_ostream os(header);
-    std::string guard =
-        "OCTET_" +
-        identifier(llvm::sys::path::stem(outputFile).upper()) + "_H";
-    writeHeader(os, publics, guard);
-  }
-  // (name, signature) of each export, kept as text: lowering replaces the
-  // func ops.
-  SmallVector<std::pair<std::string, std::string>> signatures;
+  llvm::raw_string_ostream os(header);
+  std::string guard =
+      "OCTET_" + identifier(llvm::sys::path::stem(outputFile).upper()) + "_H";
+  writeHeader(os, publics, guard);
+  return header;
+}
+
+/// (name, signature) of an exported function.
+using Signature = std::pair<std::string, std::string>;
+
+/// The signature of each of `publics`, kept as text: lowering replaces the
+/// func ops.
+SmallVector<Signature> exportSignatures(ArrayRef<func::FuncOp> publics) {
+  SmallVector<Signature> signatures;
   for (func::FuncOp f : publics)
     signatures.emplace_back(f.getSymName().str(), str(f.getFunctionType()));
+  return signatures;
+}
 
-  // Target machine for the requested CPU; the module gets the kernels of
-  // its level (or is checked against the level it names).
+/// The target machine for the host code: the process triple, the CPU and
+/// features of `cpuTarget` plus --features, PIC, at -O.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CpuTarget &cpuTarget) {
   std::string triple = llvm::sys::getProcessTriple();
   std::string cpu = cpuTarget.cpu;
   SmallVector<std::string> featureList = cpuTarget.features;
@@ -485,7 +502,8 @@ int main(int argc, char **argv) {
   if (!llvmTarget)
     fail("no LLVM target for " + triple + ": " + tripleError);
   llvm::TargetOptions options;
-  auto level = static_cast<llvm::CodeGenOptLevel>(std::min(3u, optLevel.getValue()));
+  auto level =
+      static_cast<llvm::CodeGenOptLevel>(std::min(3u, optLevel.getValue()));
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
       llvm::Triple(triple), cpu, llvm::join(featureList, ","), options,
       llvm::Reloc::PIC_, std::nullopt, level));
@@ -493,14 +511,20 @@ int main(int argc, char **argv) {
     fail("cannot create a target machine for cpu '" + cpu + "'");
   if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
     fail("unknown CPU '" + cpu + "' for " + triple);
-  if (!cudaTarget)
-    applyCpuTarget(*module, cpuTarget, *tm->getMCSubtargetInfo());
+  return tm;
+}
 
+/// Lowers `module` to the LLVM dialect: octet-lower-to-host, or the CUDA
+/// pipeline (kernels in a gpu.binary, --gpu-binary, --emulate-gpu, ...)
+/// for a CUDA target.
+void lowerModule(ModuleOp module, MLIRContext &context,
+                 const CompileOptions &opts) {
+  const std::string &kind = opts.kind;
   PassManager pm(&context);
   LogicalResult built = failure();
-  if (cudaTarget) {
+  if (opts.cudaTarget) {
     octet::CudaPipelineOptions cudaOptions;
-    cudaOptions.chip = cudaTarget->name.str();
+    cudaOptions.chip = opts.cudaTarget->name.str();
     if (gpuBinary != "cubin" && gpuBinary != "ptx")
       fail("unknown --gpu-binary=" + gpuBinary + "; expected cubin or ptx");
     cudaOptions.format =
@@ -519,195 +543,292 @@ int main(int argc, char **argv) {
   }
   if (failed(applyPassManagerCLOptions(pm)) || failed(built))
     fail("cannot build the lowering pipeline");
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(module)))
     fail("lowering '" + inputFile + "' failed");
-  if (kind == "ptx" || kind == "cubin") {
-    // The kernels alone: the (only) object of gpu.binary @octet_kernels.
-    auto binary = module->lookupSymbol<gpu::BinaryOp>(
-        octet::kCudaKernelModuleName);
-    if (!binary || binary.getObjects().empty())
-      fail("'" + inputFile + "' has no octet op to run on the GPU");
-    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-    std::error_code ec;
-    llvm::ToolOutputFile out(outputFile, ec,
-                             kind == "ptx" ? llvm::sys::fs::OF_Text
-                                           : llvm::sys::fs::OF_None);
-    if (ec)
-      fail("cannot write '" + outputFile + "': " + ec.message());
-    StringRef bytes = object.getObject().getValue();
-    // PTX is stored NUL-terminated for the driver's JIT.
-    if (kind == "ptx")
-      bytes = bytes.rtrim(StringRef("\0", 1));
-    out.os() << bytes;
-    out.keep();
+}
+
+/// --emit=ptx/cubin: writes the kernels alone, the (only) object of
+/// gpu.binary @octet_kernels.
+void writeKernels(ModuleOp module, StringRef kind) {
+  auto binary =
+      module.lookupSymbol<gpu::BinaryOp>(octet::kCudaKernelModuleName);
+  if (!binary || binary.getObjects().empty())
+    fail("'" + inputFile + "' has no octet op to run on the GPU");
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec,
+                           kind == "ptx" ? llvm::sys::fs::OF_Text
+                                         : llvm::sys::fs::OF_None);
+  if (ec)
+    fail("cannot write '" + outputFile + "': " + ec.message());
+  StringRef bytes = object.getObject().getValue();
+  // PTX is stored NUL-terminated for the driver's JIT.
+  if (kind == "ptx")
+    bytes = bytes.rtrim(StringRef("\0", 1));
+  out.os() << bytes;
+  out.keep();
+}
+
+/// --emit=mlir: writes the lowered LLVM-dialect module.
+void writeMlir(ModuleOp module) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    fail("cannot write '" + outputFile + "': " + ec.message());
+  module.print(out.os());
+  out.keep();
+}
+
+/// Translates the lowered `module` to LLVM IR for the process triple and
+/// the data layout of `tm`.
+std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
+                                                llvm::LLVMContext &llvmContext,
+                                                const llvm::TargetMachine &tm,
+                                                const CompileOptions &opts) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    fail("translation to LLVM IR failed");
+  // GPU host code calls MLIR's mgpu* runtime ABI, implemented by
+  // liboctet_runtime as octet_mgpu* (the driver is loaded at run time).
+  if (opts.cudaTarget && !emulateGpu)
+    octet::prefixGpuRuntimeCalls(*llvmModule);
+  llvmModule->setTargetTriple(llvm::Triple(llvm::sys::getProcessTriple()));
+  llvmModule->setDataLayout(tm.createDataLayout());
+  return llvmModule;
+}
+
+/// Embeds the signature of each export (`octet_signature_NAME`) and adds
+/// `_octet_packed_NAME(void **args)`, which calls _mlir_ciface_NAME with
+/// args[i] pointing at its i-th parameter (what octet-run --library uses
+/// to call any signature).
+void addSignaturesAndPackedWrappers(llvm::Module &llvmModule,
+                                    ArrayRef<Signature> signatures) {
+  llvm::LLVMContext &llvmContext = llvmModule.getContext();
+  llvm::IRBuilder<> b(llvmContext);
+  for (const auto &[name, signature] : signatures) {
+    auto *init = llvm::ConstantDataArray::getString(llvmContext, signature);
+    new llvm::GlobalVariable(llvmModule, init->getType(), true,
+                             llvm::GlobalValue::ExternalLinkage, init,
+                             "octet_signature_" + name);
+  }
+  auto *ptrTy = llvm::PointerType::get(llvmContext, 0);
+  for (const auto &[name, signature] : signatures) {
+    llvm::Function *ciface = llvmModule.getFunction("_mlir_ciface_" + name);
+    if (!ciface)
+      fail("no C interface generated for '" + name + "'");
+    auto *packed = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext), {ptrTy},
+                                false),
+        llvm::GlobalValue::ExternalLinkage, "_octet_packed_" + name,
+        llvmModule);
+    b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", packed));
+    SmallVector<llvm::Value *> callArgs;
+    for (auto [i, param] : llvm::enumerate(ciface->args())) {
+      llvm::Value *slot = b.CreateLoad(
+          ptrTy, b.CreateConstGEP1_64(ptrTy, packed->getArg(0), i));
+      callArgs.push_back(b.CreateLoad(param.getType(), slot));
+    }
+    b.CreateCall(ciface, callArgs);
+    b.CreateRetVoid();
+  }
+}
+
+/// The features that matter for the generated code (a subset of what the
+/// CPU name implies) that `tm`'s CPU has, as LLVM names.
+SmallVector<std::string> requiredCpuFeatures(const llvm::TargetMachine &tm) {
+  static const char *const checked[] = {
+      "sse4.2",     "avx",        "avx2",        "fma",
+      "f16c",       "avx512f",    "avx512bw",    "avx512vl",
+      "avx512vnni", "avx512bf16", "avx512fp16",  "avxvnni",
+      "avxvnniint8", "amx-tile",  "amx-int8",    "amx-bf16"};
+  SmallVector<std::string> required;
+  for (const char *f : checked)
+    if (tm.getMCSubtargetInfo()->checkFeatures(std::string("+") + f))
+      required.push_back(f);
+  return required;
+}
+
+/// Adds the load-time CPU check of a shared library: a constructor calling
+/// octet_require_cpu_features with the library's name and `required`.
+void addCpuFeatureCheck(llvm::Module &llvmModule,
+                        ArrayRef<std::string> required) {
+  llvm::LLVMContext &llvmContext = llvmModule.getContext();
+  llvm::IRBuilder<> b(llvmContext);
+  auto *ptrTy = llvm::PointerType::get(llvmContext, 0);
+  auto *voidTy = llvm::Type::getVoidTy(llvmContext);
+  llvm::FunctionCallee check = llvmModule.getOrInsertFunction(
+      "octet_require_cpu_features",
+      llvm::FunctionType::get(voidTy, {ptrTy, ptrTy}, false));
+  auto *ctor = llvm::Function::Create(
+      llvm::FunctionType::get(voidTy, false),
+      llvm::GlobalValue::InternalLinkage, "octet.check_cpu", llvmModule);
+  b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", ctor));
+  b.CreateCall(check,
+               {b.CreateGlobalString(
+                    llvm::sys::path::filename(outputFile).str()),
+                b.CreateGlobalString(llvm::join(required, ","))});
+  b.CreateRetVoid();
+  llvm::appendToGlobalCtors(llvmModule, ctor, 0);
+}
+
+/// Runs LLVM's optimization pipeline at -O on `llvmModule`.
+void optimize(llvm::Module &llvmModule, llvm::TargetMachine &tm) {
+  auto transformer =
+      makeOptimizingTransformer(std::min(3u, optLevel.getValue()), 0, &tm);
+  if (llvm::Error err = transformer(&llvmModule))
+    fail("LLVM optimization failed: " + llvm::toString(std::move(err)));
+}
+
+/// Writes `llvmModule` as `type` (assembly or object) to `path`.
+void emitFile(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+              StringRef path, llvm::CodeGenFileType type) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    fail("cannot write '" + path + "': " + ec.message());
+  llvm::legacy::PassManager cg;
+  if (tm.addPassesToEmitFile(cg, out.os(), nullptr, type))
+    fail("the target cannot emit this file type");
+  cg.run(llvmModule);
+  out.keep();
+}
+
+/// Writes `llvmModule` as LLVM IR text to the output file.
+void writeLLVMIR(llvm::Module &llvmModule) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    fail("cannot write '" + outputFile + "': " + ec.message());
+  llvmModule.print(out.os(), nullptr);
+  out.keep();
+}
+
+/// The directory of liboctet_runtime.so: --runtime-dir, else ../lib next
+/// to this tool (`argv0`).
+std::string getRuntimeDir(const char *argv0) {
+  std::string rtDir = runtimeDir;
+  if (rtDir.empty()) {
+    SmallString<256> self(llvm::sys::fs::getMainExecutable(
+        argv0, reinterpret_cast<void *>(&fail)));
+    llvm::sys::path::remove_filename(self);
+    llvm::sys::path::append(self, "..", "lib");
+    rtDir = std::string(self);
+  }
+  return rtDir;
+}
+
+/// Writes the shared library: the object to a temporary file, then linked
+/// against the runtime with the system compiler driver.
+void linkSharedLibrary(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                       const char *argv0) {
+  SmallString<128> obj;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("octet-compile", "o", obj))
+    fail("cannot create a temporary file: " + ec.message());
+  emitFile(llvmModule, tm, obj, llvm::CodeGenFileType::ObjectFile);
+  std::string rtDir = getRuntimeDir(argv0);
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    cc = llvm::sys::findProgramByName("clang");
+  if (!cc)
+    fail("no C compiler driver (cc) to link the library; use -c for an "
+         "object file");
+  std::string rpath = "-Wl,-rpath," + rtDir;
+  std::string libDir = "-L" + rtDir;
+  SmallVector<StringRef> args{*cc,  "-shared", "-o",      outputFile,
+                              obj,  libDir,    rpath,     "-loctet_runtime",
+                              "-lm"};
+  std::string msg;
+  int rc =
+      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &msg);
+  llvm::sys::fs::remove(obj);
+  if (rc != 0)
+    fail("linking '" + outputFile + "' failed" +
+         (msg.empty() ? "" : ": " + msg));
+}
+
+/// Writes the output file of an --emit that goes through LLVM IR: llvm,
+/// asm, obj or (the rest) shared.
+void writeOutput(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                 StringRef kind, const char *argv0) {
+  if (kind == "llvm")
+    writeLLVMIR(llvmModule);
+  else if (kind == "asm")
+    emitFile(llvmModule, tm, outputFile, llvm::CodeGenFileType::AssemblyFile);
+  else if (kind == "obj")
+    emitFile(llvmModule, tm, outputFile, llvm::CodeGenFileType::ObjectFile);
+  else
+    linkSharedLibrary(llvmModule, tm, argv0);
+}
+
+/// Writes the C header to --header (default: the output name with .h).
+/// On failure removes the output file: the library without its header
+/// would look like a success.
+void writeHeaderFile(StringRef header) {
+  std::string path = headerFile;
+  if (path.empty()) {
+    SmallString<128> p(outputFile.getValue());
+    llvm::sys::path::replace_extension(p, "h");
+    path = std::string(p);
+  }
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::sys::fs::remove(outputFile);
+    fail("cannot write '" + path + "': " + ec.message());
+  }
+  out.os() << header;
+  out.keep();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  CompileOptions opts = parseAndCheckOptions(argc, argv);
+  DialectRegistry registry;
+  registerDialectsAndPasses(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Before parsing and lowering: a bad --target fails first (and before
+  // LLVM's own "not a recognized processor" warnings).
+  CpuTarget cpuTarget = resolveCpuTarget(target, opts.cudaTarget);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = loadModule(sourceMgr, context);
+  // Public functions get the C interface; their header and signatures are
+  // taken before lowering replaces the func ops.
+  SmallVector<func::FuncOp> publics = collectExports(*module);
+  std::string header = headerText(publics);
+  SmallVector<Signature> signatures = exportSignatures(publics);
+
+  // Target machine for the requested CPU; the module gets the kernels of
+  // its level (or is checked against the level it names).
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(cpuTarget);
+  if (!opts.cudaTarget)
+    applyCpuTarget(*module, cpuTarget, *tm->getMCSubtargetInfo());
+  lowerModule(*module, context, opts);
+  if (opts.kind == "ptx" || opts.kind == "cubin") {
+    writeKernels(*module, opts.kind);
     return 0;
   }
-  if (kind == "mlir") {
-    std::error_code ec;
-    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      fail("cannot write '" + outputFile + "': " + ec.message());
-    module->print(out.os());
-    out.keep();
+  if (opts.kind == "mlir") {
+    writeMlir(*module);
     return 0;
   }
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext);
-  if (!llvmModule)
-    fail("translation to LLVM IR failed");
-  // GPU host code calls MLIR's mgpu* runtime ABI, implemented by
-  // liboctet_runtime as octet_mgpu* (the driver is loaded at run time).
-  if (cudaTarget && !emulateGpu)
-    octet::prefixGpuRuntimeCalls(*llvmModule);
-  llvmModule->setTargetTriple(llvm::Triple(triple));
-  llvmModule->setDataLayout(tm->createDataLayout());
-
-  // Embedded signatures and the load-time CPU check.
-  {
-    llvm::IRBuilder<> b(llvmContext);
-    for (const auto &[name, signature] : signatures) {
-      auto *init = llvm::ConstantDataArray::getString(llvmContext, signature);
-      new llvm::GlobalVariable(*llvmModule, init->getType(), true,
-                               llvm::GlobalValue::ExternalLinkage, init,
-                               "octet_signature_" + name);
-    }
-    // _octet_packed_NAME(void **args): calls _mlir_ciface_NAME with
-    // args[i] pointing at its i-th parameter (what octet-run --library
-    // uses to call any signature).
-    auto *ptrTy = llvm::PointerType::get(llvmContext, 0);
-    for (const auto &[name, signature] : signatures) {
-      llvm::Function *ciface =
-          llvmModule->getFunction("_mlir_ciface_" + name);
-      if (!ciface)
-        fail("no C interface generated for '" + name + "'");
-      auto *packed = llvm::Function::Create(
-          llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext),
-                                  {ptrTy}, false),
-          llvm::GlobalValue::ExternalLinkage, "_octet_packed_" + name,
-          *llvmModule);
-      b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", packed));
-      SmallVector<llvm::Value *> callArgs;
-      for (auto [i, param] : llvm::enumerate(ciface->args())) {
-        llvm::Value *slot = b.CreateLoad(
-            ptrTy, b.CreateConstGEP1_64(ptrTy, packed->getArg(0), i));
-        callArgs.push_back(b.CreateLoad(param.getType(), slot));
-      }
-      b.CreateCall(ciface, callArgs);
-      b.CreateRetVoid();
-    }
-
-    // The features that matter for the generated code (a subset of what
-    // the CPU name implies), as LLVM names.
-    static const char *const checked[] = {
-        "sse4.2",     "avx",        "avx2",        "fma",
-        "f16c",       "avx512f",    "avx512bw",    "avx512vl",
-        "avx512vnni", "avx512bf16", "avx512fp16",  "avxvnni",
-        "avxvnniint8", "amx-tile",  "amx-int8",    "amx-bf16"};
-    SmallVector<std::string> required;
-    for (const char *f : checked)
-      if (tm->getMCSubtargetInfo()->checkFeatures(std::string("+") + f))
-        required.push_back(f);
-    if (!required.empty() && kind == "shared") {
-      auto *voidTy = llvm::Type::getVoidTy(llvmContext);
-      llvm::FunctionCallee check = llvmModule->getOrInsertFunction(
-          "octet_require_cpu_features",
-          llvm::FunctionType::get(voidTy, {ptrTy, ptrTy}, false));
-      auto *ctor = llvm::Function::Create(
-          llvm::FunctionType::get(voidTy, false),
-          llvm::GlobalValue::InternalLinkage, "octet.check_cpu", *llvmModule);
-      b.SetInsertPoint(llvm::BasicBlock::Create(llvmContext, "entry", ctor));
-      b.CreateCall(check,
-                   {b.CreateGlobalString(
-                        llvm::sys::path::filename(outputFile).str()),
-                    b.CreateGlobalString(llvm::join(required, ","))});
-      b.CreateRetVoid();
-      llvm::appendToGlobalCtors(*llvmModule, ctor, 0);
-    }
-  }
-
-  auto transformer =
-      makeOptimizingTransformer(std::min(3u, optLevel.getValue()), 0, tm.get());
-  if (llvm::Error err = transformer(llvmModule.get()))
-    fail("LLVM optimization failed: " + llvm::toString(std::move(err)));
-
-  auto writeTo = [&](StringRef path, llvm::CodeGenFileType type) {
-    std::error_code ec;
-    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      fail("cannot write '" + path + "': " + ec.message());
-    llvm::legacy::PassManager cg;
-    if (tm->addPassesToEmitFile(cg, out.os(), nullptr, type))
-      fail("the target cannot emit this file type");
-    cg.run(*llvmModule);
-    out.keep();
-  };
-
-  if (kind == "llvm") {
-    std::error_code ec;
-    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      fail("cannot write '" + outputFile + "': " + ec.message());
-    llvmModule->print(out.os(), nullptr);
-    out.keep();
-  } else if (kind == "asm") {
-    writeTo(outputFile, llvm::CodeGenFileType::AssemblyFile);
-  } else if (kind == "obj") {
-    writeTo(outputFile, llvm::CodeGenFileType::ObjectFile);
-  } else {
-    // Object to a temporary file, then link a shared library against the
-    // runtime with the system compiler driver.
-    SmallString<128> obj;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("octet-compile", "o", obj))
-      fail("cannot create a temporary file: " + ec.message());
-    writeTo(obj, llvm::CodeGenFileType::ObjectFile);
-    std::string rtDir = runtimeDir;
-    if (rtDir.empty()) {
-      SmallString<256> self(llvm::sys::fs::getMainExecutable(
-          argv[0], reinterpret_cast<void *>(&fail)));
-      llvm::sys::path::remove_filename(self);
-      llvm::sys::path::append(self, "..", "lib");
-      rtDir = std::string(self);
-    }
-    llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
-    if (!cc)
-      cc = llvm::sys::findProgramByName("clang");
-    if (!cc)
-      fail("no C compiler driver (cc) to link the library; use -c for an "
-           "object file");
-    std::string rpath = "-Wl,-rpath," + rtDir;
-    std::string libDir = "-L" + rtDir;
-    SmallVector<StringRef> args{*cc,  "-shared", "-o",      outputFile,
-                                obj,  libDir,    rpath,     "-loctet_runtime",
-                                "-lm"};
-    std::string msg;
-    int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
-                                       &msg);
-    llvm::sys::fs::remove(obj);
-    if (rc != 0)
-      fail("linking '" + outputFile + "' failed" +
-           (msg.empty() ? "" : ": " + msg));
-  }
-
-  if (headerFile != "-" && (kind == "shared" || kind == "obj")) {
-    std::string path = headerFile;
-    if (path.empty()) {
-      SmallString<128> p(outputFile.getValue());
-      llvm::sys::path::replace_extension(p, "h");
-      path = std::string(p);
-    }
-    std::error_code ec;
-    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      // A failed run leaves no output: the library without its header
-      // would look like a success.
-      llvm::sys::fs::remove(outputFile);
-      fail("cannot write '" + path + "': " + ec.message());
-    }
-    out.os() << header;
-    out.keep();
-  }
+      translateToLLVMIR(*module, llvmContext, *tm, opts);
+  addSignaturesAndPackedWrappers(*llvmModule, signatures);
+  SmallVector<std::string> required = requiredCpuFeatures(*tm);
+  if (!required.empty() && opts.kind == "shared")
+    addCpuFeatureCheck(*llvmModule, required);
+  optimize(*llvmModule, *tm);
+  writeOutput(*llvmModule, *tm, opts.kind, argv[0]);
+  if (headerFile != "-" && (opts.kind == "shared" || opts.kind == "obj"))
+    writeHeaderFile(header);
   return 0;
 }

@@ -99,21 +99,20 @@ namespace {
   std::exit(1);
 }
 
-/// Reads one result from `words` (its slice of the return struct) and
-/// writes it as .npy.
+/// Reads result #`index` from `base` (its slice of the return struct) and
+/// writes it as .npy to `path` (nothing when empty, after checking that it
+/// has an .npy form).
 void writeResult(unsigned index, Type type, const char *base,
-                 const std::string &path, std::set<void *> &ownedBuffers) {
+                 const std::string &path) {
   npy::NpyArray out;
   if (auto shaped = dyn_cast<ShapedType>(type)) {
     const int64_t *w = reinterpret_cast<const int64_t *>(base);
     Type et = shaped.getElementType();
     int64_t rank = shaped.getRank();
-    auto *allocated = reinterpret_cast<void *>(w[0]);
     auto *aligned = reinterpret_cast<const char *>(w[1]);
     int64_t offset = w[2];
     std::vector<int64_t> sizes(w + 3, w + 3 + rank);
     std::vector<int64_t> strides(w + 3 + rank, w + 3 + 2 * rank);
-    ownedBuffers.insert(allocated);
     std::optional<npy::NpyDType> dt = npyTypeFor(et);
     if (!dt)
       fail("result #" + llvm::Twine(index) + " has element type " +
@@ -225,10 +224,8 @@ bool needsLowering(ModuleOp module) {
   return found;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM y(argc, argv);
+/// Initializes the native target (for the JIT) and parses the command line.
+void parseOptions(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerPassManagerCLOptions();
@@ -236,8 +233,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "octet-run: lower an MLIR module for the host CPU, JIT-run one "
       "function on .npy inputs and write its results as .npy\n");
+}
 
-  DialectRegistry registry;
+/// Registers every dialect, extension, LLVM translation and pass the input
+/// module and the lowering pipelines may need.
+void registerDialectsAndPasses(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<mlir::octet::OctetDialect>();
@@ -245,75 +245,99 @@ int main(int argc, char **argv) {
   registerLLVMDialectTranslation(registry);
   registerAllPasses();
   mlir::octet::registerAllOctetPasses();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+}
 
-  bool fromLibrary = library;
-  FunctionType fnType;
-  OwningOpRef<ModuleOp> module;
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  void (*libraryEntry)(void **) = nullptr;
-  if (fromLibrary) {
-    // A library from octet-compile: the signature is embedded as text.
-    const std::string &libPath = inputFile;
-    // dlopen looks a name without a '/' up on the library search path
-    // (`--library libm.so` would load the system's libm): the user means
-    // the file they named.
-    std::string openPath =
-        libPath.find('/') == std::string::npos ? "./" + libPath : libPath;
-    void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-      fail("cannot load '" + libPath + "': " + dlerror());
-    auto *sig = static_cast<const char *>(
-        dlsym(handle, ("octet_signature_" + entryName).c_str()));
-    libraryEntry = reinterpret_cast<void (*)(void **)>(
-        dlsym(handle, ("_octet_packed_" + entryName).c_str()));
-    if (!sig || !libraryEntry)
-      fail("'" + libPath + "' exports no function '" + entryName +
-           "' built by octet-compile");
-    std::string error;
-    fnType = parseLibrarySignature(sig, entryName, context, error);
-    if (!fnType)
-      fail("'" + libPath + "': " + error);
-    if (!calibrate.empty())
-      fail("--calibrate needs the MLIR module, not a compiled library");
-  } else {
-    std::string errorMessage;
-    auto file = openInputFile(inputFile, &errorMessage);
-    if (!file)
-      fail(errorMessage);
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (!module)
-      fail("could not parse '" + inputFile + "'");
+/// The function octet-run calls: its signature before lowering (which
+/// decides how arrays are passed) and, once compiled or loaded, its packed
+/// entry point.
+struct EntryPoint {
+  FunctionType type;
+  void (*fn)(void **) = nullptr;
+};
 
-    // The signature before lowering decides how arrays are passed.
-    auto func = module->lookupSymbol<func::FuncOp>(entryName);
-    if (!func) {
-      std::string names;
-      module->walk([&](func::FuncOp f) {
-        names += (names.empty() ? "" : ", ") + f.getSymName().str();
-      });
-      fail("no func.func named '" + entryName + "' in '" + inputFile + "'" +
-           (names.empty()
-                ? std::string(" (octet-run needs the function before "
-                              "lowering)")
-                : " (functions: " + names + ")"));
-    }
-    if (func.isExternal())
-      fail("'" + entryName + "' is only a declaration");
-    fnType = func.getFunctionType();
+/// Loads the shared library named by the positional argument (built by
+/// octet-compile) and finds --entry in it: the signature is embedded as
+/// text. Fails on a library that cannot be loaded or lacks the function,
+/// and on --calibrate, which needs the MLIR module.
+EntryPoint loadLibrary(MLIRContext &context) {
+  const std::string &libPath = inputFile;
+  // dlopen looks a name without a '/' up on the library search path
+  // (`--library libm.so` would load the system's libm): the user means
+  // the file they named.
+  std::string openPath =
+      libPath.find('/') == std::string::npos ? "./" + libPath : libPath;
+  void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    fail("cannot load '" + libPath + "': " + dlerror());
+  auto *sig = static_cast<const char *>(
+      dlsym(handle, ("octet_signature_" + entryName).c_str()));
+  EntryPoint entry;
+  entry.fn = reinterpret_cast<void (*)(void **)>(
+      dlsym(handle, ("_octet_packed_" + entryName).c_str()));
+  if (!sig || !entry.fn)
+    fail("'" + libPath + "' exports no function '" + entryName +
+         "' built by octet-compile");
+  std::string error;
+  entry.type = parseLibrarySignature(sig, entryName, context, error);
+  if (!entry.type)
+    fail("'" + libPath + "': " + error);
+  if (!calibrate.empty())
+    fail("--calibrate needs the MLIR module, not a compiled library");
+  return entry;
+}
+
+/// Parses the positional .mlir file into a module, its diagnostics
+/// reported through `sourceMgr`.
+OwningOpRef<ModuleOp> loadModule(llvm::SourceMgr &sourceMgr,
+                                 MLIRContext &context) {
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    fail(errorMessage);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail("could not parse '" + inputFile + "'");
+  return module;
+}
+
+/// The signature of --entry in `module` before lowering. Fails (listing
+/// the functions there are) when there is no such func.func, and on a
+/// declaration.
+FunctionType getEntrySignature(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>(entryName);
+  if (!func) {
+    std::string names;
+    module.walk([&](func::FuncOp f) {
+      names += (names.empty() ? "" : ", ") + f.getSymName().str();
+    });
+    fail("no func.func named '" + entryName + "' in '" + inputFile + "'" +
+         (names.empty()
+              ? std::string(" (octet-run needs the function before "
+                            "lowering)")
+              : " (functions: " + names + ")"));
   }
+  if (func.isExternal())
+    fail("'" + entryName + "' is only a declaration");
+  return func.getFunctionType();
+}
+
+/// Checks that the --input and --output files fit `fnType` and that
+/// octet-run can return each of its results.
+void checkSignature(FunctionType fnType) {
   if (std::string error = checkArity(fnType, entryName, inputFiles.size(),
                                      outputFiles.size());
       !error.empty())
     fail(error);
   if (std::string error = checkResults(fnType); !error.empty())
     fail(error);
+}
 
-  // Read and check the inputs before spending time on compilation. With
-  // --calibrate each --input may list one file per batch.
+/// Reads and checks the inputs, before any time is spent on compilation:
+/// one argument list per batch. With --calibrate each --input may list one
+/// file per batch (comma-separated; a single file serves every batch);
+/// otherwise there is one batch.
+std::vector<std::vector<Slot>> readInputs(FunctionType fnType) {
   bool calibrating = !calibrate.empty();
   std::vector<std::vector<std::string>> batchFiles;
   size_t numBatches = 1;
@@ -346,28 +370,33 @@ int main(int argc, char **argv) {
       batches[bi].push_back(std::move(*slot));
     }
   }
-  std::vector<Slot> &args = batches[0];
+  return batches;
+}
 
-  Calibrator calibrator;
-  if (calibrating) {
-    PassManager pm(&context);
-    if (failed(parsePassPipeline("octet-lower-observers", pm, llvm::errs())) ||
-        failed(pm.run(*module)))
-      fail("lowering the observers of '" + inputFile + "' failed");
-    auto names = (*module)->getAttrOfType<ArrayAttr>("octet.observers");
-    if (!names || names.empty())
-      fail("--calibrate: '" + inputFile +
-           "' has no octet.observe ops (run octet-opt --octet-instrument "
-           "first)");
-    for (Attribute a : names)
-      calibrator.names.push_back(cast<StringAttr>(a).str());
-    calibrator.stats.resize(calibrator.names.size());
-  }
+/// Lowers the octet.observe ops of `module` to calls of observeCallback
+/// and sets `calibrator` up for the tensors they observe. Fails when the
+/// module has none.
+void prepareCalibration(ModuleOp module, MLIRContext &context,
+                        Calibrator &calibrator) {
+  PassManager pm(&context);
+  if (failed(parsePassPipeline("octet-lower-observers", pm, llvm::errs())) ||
+      failed(pm.run(module)))
+    fail("lowering the observers of '" + inputFile + "' failed");
+  auto names = module->getAttrOfType<ArrayAttr>("octet.observers");
+  if (!names || names.empty())
+    fail("--calibrate: '" + inputFile +
+         "' has no octet.observe ops (run octet-opt --octet-instrument "
+         "first)");
+  for (Attribute a : names)
+    calibrator.names.push_back(cast<StringAttr>(a).str());
+  calibrator.stats.resize(calibrator.names.size());
+}
 
-  void (*entry)(void **) = libraryEntry;
-  std::unique_ptr<ExecutionEngine> jit;
-  if (!fromLibrary) {
-  if (needsLowering(*module)) {
+/// Lowers `module` to the LLVM dialect (--pipeline, by default
+/// octet-lower-to-host) unless it is lowered already, and prints it with
+/// --print-lowered.
+void lowerForHost(ModuleOp module, MLIRContext &context) {
+  if (needsLowering(module)) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       fail("invalid pass manager options");
@@ -376,18 +405,43 @@ int main(int argc, char **argv) {
                            : pipeline.getValue();
     if (failed(parsePassPipeline(text, pm, llvm::errs())))
       fail("invalid --pipeline '" + text + "'");
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(module)))
       fail("lowering '" + inputFile + "' failed");
   }
   // Argument attributes that only guided bufferization mean nothing to
   // LLVM (and would warn).
-  module->walk([](LLVM::LLVMFuncOp fn) {
+  module.walk([](LLVM::LLVMFuncOp fn) {
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
       fn.removeArgAttr(i, "bufferization.access");
   });
   if (printLowered)
-    module->print(llvm::outs());
+    module.print(llvm::outs());
+}
 
+/// The symbols the JIT-compiled code may call outside itself: the
+/// calibration observer and the runtime entry points generated CPU kernels
+/// call.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap map;
+  map[interner("_mlir_ciface_octet_observe")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&observeCallback),
+      llvm::JITSymbolFlags::Exported};
+  // The runtime entry points generated CPU kernels call.
+  auto add = [&](const char *name, auto *fn) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                           llvm::JITSymbolFlags::Exported};
+  };
+#define OCTET_ADD_SYMBOL(name) add(#name, &name);
+  OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(OCTET_ADD_SYMBOL)
+#undef OCTET_ADD_SYMBOL
+  return map;
+}
+
+/// JIT-compiles the lowered `module` for the host at -O and sets
+/// `entry.fn` to the packed wrapper of --entry. The returned engine owns
+/// the code and must outlive the calls.
+std::unique_ptr<ExecutionEngine> jitCompile(ModuleOp module,
+                                            EntryPoint &entry) {
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder)
     fail("cannot detect the host: " + llvm::toString(tmBuilder.takeError()));
@@ -400,48 +454,54 @@ int main(int argc, char **argv) {
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
       std::min(3u, optLevel.getValue()));
-  auto engine = ExecutionEngine::create(*module, options, std::move(*tm));
+  auto engine = ExecutionEngine::create(module, options, std::move(*tm));
   if (!engine)
     fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("_mlir_ciface_octet_observe")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&observeCallback),
-        llvm::JITSymbolFlags::Exported};
-    // The runtime entry points generated CPU kernels call.
-    auto add = [&](const char *name, auto *fn) {
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
-                             llvm::JITSymbolFlags::Exported};
-    };
-#define OCTET_ADD_SYMBOL(name) add(#name, &name);
-    OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(OCTET_ADD_SYMBOL)
-#undef OCTET_ADD_SYMBOL
-    return map;
-  });
+  (*engine)->registerSymbols(runtimeSymbols);
   auto fn = (*engine)->lookupPacked(entryName);
   if (!fn)
     fail("cannot find '" + entryName +
          "' after lowering: " + llvm::toString(fn.takeError()));
-  entry = *fn;
-  jit = std::move(*engine);
-  }
+  entry.fn = *fn;
+  return std::move(*engine);
+}
 
-  // Packed calling convention: one pointer per scalar of the expanded
-  // signature, then one to the storage of the (struct) result.
-  int64_t words = 0;
-  for (Type t : fnType.getResults())
-    words += resultWords(t);
-  std::vector<int64_t> results(std::max<int64_t>(words, 1), 0);
-  // JIT: the ExecutionEngine's packed wrapper takes one pointer per scalar
-  // of the expanded signature, then the result storage. Library: the
-  // wrapper octet-compile emits takes one pointer per C-interface parameter
-  // (result pointer first, memrefs by descriptor pointer).
-  void *resultStorage = results.data();
-  std::vector<void *> descriptorPtrs;
-  auto packArgs = [&](std::vector<Slot> &slots) {
+/// Calls the entry function and frees what its calls allocate.
+///
+/// Packed calling convention. JIT: the ExecutionEngine's packed wrapper
+/// takes one pointer per scalar of the expanded signature, then one to the
+/// storage of the (struct) result. Library: the wrapper octet-compile emits
+/// takes one pointer per C-interface parameter (result pointer first,
+/// memrefs by descriptor pointer).
+///
+/// What a run allocates is freed (LeakSanitizer checks the tools too): the
+/// input copies, and the result buffers of each call, which the generated
+/// code mallocs (a result that is an input argument is not freed twice).
+class EntryCall {
+public:
+  EntryCall(const EntryPoint &entry, bool fromLibrary,
+            const std::vector<std::vector<Slot>> &batches)
+      : entry(entry), fromLibrary(fromLibrary) {
+    int64_t words = 0;
+    for (Type t : entry.type.getResults())
+      words += resultWords(t);
+    results.assign(std::max<int64_t>(words, 1), 0);
+    resultStorage = results.data();
+    for (const std::vector<Slot> &batch : batches)
+      for (const Slot &s : batch)
+        if (s.buffer)
+          inputBuffers.insert(s.buffer);
+  }
+  // pack() hands out pointers into the object.
+  EntryCall(const EntryCall &) = delete;
+  EntryCall &operator=(const EntryCall &) = delete;
+
+  /// The argument pointers of a call on `slots`; valid until the next
+  /// pack().
+  std::vector<void *> pack(std::vector<Slot> &slots) {
     std::vector<void *> p;
     if (fromLibrary) {
-      if (fnType.getNumResults())
+      if (entry.type.getNumResults())
         p.push_back(&resultStorage);
       descriptorPtrs.assign(slots.size(), nullptr);
       for (auto [i, s] : llvm::enumerate(slots)) {
@@ -457,24 +517,22 @@ int main(int argc, char **argv) {
     for (Slot &s : slots)
       for (int64_t &w : s.desc)
         p.push_back(&w);
-    if (fnType.getNumResults())
+    if (entry.type.getNumResults())
       p.push_back(results.data());
     return p;
-  };
-  std::vector<void *> packed = packArgs(args);
+  }
 
-  // What a run allocates is freed (LeakSanitizer checks the tools too): the
-  // input copies, and the result buffers of each call, which the generated
-  // code mallocs (a result that is an input argument is not freed twice).
-  std::set<void *> inputBuffers;
-  for (std::vector<Slot> &batch : batches)
-    for (Slot &s : batch)
-      if (s.buffer)
-        inputBuffers.insert(s.buffer);
-  auto freeResults = [&]() {
+  /// Calls the function with arguments from pack().
+  void call(std::vector<void *> &packed) { entry.fn(packed.data()); }
+
+  /// The results of the last call, in the returned struct's layout.
+  const std::vector<int64_t> &getResults() const { return results; }
+
+  /// Frees the result buffers of the last call (never the inputs).
+  void freeResults() {
     int64_t off = 0;
     std::set<void *> freed;
-    for (Type t : fnType.getResults()) {
+    for (Type t : entry.type.getResults()) {
       if (isa<ShapedType>(t)) {
         void *p = reinterpret_cast<void *>(results[off]);
         if (p && !inputBuffers.count(p) && freed.insert(p).second)
@@ -482,65 +540,88 @@ int main(int argc, char **argv) {
       }
       off += resultWords(t);
     }
-  };
-  auto freeInputs = [&]() {
-    for (void *p : inputBuffers)
-      std::free(p);
-  };
-
-  if (calibrating) {
-    // Two passes over the batches: the range, then histograms over it.
-    activeCalibrator = &calibrator;
-    for (auto pass : {Calibrator::Pass::Range, Calibrator::Pass::Histogram}) {
-      calibrator.pass = pass;
-      for (std::vector<Slot> &batch : batches) {
-        std::vector<void *> p = packArgs(batch);
-        entry(p.data());
-        freeResults();
-      }
-    }
-    activeCalibrator = nullptr;
-    freeInputs();
-    std::error_code ec;
-    llvm::raw_fd_ostream os(calibrate, ec);
-    if (ec)
-      fail("cannot write '" + calibrate + "': " + ec.message());
-    llvm::json::OStream j(os, /*IndentSize=*/1);
-    j.object([&] {
-      j.attribute("format", "octet-calibration");
-      j.attribute("version", 1);
-      j.attribute("entry", entryName.getValue());
-      j.attribute("batches", static_cast<int64_t>(batches.size()));
-      j.attribute("histogram_bins", ::octet::calibration::kHistogramBins);
-      j.attributeObject("tensors", [&] {
-        for (size_t ti = 0; ti < calibrator.names.size(); ++ti) {
-          const auto &st = calibrator.stats[ti];
-          j.attributeObject(calibrator.names[ti], [&] {
-            j.attribute("min", st.minV);
-            j.attribute("max", st.maxV);
-            j.attribute("absmax", st.absmax);
-            j.attribute("count", static_cast<int64_t>(st.count));
-            j.attribute("non_finite", static_cast<int64_t>(st.nonFinite));
-            // One line for the 2048 counts.
-            j.attributeBegin("histogram");
-            j.rawValue([&](llvm::raw_ostream &out) {
-              out << "[";
-              for (size_t hi = 0; hi < st.histogram.size(); ++hi)
-                out << (hi ? "," : "") << st.histogram[hi];
-              out << "]";
-            });
-            j.attributeEnd();
-          });
-        }
-      });
-    });
-    os << "\n";
-    llvm::errs() << "octet-run: calibrated " << calibrator.names.size()
-                 << " observed tensor(s) over " << batches.size()
-                 << " batch(es) -> " << calibrate << "\n";
-    return 0;
   }
 
+  /// Frees the input copies of every batch.
+  void freeInputs() {
+    for (void *p : inputBuffers)
+      std::free(p);
+  }
+
+private:
+  EntryPoint entry;
+  bool fromLibrary;
+  std::vector<int64_t> results;
+  void *resultStorage = nullptr;
+  std::vector<void *> descriptorPtrs;
+  std::set<void *> inputBuffers;
+};
+
+/// Runs every batch twice through `call` with `calibrator` active: the
+/// first pass records the range of each observed tensor, the second the
+/// histograms over it.
+void runCalibration(EntryCall &call, std::vector<std::vector<Slot>> &batches,
+                    Calibrator &calibrator) {
+  activeCalibrator = &calibrator;
+  for (auto pass : {Calibrator::Pass::Range, Calibrator::Pass::Histogram}) {
+    calibrator.pass = pass;
+    for (std::vector<Slot> &batch : batches) {
+      std::vector<void *> p = call.pack(batch);
+      call.call(p);
+      call.freeResults();
+    }
+  }
+  activeCalibrator = nullptr;
+}
+
+/// Writes the statistics of `calibrator` over `numBatches` batches to the
+/// --calibrate file and reports it on stderr.
+void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(calibrate, ec);
+  if (ec)
+    fail("cannot write '" + calibrate + "': " + ec.message());
+  namespace cal = ::octet::calibration;
+  llvm::json::OStream j(os, /*IndentSize=*/1);
+  j.object([&] {
+    j.attribute(cal::kFormatKey, cal::kStatsFormat);
+    j.attribute(cal::kVersionKey, cal::kStatsVersion);
+    j.attribute(cal::kEntryKey, entryName.getValue());
+    j.attribute(cal::kBatchesKey, static_cast<int64_t>(numBatches));
+    j.attribute(cal::kHistogramBinsKey, cal::kHistogramBins);
+    j.attributeObject(cal::kTensorsKey, [&] {
+      for (size_t ti = 0; ti < calibrator.names.size(); ++ti) {
+        const auto &st = calibrator.stats[ti];
+        j.attributeObject(calibrator.names[ti], [&] {
+          j.attribute(cal::kMinKey, st.minV);
+          j.attribute(cal::kMaxKey, st.maxV);
+          j.attribute(cal::kAbsmaxKey, st.absmax);
+          j.attribute(cal::kCountKey, static_cast<int64_t>(st.count));
+          j.attribute(cal::kNonFiniteKey, static_cast<int64_t>(st.nonFinite));
+          // One line for the 2048 counts.
+          j.attributeBegin(cal::kHistogramKey);
+          j.rawValue([&](llvm::raw_ostream &out) {
+            out << "[";
+            for (size_t hi = 0; hi < st.histogram.size(); ++hi)
+              out << (hi ? "," : "") << st.histogram[hi];
+            out << "]";
+          });
+          j.attributeEnd();
+        });
+      }
+    });
+  });
+  os << "\n";
+  llvm::errs() << "octet-run: calibrated " << calibrator.names.size()
+               << " observed tensor(s) over " << numBatches << " batch(es) -> "
+               << calibrate << "\n";
+}
+
+/// Calls the function --repeat times on `args` and, when more than once,
+/// reports the median and minimum time on stderr. The results of the last
+/// call stay in `call`.
+void runTimed(EntryCall &call, std::vector<Slot> &args) {
+  std::vector<void *> packed = call.pack(args);
   // Keep large freed results in the heap instead of unmapping them, so that
   // repeated runs measure the code, not page faults of fresh mmaps.
   if (repeat > 1) {
@@ -550,9 +631,9 @@ int main(int argc, char **argv) {
   std::vector<double> times;
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
     if (r > 0)
-      freeResults(); // the previous run's (never the inputs)
+      call.freeResults(); // the previous run's (never the inputs)
     auto start = std::chrono::steady_clock::now();
-    entry(packed.data());
+    call.call(packed);
     auto stop = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(stop - start).count());
   }
@@ -563,18 +644,66 @@ int main(int argc, char **argv) {
                  << llvm::format("%.6f", times.front()) << " s over "
                  << times.size() << " runs\n";
   }
+}
 
-  std::set<void *> owned;
+/// Writes each result of the last call to its --output file (checking that
+/// it has an .npy form); without --output, says how many there were.
+void writeOutputs(const EntryCall &call, FunctionType fnType) {
   int64_t off = 0;
   for (auto [i, t] : llvm::enumerate(fnType.getResults())) {
-    writeResult(i, t, reinterpret_cast<const char *>(&results[off]),
-                outputFiles.empty() ? std::string() : outputFiles[i], owned);
+    writeResult(i, t, reinterpret_cast<const char *>(&call.getResults()[off]),
+                outputFiles.empty() ? std::string() : outputFiles[i]);
     off += resultWords(t);
   }
   if (outputFiles.empty())
     llvm::outs() << "octet-run: '" << entryName << "' returned "
                  << fnType.getNumResults() << " result(s)\n";
-  freeResults();
-  freeInputs();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  parseOptions(argc, argv);
+  DialectRegistry registry;
+  registerDialectsAndPasses(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  bool fromLibrary = library;
+  bool calibrating = !calibrate.empty();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module;
+  EntryPoint entry;
+  if (fromLibrary) {
+    entry = loadLibrary(context);
+  } else {
+    module = loadModule(sourceMgr, context);
+    entry.type = getEntrySignature(*module);
+  }
+  checkSignature(entry.type);
+  std::vector<std::vector<Slot>> batches = readInputs(entry.type);
+
+  Calibrator calibrator;
+  if (calibrating)
+    prepareCalibration(*module, context, calibrator);
+  std::unique_ptr<ExecutionEngine> jit;
+  if (!fromLibrary) {
+    lowerForHost(*module, context);
+    jit = jitCompile(*module, entry);
+  }
+
+  EntryCall call(entry, fromLibrary, batches);
+  if (calibrating) {
+    runCalibration(call, batches, calibrator);
+    call.freeInputs();
+    writeCalibration(calibrator, batches.size());
+    return 0;
+  }
+  runTimed(call, batches[0]);
+  writeOutputs(call, entry.type);
+  call.freeResults();
+  call.freeInputs();
   return 0;
 }

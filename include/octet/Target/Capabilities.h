@@ -161,6 +161,16 @@ struct HostResolution {
   std::string reason; ///< One line: which features decided the level.
 };
 
+/// The table architecture of an LLVM architecture name ("x86_64" -> x86,
+/// "aarch64" -> aarch64); none when the table has no levels for it.
+std::optional<Arch> getTableArch(StringRef archName);
+
+/// The level resolveHostTarget picks; null, with `whyNot` saying why (the
+/// text of its error after "cannot resolve 'host': "), when there is none.
+const TargetInfo *findHostLevel(StringRef arch,
+                                const llvm::StringMap<bool> &features,
+                                std::string &whyNot);
+
 /// Resolves `host` for a CPU of architecture `arch` ("x86_64", "aarch64")
 /// with the LLVM `features` (name -> enabled): the most capable level of
 /// that architecture whose HOST_FEATURES are all enabled.

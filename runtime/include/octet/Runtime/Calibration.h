@@ -129,6 +129,58 @@ inline double mseThreshold(const TensorStats &s, double levels) {
   return best;
 }
 
+//===----------------------------------------------------------------------===//
+// The statistics file
+//===----------------------------------------------------------------------===//
+//
+// octet-run --calibrate writes the statistics as one JSON object, and
+// octet-quantize-activations (mode=static stats=FILE) reads it back. The
+// top level says what the file is and how it was made; "tensors" maps the
+// name of each octet.observe to its TensorStats, the histogram as
+// kHistogramBins counts:
+//
+//   {
+//    "format": "octet-calibration",
+//    "version": 1,
+//    "entry": "main",
+//    "batches": 8,
+//    "histogram_bins": 2048,
+//    "tensors": {
+//     "fc1.input": {
+//      "min": -3.25,
+//      "max": 8,
+//      "absmax": 8,
+//      "count": 4096,
+//      "non_finite": 0,
+//      "histogram": [310,287,...,1]
+//     }
+//    }
+//   }
+//
+// The reader needs "tensors" and, in each entry, min, max, absmax and count;
+// the histogram is optional (without it, percentile and mse fall back to
+// absmax).
+
+/// The "format" of a statistics file and its "version".
+constexpr char kStatsFormat[] = "octet-calibration";
+constexpr int kStatsVersion = 1;
+
+/// Keys of the top-level object.
+constexpr char kFormatKey[] = "format";
+constexpr char kVersionKey[] = "version";
+constexpr char kEntryKey[] = "entry"; ///< The function that ran.
+constexpr char kBatchesKey[] = "batches";
+constexpr char kHistogramBinsKey[] = "histogram_bins";
+constexpr char kTensorsKey[] = "tensors";
+
+/// Keys of one tensor's object (the fields of TensorStats).
+constexpr char kMinKey[] = "min";
+constexpr char kMaxKey[] = "max";
+constexpr char kAbsmaxKey[] = "absmax";
+constexpr char kCountKey[] = "count";
+constexpr char kNonFiniteKey[] = "non_finite";
+constexpr char kHistogramKey[] = "histogram";
+
 } // namespace calibration
 } // namespace octet
 
