@@ -1,0 +1,382 @@
+//===- CallSiteEmitter.cpp - The call of a generated CPU kernel -----------===//
+//
+// The rewrite of one planned octet.matmul or f32 contraction: constant
+// weights packed at compile time into the kernel's layout
+// (octet/Runtime/CpuPack.h), with their column sums when the kernel needs a
+// compensation term; at run time the activations packed
+// (octet_cpu_pack_lhs), the context slots filled, and octet_parallel_for
+// running the task function over the output tiles; the result a fresh
+// buffer returned to tensor land with bufferization.to_tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CallSiteEmitter.h"
+#include "octet/Runtime/CpuPack.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cpu;
+
+//===----------------------------------------------------------------------===//
+// Constant weights
+//===----------------------------------------------------------------------===//
+
+/// The rhs elements of `plan` (`elemBytes` each), K x N row-major
+/// (transposed here, at compile time, when the constant is N x K).
+static std::vector<char> readRhsBytes(const Plan &plan, int64_t elemBytes) {
+  int64_t k = plan.k, n = plan.n, e = elemBytes;
+  std::vector<char> out(static_cast<size_t>(k * n * e), 0);
+  ArrayRef<char> raw = *rawBytes(plan.rhsConstant);
+  auto dense = dyn_cast<DenseElementsAttr>(plan.rhsConstant);
+  if (dense && dense.isSplat()) {
+    for (int64_t i = 0; i < k * n; ++i)
+      std::memcpy(&out[i * e], raw.data(), e);
+    return out;
+  }
+  if (raw.size() < out.size())
+    return out; // unreachable for a verified constant; zeros, no overread
+  if (!plan.rhsTransposed) {
+    std::memcpy(out.data(), raw.data(), out.size());
+    return out;
+  }
+  // Blocked transpose of the N x K source.
+  constexpr int64_t kBlock = 64;
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock)
+    for (int64_t i0 = 0; i0 < k; i0 += kBlock)
+      for (int64_t j = j0; j < std::min(n, j0 + kBlock); ++j)
+        for (int64_t i = i0; i < std::min(k, i0 + kBlock); ++i)
+          std::memcpy(&out[(i * n + j) * e], &raw[(j * k + i) * e], e);
+  return out;
+}
+
+namespace {
+
+/// The 1-byte rhs codes of `plan`, K x N row-major (the bytes of
+/// readRhsBytes, seen as int8 without a second copy).
+struct RhsCodes {
+  std::vector<char> bytes;
+  const int8_t *data() const {
+    return reinterpret_cast<const int8_t *>(bytes.data());
+  }
+  size_t size() const { return bytes.size(); }
+  int8_t operator[](size_t i) const { return data()[i]; }
+};
+
+} // namespace
+
+static RhsCodes readRhsCodes(const Plan &plan) {
+  return {readRhsBytes(plan, 1)};
+}
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+Value CallSiteEmitter::addressOfBuffer(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value offset = arith::MulIOp::create(
+      b, loc, meta.getOffset(),
+      arith::ConstantIndexOp::create(
+          b, loc, type.getElementTypeBitWidth() / 8));
+  Value addr = arith::AddIOp::create(b, loc, base, offset);
+  return arith::IndexCastOp::create(b, loc, i64, addr);
+}
+
+Value CallSiteEmitter::addressOf(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                                   /*read_only=*/true);
+  return addressOfBuffer(buffer);
+}
+
+Value CallSiteEmitter::addressOfConstant(DenseElementsAttr attr) {
+  Value t = arith::ConstantOp::create(b, loc, attr);
+  return addressOf(t);
+}
+
+Value CallSiteEmitter::globalString(StringRef text) {
+  std::string name = ("__octet_str_" + text).str();
+  for (char &ch : name)
+    if (!llvm::isAlnum(ch))
+      ch = '_';
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    std::string value = text.str();
+    value.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+    global = LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal, name,
+                                    mb.getStringAttr(value));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+SmallVector<Value> CallSiteEmitter::initialSlots(Value m, int64_t n) {
+  SmallVector<Value> slots(kNumSlots);
+  for (Value &s : slots)
+    s = cst(0);
+  slots[kM] = m;
+  slots[kN] = cst(n);
+  return slots;
+}
+
+//===----------------------------------------------------------------------===//
+// octet.matmul
+//===----------------------------------------------------------------------===//
+
+Value CallSiteEmitter::emit() {
+  auto op = cast<MatmulOp>(this->op);
+  int64_t n = plan.n;
+  Value mIndex = tensor::DimOp::create(b, loc, op.getLhs(), 0);
+  Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
+  SmallVector<Value> slots = initialSlots(m, n);
+  Value tasks = c.weightOnly ? weightOnlyOperands(op, m, slots)
+                             : integerOperands(op, m, slots);
+  epilogueSlots(op, slots);
+
+  // The result buffer.
+  auto resType = cast<RankedTensorType>(op.getResult().getType());
+  auto outType =
+      MemRefType::get({ShapedType::kDynamic, n}, resType.getElementType());
+  Value out = memref::AllocOp::create(b, loc, outType, ValueRange{mIndex},
+                                      b.getI64IntegerAttr(64));
+  slots[kC] = addressOfBuffer(out);
+
+  runTasks(slots, tasks);
+
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()),
+      out, /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != resType)
+    result = tensor::CastOp::create(b, loc, resType, result);
+  return result;
+}
+
+Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
+                                          SmallVectorImpl<Value> &slots) {
+  int64_t k = plan.k, n = plan.n;
+  slots[kA] = addressOf(op.getLhs());
+  slots[kB] = weightOnlyRhs(op);
+  slots[kK] = cst(k);
+  slots[kLda] = cst(k);
+  Value tasks = weightOnlyTasks(m, n, slots);
+  if (Value zb = op.getRhsZeroPoint())
+    slots[kZb] = addressOf(zb);
+  return tasks;
+}
+
+Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
+  int64_t k = plan.k, n = plan.n;
+  if (plan.rhsConstant && c.rhsNibbles) {
+    // Two codes per byte, low nibble first; rows padded to 8 codes.
+    RhsCodes codes = readRhsCodes(plan);
+    int64_t rowBytes = (n + 7) / 8 * 4;
+    std::vector<uint8_t> packed(static_cast<size_t>(k * rowBytes), 0);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        packed[i * rowBytes + j / 2] |= static_cast<uint8_t>(
+            (codes[i * n + j] & 0xF) << (4 * (j % 2)));
+    return addressOfConstant(DenseElementsAttr::get(
+        RankedTensorType::get({k * rowBytes}, b.getI8Type()),
+        ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(packed.data()),
+                         packed.size())));
+  }
+  if (plan.rhsConstant) {
+    RhsCodes codes = readRhsCodes(plan);
+    return addressOfConstant(DenseElementsAttr::get(
+        RankedTensorType::get({k, n}, b.getI8Type()),
+        ArrayRef<int8_t>(codes.data(), codes.size())));
+  }
+  return addressOf(op.getRhs());
+}
+
+Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
+                                       SmallVectorImpl<Value> &slots) {
+  int64_t k = plan.k, n = plan.n;
+  // Weights, packed at compile time.
+  int64_t kpad = ::octet::cpu::roundUp(k, c.kAlign);
+  int64_t npad = ::octet::cpu::roundUp(n, c.isa == Isa::amx ? 32 : c.nr());
+  packWeights(kpad, npad, slots);
+  slots[kK] = cst(kpad);
+
+  // Activations, packed at run time into this thread's scratch slot 0.
+  using ::octet::cpu::LhsMode;
+  LhsMode mode = c.isa == Isa::avx2      ? LhsMode::s16MinusZp
+                 : c.isa == Isa::vnni512 ? LhsMode::u8Shifted
+                                         : LhsMode::s8Rows;
+  int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
+  int64_t mr = c.isa == Isa::amx ? 32 : c.mr;
+  Value mPad = arith::MulIOp::create(
+      b, loc,
+      arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, m, cst(mr - 1)), cst(mr)),
+      cst(mr));
+  Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * esA));
+  Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
+  Value zaAddr = cst(0);
+  if (Value za = op.getLhsZeroPoint()) {
+    zaAddr = addressOf(za);
+    slots[kZa] = zaAddr;
+  }
+  int32_t modeBits = static_cast<int32_t>(mode) |
+                     (c.lhsUnsigned ? ::octet::cpu::kLhsUnsignedBit : 0);
+  call("octet_cpu_pack_lhs", {},
+       {ptr(addressOf(op.getLhs())), m, cst(k), cst(k), cst32(modeBits),
+        ptr(mode == LhsMode::s16MinusZp ? zaAddr : cst(0)),
+        cst32(c.za == Param::vector ? 1 : 0), cst(mr), cst(kpad), packedA});
+  slots[kA] = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
+  // The kernel's instructions exist on this CPU (checked once per
+  // process and feature list; a clear message instead of SIGILL).
+  std::string features = llvm::join(getRequiredFeatures(c.isa), ",");
+  call("octet_cpu_require_features", {}, {globalString(features)});
+  if (c.isa == Isa::amx)
+    call("octet_cpu_require_amx", {},
+         {LLVM::ZeroOp::create(b, loc, ptrTy).getResult()});
+  int64_t tilesN = (npad + c.nc - 1) / c.nc;
+  Value tilesM = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mPad, cst(c.mc - 1)),
+      cst(c.mc));
+  slots[kTilesN] = cst(tilesN);
+  return arith::MulIOp::create(b, loc, tilesM, cst(tilesN));
+}
+
+void CallSiteEmitter::packWeights(int64_t kpad, int64_t npad,
+                                  SmallVectorImpl<Value> &slots) {
+  int64_t k = plan.k, n = plan.n;
+  RhsCodes codes = readRhsCodes(plan);
+  std::vector<int8_t> packed(static_cast<size_t>(npad * kpad));
+  ::octet::cpu::packRhs(codes.data(), k, n, n, c.packNr, c.kp, kpad,
+                        packed.data());
+  auto packedType = RankedTensorType::get(
+      {static_cast<int64_t>(packed.size())}, b.getI8Type());
+  slots[kB] = addressOfConstant(DenseElementsAttr::get(
+      packedType, ArrayRef<int8_t>(packed.data(), packed.size())));
+  bool needComp = c.isa != Isa::avx2 &&
+                  (c.za != Param::none ||
+                   (c.isa == Isa::vnni512 && !c.lhsUnsigned));
+  if (needComp) {
+    std::vector<int32_t> sums(static_cast<size_t>(npad), 0);
+    ::octet::cpu::rhsColumnSums(codes.data(), k, n, n, c.rhsUnsigned,
+                                sums.data());
+    auto sumType = RankedTensorType::get({npad}, i32);
+    slots[kComp] = addressOfConstant(
+        DenseElementsAttr::get(sumType, ArrayRef<int32_t>(sums)));
+  }
+}
+
+void CallSiteEmitter::epilogueSlots(MatmulOp op,
+                                    SmallVectorImpl<Value> &slots) {
+  if (Value sa = op.getLhsScale(); sa && c.sa != Param::none)
+    slots[kSa] = addressOf(sa);
+  slots[kSb] = addressOf(op.getRhsScale());
+  if (Value bias = op.getBias())
+    slots[kBias] = addressOf(bias);
+  if (c.outScheme) {
+    slots[kOs] = addressOf(op.getOutScale());
+    if (Value oz = op.getOutZeroPoint())
+      slots[kOz] = addressOf(oz);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// f32 contractions and the tasks
+//===----------------------------------------------------------------------===//
+
+Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
+                                       SmallVectorImpl<Value> &slots) {
+  // Decode (M < MR): one column strip of N / threads columns (a multiple
+  // of 64) per thread. Otherwise tiles of MC x NC.
+  Value threads = arith::ExtSIOp::create(
+      b, loc, i64, call("octet_get_num_threads", {i32}, {}));
+  auto ceilDiv = [&](Value x, Value y) {
+    return arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, x,
+                              arith::SubIOp::create(b, loc, y, cst(1))),
+        y);
+  };
+  Value strip = arith::MulIOp::create(
+      b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(64)), cst(64));
+  slots[kNc] = strip;
+  int64_t tilesN = (n + c.nc - 1) / c.nc;
+  slots[kTilesN] = cst(tilesN);
+  Value decode =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, cst(c.mr));
+  Value tiled =
+      arith::MulIOp::create(b, loc, ceilDiv(m, cst(c.mc)), cst(tilesN));
+  return arith::SelectOp::create(b, loc, decode, ceilDiv(cst(n), strip),
+                                 tiled);
+}
+
+Value CallSiteEmitter::emitFloat(const FloatContraction &fc) {
+  int64_t k = fc.k, n = fc.n;
+  unsigned mDim = fc.batch ? 1 : 0;
+  Value mIndex = tensor::DimOp::create(b, loc, fc.lhs, mDim);
+  Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
+  SmallVector<Value> slots = initialSlots(m, n);
+  slots[kK] = cst(k);
+  slots[kLda] = cst(k);
+  slots[kA] = addressOf(fc.lhs);
+  if (plan.rhsConstant) {
+    // A constant N x K rhs, transposed once here.
+    std::vector<char> bytes = readRhsBytes(plan, 4);
+    slots[kB] = addressOfConstant(DenseElementsAttr::getFromRawBuffer(
+        RankedTensorType::get({k, n}, b.getF32Type()), bytes));
+  } else {
+    slots[kB] = addressOf(fc.rhs);
+  }
+  Value tasks = weightOnlyTasks(m, n, slots);
+  auto resType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape(resType.getShape());
+  SmallVector<Value> dynSizes;
+  shape[mDim] = ShapedType::kDynamic;
+  for (auto [i, extent] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(extent))
+      dynSizes.push_back(i == mDim ? mIndex
+                                   : tensor::DimOp::create(b, loc, fc.lhs, i)
+                                         .getResult());
+  if (fc.batch) {
+    slots[kBatchTasks] = tasks;
+    slots[kStrideA] = arith::MulIOp::create(b, loc, m, cst(k * 4));
+    slots[kStrideB] = cst(k * n * 4);
+    slots[kStrideC] = arith::MulIOp::create(b, loc, m, cst(n * 4));
+    tasks = arith::MulIOp::create(b, loc, tasks, cst(fc.batch));
+  }
+  auto outType = MemRefType::get(shape, b.getF32Type());
+  Value out = memref::AllocOp::create(b, loc, outType, dynSizes,
+                                      b.getI64IntegerAttr(64));
+  slots[kC] = addressOfBuffer(out);
+  runTasks(slots, tasks);
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(shape, b.getF32Type()), out,
+      /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != resType)
+    result = tensor::CastOp::create(b, loc, resType, result);
+  return result;
+}
+
+void CallSiteEmitter::runTasks(ArrayRef<Value> slots, Value tasks) {
+  // The context block and the parallel loop over tiles.
+  auto ctxType = MemRefType::get({kNumSlots}, i64);
+  Value ctx = memref::AllocaOp::create(b, loc, ctxType, b.getI64IntegerAttr(8));
+  for (auto [i, v] : llvm::enumerate(slots))
+    memref::StoreOp::create(b, loc, v, ctx,
+                            ValueRange{arith::ConstantIndexOp::create(
+                                b, loc, static_cast<int64_t>(i))});
+  func::FuncOp task = getOrDeclareTaskFunction(module, c);
+  Value fn = func::ConstantOp::create(b, loc, task.getFunctionType(),
+                                      SymbolRefAttr::get(task));
+  call("octet_parallel_for", {}, {tasks, fn, ptr(addressOfBuffer(ctx))});
+}

@@ -1,0 +1,420 @@
+//===- FloatKernels.cpp - Weight-only, FP8 and f32 CPU kernels ------------===//
+//
+// The f32 loop nests of the weight-only (f32 x i8/u8/i4/u4, per-group
+// scales), FP8 (decoded to f32) and f32 x f32 kernels. They convert the
+// rhs codes to f32 on the fly and keep k sequential for every output
+// (separate multiply and add), so their f32 sums are the reference
+// lowering's, bit for bit: for decode (M < MR) one column strip per thread
+// streams whole rows of the weights; from MR rows on, an MR x 16 register
+// tile reuses each converted weight vector for MR rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cpu;
+
+Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
+  if (c.floatRhs)
+    return loadVec(f32, c.w, ptr, mask);
+  if (c.rhsFp8) {
+    Value codes = loadVec(i8, c.w, ptr, mask);
+    Value bits = arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes);
+    return emitFp8BitsToF32(b, loc, bits,
+                            static_cast<StorageFormat>(c.rhsFp8 - 1));
+  }
+  if (c.rhsNibbles) {
+    // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes
+    // bits [4i, 4i + 4) of the word.
+    VectorType v32 = vec(c.w, i32);
+    Value word = splat(load(i32, ptr, 1), c.w);
+    SmallVector<int32_t> shifts;
+    for (int64_t i = 0; i < c.w; ++i)
+      shifts.push_back(static_cast<int32_t>(4 * i));
+    Value sh = arith::ConstantOp::create(
+        b, loc, DenseIntElementsAttr::get(v32, shifts));
+    Value nib = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, word, sh), splat(cst32(15), c.w));
+    if (!c.rhsUnsigned) // sign-extend the 4-bit code: (x ^ 8) - 8
+      nib = sub(arith::XOrIOp::create(b, loc, nib, splat(cst32(8), c.w)),
+                splat(cst32(8), c.w));
+    if (zbv)
+      nib = sub(nib, zbv);
+    return arith::SIToFPOp::create(b, loc, vec(c.w, f32), nib);
+  }
+  Value codes = loadVec(i8, c.w, ptr, mask);
+  Value wide =
+      c.rhsUnsigned
+          ? arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes).getResult()
+          : arith::ExtSIOp::create(b, loc, vec(c.w, i32), codes).getResult();
+  if (zbv)
+    wide = sub(wide, zbv);
+  return arith::SIToFPOp::create(b, loc, vec(c.w, f32), wide);
+}
+
+void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
+                                        Value nv0, int64_t nv, Value n0,
+                                        Value nc, Value first, Value last,
+                                        Value scratch, bool masked) {
+  VectorType accTy = vec(c.w, f32);
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
+  // This thread's running sums of row m, columns [nv0, nv0 + nv * w).
+  Value cptr = add(scratch, mul(add(mul(m, nc), sub(nv0, n0)), cst(4)));
+  // Per-group scales: the running sums are those of the current group
+  // (restarted at each group), the scaled totals wait M x NC further on.
+  Value groupFirst = first, groupEnd, firstGroup, tptr;
+  if (c.group) {
+    groupFirst = cmp(arith::CmpIPredicate::eq, rem(k0, cst(c.group)), cst(0));
+    groupEnd = cmp(arith::CmpIPredicate::eq,
+                   rem(add(k0, cst(ku)), cst(c.group)), cst(0));
+    firstGroup = cmp(arith::CmpIPredicate::slt, k0, cst(c.group));
+    tptr = add(cptr, mul(mul(M, nc), cst(4)));
+  }
+  SmallVector<Value> addrs;
+  for (int64_t v = 0; v < nv; ++v)
+    addrs.push_back(add(cptr, cst(v * c.w * 4)));
+  SmallVector<Value> accs = zerosOrLoad(groupFirst, accTy, addrs, 4);
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
+  // Prefetch kPrefetchRows rows ahead: the strip's rows are runs of a few
+  // KB, a row apart.
+  constexpr int64_t kPrefetchRows = 16;
+  if (!masked)
+    for (int64_t r = 0; r < ku; ++r)
+      LLVM::Prefetch::create(
+          b, loc, toPtr(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0)),
+          /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
+  // k in order for every column: the f32 sums of the reference lowering.
+  for (int64_t r = 0; r < ku; ++r) {
+    Value k = add(k0, cst(r));
+    Value x = splat(lhsValue(add(mul(m, lda), k)), c.w);
+    Value row = rowAddr(k, nv0);
+    for (int64_t v = 0; v < nv; ++v) {
+      Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
+      Value prod = arith::MulFOp::create(b, loc, x, wf);
+      accs[v] = arith::AddFOp::create(b, loc, accs[v], prod);
+    }
+  }
+  OpBuilder::InsertionGuard g(b);
+  if (c.group) {
+    auto end = scf::IfOp::create(b, loc, groupEnd, true);
+    b.setInsertionPointToStart(end.thenBlock());
+    SmallVector<Value> totals = groupTotals(accs, firstGroup, tptr,
+                                            div(k0, cst(c.group)), nv0,
+                                            masks);
+    auto fin = scf::IfOp::create(b, loc, last, true);
+    b.setInsertionPointToStart(fin.thenBlock());
+    emitEpilogueRow(totals, m, nv0);
+    b.setInsertionPointToStart(fin.elseBlock());
+    for (int64_t v = 0; v < nv; ++v)
+      store(totals[v], at(tptr, cst(v * c.w * 4)), 4);
+    b.setInsertionPointToStart(end.elseBlock());
+    for (int64_t v = 0; v < nv; ++v)
+      store(accs[v], at(cptr, cst(v * c.w * 4)), 4);
+    return;
+  }
+  auto fin = scf::IfOp::create(b, loc, last, true);
+  b.setInsertionPointToStart(fin.thenBlock());
+  emitEpilogueRow(accs, m, nv0);
+  b.setInsertionPointToStart(fin.elseBlock());
+  for (int64_t v = 0; v < nv; ++v)
+    store(accs[v], at(cptr, cst(v * c.w * 4)), 4);
+}
+
+SmallVector<Value> KernelEmitter::groupTotals(ArrayRef<Value> sums,
+                                              Value firstGroup, Value tptr,
+                                              Value g, Value nv0,
+                                              ArrayRef<Value> masks) {
+  // total = (first group ? +0.0 : total) + sum_g * sb[g]: the reference
+  // lowering's sequential sum over the groups, from a +0.0 init.
+  VectorType accTy = vec(c.w, f32);
+  int64_t nv = sums.size();
+  SmallVector<Value> addrs;
+  for (int64_t v = 0; v < nv; ++v)
+    addrs.push_back(add(tptr, cst(v * c.w * 4)));
+  SmallVector<Value> prev = zerosOrLoad(firstGroup, accTy, addrs, 4);
+  SmallVector<Value> totals;
+  for (int64_t v = 0; v < nv; ++v) {
+    Value t = arith::MulFOp::create(b, loc, sums[v],
+                                    groupScale(g, nv0, v, masks[v]));
+    totals.push_back(arith::AddFOp::create(b, loc, prev[v], t));
+  }
+  return totals;
+}
+
+void KernelEmitter::emitWeightOnlyTile(Value t) {
+  Value a0 = A, b0 = B, c0 = C;
+  if (c.batched) {
+    // Task t is tile t % tasks-per-batch of batch entry t / tasks-per-batch.
+    Value bi = div(t, batchTasks);
+    t = rem(t, batchTasks);
+    A = add(A, mul(bi, strideA));
+    B = add(B, mul(bi, strideB));
+    C = add(C, mul(bi, strideC));
+  }
+  auto decode = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::slt, M, cst(c.mr)), true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(decode.thenBlock());
+    emitWeightOnlyDecode(t);
+    b.setInsertionPointToStart(decode.elseBlock());
+    emitWeightOnlyTiled(t);
+  }
+  A = a0, B = b0, C = c0;
+}
+
+void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
+  // The source is N x K row-major; the block is K x width, row k holding
+  // columns n0..n1 (a plain copy: the values are moved, not rounded).
+  Value width = sub(n1, n0);
+  Value block = scratchAddr(2, mul(mul(K, width), cst(4)));
+  auto nLoop = forLoop(n0, n1, 1);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(nLoop.getBody());
+    Value n = nLoop.getInductionVar();
+    Value src = add(B, mul(mul(n, K), cst(4)));
+    Value dst = add(block, mul(sub(n, n0), cst(4)));
+    auto kLoop = forLoop(cst(0), K, 1);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    store(load(f32, at(src, mul(k, cst(4))), 4),
+          at(dst, mul(mul(k, width), cst(4))), 4);
+  }
+  // rowAddr(k, n) = block + (k * width + n - n0) * 4.
+  B = sub(block, mul(n0, cst(4)));
+  ldb = width;
+}
+
+void KernelEmitter::emitWeightOnlyDecode(Value t) {
+  // Task t owns the column strip [n0, n0 + NC) with NC = N / threads
+  // (rounded up to 64, chosen at the call site): with one strip per thread
+  // every thread streams runs of NC bytes, a row apart, the longest runs a
+  // column split allows. Rows are taken kRows at a time: each group of 64
+  // columns loads its running sums (L1/L2 scratch) once, adds kRows rows
+  // (k in order), and stores them back, or applies the epilogue after the
+  // last row. Groups of 64 columns, then of 8, then one masked group: the
+  // hot loop has no masks.
+  constexpr int64_t kRows = 8, kGroup = 8;
+  Value nc = LLVM::LoadOp::create(
+      b, loc, i64,
+      LLVM::GEPOp::create(b, loc, ptrTy, i64, ctxPtr,
+                          ArrayRef<LLVM::GEPArg>{int32_t(kNc)}),
+      8);
+  Value n0 = mul(t, nc);
+  Value n1 = min(add(n0, nc), N);
+  Value width = sub(n1, n0);
+  Value savedB = B, savedLdb = ldb;
+  if (c.rhsTransposed)
+    transposeRhsBlock(n0, n1);
+  Value n64 = add(n0, mul(div(width, cst(kGroup * c.w)), cst(kGroup * c.w)));
+  Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
+  Value scratch = scratchAddr(1, mul(mul(M, nc), cst(c.group ? 8 : 4)));
+  Value kMain = mul(div(K, cst(kRows)), cst(kRows));
+  auto rows = [&](Value lb, Value ub, int64_t step) {
+    auto kLoop = forLoop(lb, ub, step);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    Value first = cmp(arith::CmpIPredicate::eq, k0, cst(0));
+    Value last = cmp(arith::CmpIPredicate::eq, add(k0, cst(step)), K);
+    auto mLoop = forLoop(cst(0), M, 1);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value m = mLoop.getInductionVar();
+    {
+      OpBuilder::InsertionGuard g2(b);
+      auto wide = forLoop(n0, n64, kGroup * c.w);
+      b.setInsertionPointToStart(wide.getBody());
+      emitWeightOnlyGroup(m, k0, step, wide.getInductionVar(), kGroup, n0, nc,
+                          first, last, scratch, false);
+    }
+    {
+      OpBuilder::InsertionGuard g2(b);
+      auto narrow = forLoop(n64, n8, c.w);
+      b.setInsertionPointToStart(narrow.getBody());
+      emitWeightOnlyGroup(m, k0, step, narrow.getInductionVar(), 1, n0, nc,
+                          first, last, scratch, false);
+    }
+    auto tail =
+        scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
+    b.setInsertionPointToStart(tail.thenBlock());
+    emitWeightOnlyGroup(m, k0, step, n8, 1, n0, nc, first, last, scratch,
+                        true);
+  };
+  rows(cst(0), kMain, kRows);
+  rows(kMain, K, 1);
+  B = savedB, ldb = savedLdb;
+}
+
+void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
+                                        int64_t nv, Value m0, Value m1,
+                                        Value n0, Value first, Value last,
+                                        Value scratch, Value packedA,
+                                        Value packed, bool masked) {
+  VectorType accTy = vec(c.w, f32);
+  int64_t mr = c.mr;
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
+  // The panel's K block, converted to f32 once (minus the zero point) into
+  // the contiguous [k][nv * w] buffer `packed`: every MR-row tile of the
+  // panel reads it from L1 (rows of the rhs itself are N apart, which maps
+  // a whole block onto a few L1 sets) and no tile converts again.
+  {
+    auto pLoop = forLoop(kc0, kc1, 1);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(pLoop.getBody());
+    Value k = pLoop.getInductionVar();
+    Value row = rowAddr(k, nv0);
+    Value dst = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
+    for (int64_t v = 0; v < nv; ++v)
+      store(weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]),
+            at(dst, cst(v * c.w * 4)), 32);
+  }
+  auto mLoop = forLoop(m0, m1, mr);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(mLoop.getBody());
+  Value mr0 = mLoop.getInductionVar();
+  // Rows past M repeat row M - 1 (their sums are never stored as results).
+  // This tile's rows of the packed A block: [k][MR] f32.
+  Value aTile = add(packedA, mul(div(sub(mr0, m0), cst(mr)),
+                                 cst(c.kc * mr * 4)));
+  auto sumAddr = [&](int64_t i, int64_t v) {
+    return add(scratch,
+               mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
+                       add(sub(nv0, n0), cst(v * c.w))),
+                   cst(4)));
+  };
+  auto sumPtr = [&](int64_t i, int64_t v) { return toPtr(sumAddr(i, v)); };
+  // Per-group scales: a K block is one group, its sums start at +0.0 and
+  // the scratch keeps the scaled totals instead.
+  Value fresh = c.group ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                        : first;
+  SmallVector<Value> addrs;
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t v = 0; v < nv; ++v)
+      addrs.push_back(sumAddr(i, v));
+  SmallVector<Value> init = zerosOrLoad(fresh, accTy, addrs, 4);
+  auto kLoop = forLoop(kc0, kc1, 1, init);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
+                            kLoop.getRegionIterArgs().end());
+    Value src = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
+    SmallVector<Value> wf(nv);
+    for (int64_t v = 0; v < nv; ++v)
+      wf[v] = load(accTy, at(src, cst(v * c.w * 4)), 32);
+    Value aK = add(aTile, mul(sub(k, kc0), cst(mr * 4)));
+    for (int64_t i = 0; i < mr; ++i) {
+      Value x = splat(load(f32, at(aK, cst(i * 4)), 4), c.w);
+      for (int64_t v = 0; v < nv; ++v) {
+        Value prod = arith::MulFOp::create(b, loc, x, wf[v]);
+        accs[i * nv + v] =
+            arith::AddFOp::create(b, loc, accs[i * nv + v], prod);
+      }
+    }
+    scf::YieldOp::create(b, loc, accs);
+  }
+  SmallVector<Value> results(kLoop.getResults().begin(),
+                             kLoop.getResults().end());
+  if (c.group) {
+    Value g = div(kc0, cst(c.group));
+    for (int64_t i = 0; i < mr; ++i) {
+      SmallVector<Value> totals =
+          groupTotals(ArrayRef<Value>(results).slice(i * nv, nv), first,
+                      sumAddr(i, 0), g, nv0, masks);
+      std::copy(totals.begin(), totals.end(), results.begin() + i * nv);
+    }
+  }
+  auto fin = scf::IfOp::create(b, loc, last, true);
+  b.setInsertionPointToStart(fin.thenBlock());
+  for (int64_t i = 0; i < mr; ++i) {
+    Value m = add(mr0, cst(i));
+    auto inRange =
+        scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M), false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(inRange.thenBlock());
+    emitEpilogueRow(ArrayRef<Value>(results).slice(i * nv, nv), m, nv0);
+  }
+  b.setInsertionPointToStart(fin.elseBlock());
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t v = 0; v < nv; ++v)
+      store(results[i * nv + v], sumPtr(i, v), 4);
+}
+
+void KernelEmitter::emitWeightOnlyTiled(Value t) {
+  // Task t is the tile (t / tilesN, t % tilesN) of MC x NC outputs. K is
+  // taken KC rows at a time; each 16- (then 8-, then masked 8-) column
+  // panel runs its MR-row register tiles over the block, converting each
+  // weight vector once per MR rows; partial sums wait in the scratch.
+  Value tm = div(t, tilesN), tn = rem(t, tilesN);
+  Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
+  Value m1 = min(add(m0, cst(c.mc)), M), n1 = min(add(n0, cst(c.nc)), N);
+  Value width = sub(n1, n0);
+  Value savedB = B, savedLdb = ldb;
+  if (c.rhsTransposed)
+    transposeRhsBlock(n0, n1);
+  Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
+  Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
+  Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
+  Value packedA = scratchAddr(0, cst(c.mc * c.kc * 4));
+  Value packedB = scratchAddr(3, cst(c.kc * c.nr() * 4));
+  auto kLoop = forLoop(cst(0), K, c.kc);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kc0 = kLoop.getInductionVar();
+  Value kc1 = min(add(kc0, cst(c.kc)), K);
+  Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
+  Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  // The A block [m0, m1) x [kc0, kc1), packed once for all panels as
+  // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
+  // stored): the tiles broadcast from consecutive addresses instead of MR
+  // rows lda apart.
+  {
+    OpBuilder::InsertionGuard g2(b);
+    Value mEnd = add(m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)),
+                                 cst(c.mr)),
+                             cst(c.mr)));
+    auto mLoop = forLoop(m0, mEnd, 1);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value m = mLoop.getInductionVar();
+    Value rel = sub(m, m0);
+    Value row = mul(min(m, sub(M, cst(1))), lda);
+    Value dst = add(packedA, mul(add(mul(div(rel, cst(c.mr)),
+                                         cst(c.kc * c.mr)),
+                                     rem(rel, cst(c.mr))),
+                                 cst(4)));
+    auto kLoop2 = forLoop(kc0, kc1, 1);
+    b.setInsertionPointToStart(kLoop2.getBody());
+    Value k = kLoop2.getInductionVar();
+    store(lhsValue(add(row, k)), at(dst, mul(sub(k, kc0), cst(c.mr * 4))),
+          4);
+  }
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto wide = forLoop(n0, n16, c.nr());
+    b.setInsertionPointToStart(wide.getBody());
+    emitWeightOnlyPanel(kc0, kc1, wide.getInductionVar(), c.nv, m0, m1, n0,
+                        first, last, scratch, packedA, packedB, false);
+  }
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto narrow = forLoop(n16, n8, c.w);
+    b.setInsertionPointToStart(narrow.getBody());
+    emitWeightOnlyPanel(kc0, kc1, narrow.getInductionVar(), 1, m0, m1, n0,
+                        first, last, scratch, packedA, packedB, false);
+  }
+  auto tail =
+      scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(tail.thenBlock());
+    emitWeightOnlyPanel(kc0, kc1, n8, 1, m0, m1, n0, first, last, scratch,
+                        packedA, packedB, true);
+  }
+  b.setInsertionPointAfter(kLoop);
+  B = savedB, ldb = savedLdb;
+}

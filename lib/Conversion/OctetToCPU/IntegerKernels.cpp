@@ -1,0 +1,128 @@
+//===- IntegerKernels.cpp - AVX2 and AVX-512 VNNI integer tiles -----------===//
+//
+// The integer GEMM body of one task for the AVX2 (vpmovsxbw + vpmaddwd +
+// vpaddd on ymm, exact s16 pairs) and AVX-512 VNNI (vpdpbusd on zmm)
+// kernels, on operands packed by the call site:
+//
+//   for kc in K step KC:                       // cache block of K
+//     for nr in tile step NR:                  //   B micro-panel in L1
+//       for mr in tile step MR:                //   A micro-panel from L2
+//         acc = kc == 0 ? 0 : scratch[mr, nr]
+//         for k in kc step KP:  acc += A[mr.., k..] * B[k.., nr..]
+//         last kc ? epilogue(acc) -> C : acc -> scratch
+//
+// The microkernel keeps MR x NV vectors of accumulators in registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cpu;
+
+void KernelEmitter::emitIntegerMicro(Value aBase, Value bBase, Value kq0,
+                                     Value kq1, SmallVector<Value> &accs) {
+  int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
+  auto loop = forLoop(kq0, kq1, 1, accs);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kq = loop.getInductionVar();
+  Value aP = add(aBase, mul(kq, cst(c.mr * c.kp * esA)));
+  Value bP = add(bBase, mul(kq, cst(c.nr() * c.kp)));
+  SmallVector<Value> bv;
+  for (int64_t v = 0; v < c.nv; ++v) {
+    Value p = at(bP, cst(v * c.w * c.kp));
+    if (c.isa == Isa::avx2) {
+      Value bytes = load(vec(2 * c.w, i8), p);
+      Type wide = vec(2 * c.w, i16);
+      bv.push_back(c.rhsUnsigned
+                       ? arith::ExtUIOp::create(b, loc, wide, bytes).getResult()
+                       : arith::ExtSIOp::create(b, loc, wide, bytes)
+                             .getResult());
+    } else {
+      bv.push_back(load(vec(4 * c.w, i8), p));
+    }
+  }
+  SmallVector<Value> next;
+  auto iter = loop.getRegionIterArgs();
+  for (int64_t r = 0; r < c.mr; ++r) {
+    Value a = splat(load(i32, at(aP, cst(r * c.kp * esA)), 4), c.w);
+    if (c.isa == Isa::avx2)
+      a = LLVM::BitcastOp::create(b, loc, vec(2 * c.w, i16), a);
+    else
+      a = LLVM::BitcastOp::create(b, loc, vec(4 * c.w, i8), a);
+    for (int64_t v = 0; v < c.nv; ++v) {
+      Value acc = iter[r * c.nv + v];
+      if (c.isa == Isa::avx2) {
+        Value prod = LLVM::CallIntrinsicOp::create(
+                         b, loc, vec(c.w, i32),
+                         b.getStringAttr("llvm.x86.avx2.pmadd.wd"),
+                         ValueRange{a, bv[v]})
+                         .getResult(0);
+        next.push_back(add(acc, prod));
+      } else {
+        next.push_back(LLVM::CallIntrinsicOp::create(
+                           b, loc, vec(c.w, i32),
+                           b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                           ValueRange{acc, a, bv[v]})
+                           .getResult(0));
+      }
+    }
+  }
+  scf::YieldOp::create(b, loc, next);
+  b.setInsertionPointAfter(loop);
+  accs.assign(loop.getResults().begin(), loop.getResults().end());
+}
+
+void KernelEmitter::emitIntegerTile(Value t) {
+  int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
+  int64_t nr = c.nr();
+  Value mPad = mul(div(add(M, cst(c.mr - 1)), cst(c.mr)), cst(c.mr));
+  Value nPad = mul(div(add(N, cst(nr - 1)), cst(nr)), cst(nr));
+  Value tm = div(t, tilesN), tn = rem(t, tilesN);
+  Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
+  Value m1 = min(add(m0, cst(c.mc)), mPad), n1 = min(add(n0, cst(c.nc)), nPad);
+  Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
+  VectorType accTy = vec(c.w, i32);
+  auto kLoop = forLoop(cst(0), K, c.kc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kc0 = kLoop.getInductionVar();
+  Value kc1 = min(add(kc0, cst(c.kc)), K);
+  Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
+  Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  auto nLoop = forLoop(n0, n1, nr);
+  b.setInsertionPointToStart(nLoop.getBody());
+  Value nr0 = nLoop.getInductionVar();
+  auto mLoop = forLoop(m0, m1, c.mr);
+  b.setInsertionPointToStart(mLoop.getBody());
+  Value mr0 = mLoop.getInductionVar();
+  // Scratch slot of this micro-tile: [MC/MR][NC/NR][MR][NR] i32.
+  Value slot = add(mul(div(sub(mr0, m0), cst(c.mr)), cst(c.nc / nr)),
+                   div(sub(nr0, n0), cst(nr)));
+  Value cptr = add(scratch, mul(slot, cst(c.mr * nr * 4)));
+  int64_t numAcc = c.mr * c.nv;
+  SmallVector<Value> addrs;
+  for (int64_t i = 0; i < numAcc; ++i)
+    addrs.push_back(add(cptr, cst(i * c.w * 4)));
+  SmallVector<Value> accs = zerosOrLoad(first, accTy, addrs, 32);
+  Value aBase = add(A, mul(mr0, mul(K, cst(esA))));
+  Value bBase = add(B, mul(nr0, K));
+  emitIntegerMicro(aBase, bBase, div(kc0, cst(c.kp)), div(kc1, cst(c.kp)),
+                   accs);
+  auto fin = scf::IfOp::create(b, loc, last, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(fin.thenBlock());
+  for (int64_t r = 0; r < c.mr; ++r) {
+    Value m = add(mr0, cst(r));
+    auto valid = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M),
+                                   false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(valid.thenBlock());
+    emitEpilogueRow(ArrayRef<Value>(accs).slice(r * c.nv, c.nv), m, nr0);
+  }
+  b.setInsertionPointToStart(fin.elseBlock());
+  for (int64_t i = 0; i < numAcc; ++i)
+    store(accs[i], at(cptr, cst(i * c.w * 4)), 32);
+}

@@ -1,0 +1,240 @@
+//===- KernelEmitter.h - Builder of the CPU task functions -----*- C++ -*-===//
+//
+// Internal to the OctetToCPU lowering: KernelEmitter, which writes the body
+// of one GemmConfig's task function (see CpuKernels.h) with scf loops and
+// LLVM-dialect memory ops and intrinsics. Its small builders and the
+// context fields live here; its member functions are defined by kernel
+// family: CpuKernels.cpp (the driver), CpuEpilogue.cpp, IntegerKernels.cpp
+// (AVX2 / AVX-512 VNNI), AmxKernel.cpp and FloatKernels.cpp (weight-only,
+// FP8 and f32).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_LIB_CONVERSION_OCTETTOCPU_KERNELEMITTER_H
+#define OCTET_LIB_CONVERSION_OCTETTOCPU_KERNELEMITTER_H
+
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
+#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace octet {
+namespace cpu {
+
+/// Emits the body of one task function. The small builders are defined
+/// here; the driver (emit) is in CpuKernels.cpp, the kernel pieces in the
+/// files named below.
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, const GemmConfig &c,
+                ModuleOp module)
+      : b(b), loc(loc), c(c), module(module) {
+    i8 = b.getI8Type();
+    i16 = b.getI16Type();
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    f32 = b.getF32Type();
+    ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  }
+
+  /// Loads the context fields from `ctx` and emits the tiles [lo, hi) of
+  /// the kernel family of the config.
+  void emit(Value ctx, Value lo, Value hi);
+
+private:
+  // --- small builders -----------------------------------------------------
+  Value cst(int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); }
+  Value cst32(int32_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value toPtr(Value v) { return LLVM::IntToPtrOp::create(b, loc, ptrTy, v); }
+  /// `base` (i64 address) + `offset` bytes, as a pointer.
+  Value at(Value base, Value offset) { return toPtr(add(base, offset)); }
+  Value load(Type t, Value ptr, unsigned align = 1) {
+    return LLVM::LoadOp::create(b, loc, t, ptr, align);
+  }
+  void store(Value v, Value ptr, unsigned align = 1) {
+    LLVM::StoreOp::create(b, loc, v, ptr, align);
+  }
+  VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
+  Value splat(Value scalar, int64_t n) {
+    return vector::BroadcastOp::create(b, loc, vec(n, scalar.getType()),
+                                       scalar);
+  }
+  Value zeros(VectorType t) {
+    return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+  }
+  /// Lanes [0, w) < `count` (an i64).
+  Value laneMask(Value count, int64_t n) {
+    SmallVector<int32_t> iota;
+    for (int64_t i = 0; i < n; ++i)
+      iota.push_back(static_cast<int32_t>(i));
+    Value idx = arith::ConstantOp::create(
+        b, loc, DenseIntElementsAttr::get(vec(n, i32), iota));
+    Value cnt = arith::TruncIOp::create(b, loc, i32,
+                                        min(count, cst(n)));
+    return cmp(arith::CmpIPredicate::slt, idx, splat(cnt, n));
+  }
+  /// Loads `n` elements of `t` at `ptr`, the lanes outside `mask` (when
+  /// given) not touched and zero.
+  Value loadVec(Type t, int64_t n, Value ptr, Value mask) {
+    if (!mask)
+      return load(vec(n, t), ptr);
+    return LLVM::MaskedLoadOp::create(b, loc, vec(n, t), ptr, mask,
+                                      zeros(vec(n, t)), 1u);
+  }
+  void storeVec(Value v, Value ptr, Value mask) {
+    if (!mask)
+      return store(v, ptr);
+    LLVM::MaskedStoreOp::create(b, loc, v, ptr, mask, 1u);
+  }
+  Value callRuntime(StringRef name, TypeRange results, ValueRange args) {
+    return cpu::callRuntime(b, loc, module, name, results, args);
+  }
+  /// Address (i64) of this thread's scratch buffer `slot`, at least
+  /// `bytes` long (octet_cpu_scratch).
+  Value scratchAddr(int32_t slot, Value bytes) {
+    return LLVM::PtrToIntOp::create(
+        b, loc, i64,
+        callRuntime("octet_cpu_scratch", {ptrTy}, {cst32(slot), bytes}));
+  }
+  /// scf.for over [lb, ub) step `step` with i64 bounds.
+  scf::ForOp forLoop(Value lb, Value ub, int64_t step, ValueRange init = {}) {
+    return scf::ForOp::create(b, loc, lb, ub, cst(step), init);
+  }
+
+  // --- kernel pieces -------------------------------------------------------
+  // Epilogue (CpuEpilogue.cpp).
+  /// Applies the epilogue to the accumulator vectors of row `m`, columns
+  /// [n, n + w), and stores them (masked when fewer than w remain).
+  void emitEpilogueVector(Value acc, Value m, Value n, Value mask);
+  void emitEpilogueRow(ArrayRef<Value> accs, Value m, Value n0);
+  // Integer tiles (IntegerKernels.cpp).
+  /// The integer GEMM body (AVX2 / VNNI) of one task.
+  void emitIntegerTile(Value t);
+  void emitIntegerMicro(Value aBase, Value bBase, Value kq0, Value kq1,
+                        SmallVector<Value> &accs);
+  // AMX tile (AmxKernel.cpp).
+  void emitAmxTile(Value t);
+  // Weight-only, FP8 and f32 loop nests (FloatKernels.cpp).
+  void emitWeightOnlyTile(Value t);
+  void emitWeightOnlyDecode(Value t);
+  void emitWeightOnlyGroup(Value m, Value k0, int64_t ku, Value nv0,
+                           int64_t nv, Value n0, Value nc, Value first,
+                           Value last, Value scratch, bool masked);
+  void emitWeightOnlyTiled(Value t);
+  void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
+                           Value m0, Value m1, Value n0, Value first,
+                           Value last, Value scratch, Value packedA,
+                           Value packed, bool masked);
+  /// Per-group scales: the scaled totals after group `g` from its sums.
+  SmallVector<Value> groupTotals(ArrayRef<Value> sums, Value firstGroup,
+                                 Value tptr, Value g, Value nv0,
+                                 ArrayRef<Value> masks);
+  /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
+  /// or of `w` f32 rhs values.
+  Value weightVector(Value ptr, Value mask, Value zbv);
+  /// Running sums: zero vectors when `fresh`, else loaded from `addrs`
+  /// (i64 addresses) with alignment `align`.
+  SmallVector<Value> zerosOrLoad(Value fresh, VectorType t,
+                                 ArrayRef<Value> addrs, unsigned align) {
+    SmallVector<Type> types(addrs.size(), t);
+    auto init = scf::IfOp::create(b, loc, types, fresh, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(init.thenBlock());
+    SmallVector<Value> z(addrs.size(), zeros(t));
+    scf::YieldOp::create(b, loc, z);
+    b.setInsertionPointToStart(init.elseBlock());
+    SmallVector<Value> loaded;
+    for (Value a : addrs)
+      loaded.push_back(load(t, toPtr(a), align));
+    scf::YieldOp::create(b, loc, loaded);
+    return SmallVector<Value>(init.getResults().begin(),
+                              init.getResults().end());
+  }
+  /// Lane masks of the `nv` vectors of columns from `nv0` (none unless
+  /// `masked`: lanes at or past N are off).
+  SmallVector<Value> columnMasks(Value nv0, int64_t nv, bool masked) {
+    SmallVector<Value> masks(nv);
+    if (masked)
+      for (int64_t v = 0; v < nv; ++v)
+        masks[v] = laneMask(sub(N, add(nv0, cst(v * c.w))), c.w);
+    return masks;
+  }
+  /// The rhs zero points of those columns as i32 vectors (none without).
+  SmallVector<Value> weightZeroPoints(Value nv0, int64_t nv,
+                                      ArrayRef<Value> masks) {
+    SmallVector<Value> zbv(nv);
+    if (c.zb == Param::scalar) {
+      Value z = splat(load(i32, toPtr(zb), 4), c.w);
+      for (Value &v : zbv)
+        v = z;
+    } else if (c.zb == Param::vector) {
+      for (int64_t v = 0; v < nv; ++v)
+        zbv[v] = loadVec(i32, c.w,
+                         at(zb, mul(add(nv0, cst(v * c.w)), cst(4))),
+                         masks[v]);
+    }
+    return zbv;
+  }
+  /// The f32 value of lhs element `index` (elements from A).
+  Value lhsValue(Value index) {
+    if (!c.lhsFp8)
+      return load(f32, at(A, mul(index, cst(4))), 4);
+    Value bits = arith::ExtUIOp::create(b, loc, i32,
+                                        load(i8, at(A, index), 1));
+    return emitFp8BitsToF32(b, loc, bits,
+                            static_cast<StorageFormat>(c.lhsFp8 - 1));
+  }
+  /// Bytes per rhs element of the weight-only / f32 kernels.
+  int64_t esB() const { return c.floatRhs ? 4 : 1; }
+  /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels.
+  Value rowAddr(Value k, Value n) {
+    if (c.rhsNibbles) // ldb is in bytes
+      return add(B, add(mul(k, ldb), div(n, cst(2))));
+    return add(B, mul(add(mul(k, ldb), n), cst(esB())));
+  }
+  /// Byte offset of the v-th vector of columns within a row.
+  int64_t vecOffset(int64_t v) const {
+    return c.rhsNibbles ? v * c.w / 2 : v * c.w * esB();
+  }
+  /// The per-group scales of group `g`, columns of vector v from `nv0`.
+  Value groupScale(Value g, Value nv0, int64_t v, Value mask) {
+    return loadVec(f32, c.w,
+                   at(sb, mul(add(mul(g, N), add(nv0, cst(v * c.w))), cst(4))),
+                   mask);
+  }
+  /// f32 kernels with an N x K rhs: copies columns [n0, n1) of the rhs, all
+  /// k, into this thread's scratch as a K x (n1 - n0) block and points
+  /// B / ldb at it.
+  void transposeRhsBlock(Value n0, Value n1);
+
+  OpBuilder &b;
+  Location loc;
+  const GemmConfig &c;
+  ModuleOp module;
+  Type i8, i16, i32, i64, f32, ptrTy;
+  // Context fields, loaded once.
+  Value A, B, C, M, N, K, lda, tilesN, sa, sb, bias, comp, za, zb, os, oz;
+  Value ctxPtr, ldb, batchTasks, strideA, strideB, strideC;
+};
+
+} // namespace cpu
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_LIB_CONVERSION_OCTETTOCPU_KERNELEMITTER_H

@@ -1,0 +1,381 @@
+//===- MatmulPlan.cpp - Which CPU kernel runs a matmul --------------------===//
+//
+// The coverage rules of convert-octet-to-cpu: which octet.matmul ops a
+// generated x86 kernel runs (formats, scale and zero-point granularities,
+// epilogue, constant weights) and with which GemmConfig, and which f32
+// linalg contractions the f32 loop nests take. Everything else keeps the
+// portable lowering, with the reason as a remark.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulPlan.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::octet;
+using namespace mlir::octet::cpu;
+
+/// Records `reason` in `why`; returns failure.
+static LogicalResult reject(std::string &why, const Twine &reason) {
+  why = reason.str();
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel family and operand checks
+//===----------------------------------------------------------------------===//
+
+std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
+                                                  MatmulOp op) {
+  switch (strategy.getKind()) {
+  case StrategyKind::fallback:
+    // A dequantize fallback of FP8 is what the FP8 kernels do (decode to
+    // f32 in registers); other fallbacks take the portable path.
+    if (!op.getRhsScheme().isFloat8())
+      return std::nullopt;
+    [[fallthrough]];
+  case StrategyKind::weight_only:
+    // The f32 loop nests on an x86 float unit.
+    if (strategy.getUnit() == KernelUnit::fma ||
+        strategy.getUnit() == KernelUnit::avx512_fma)
+      return Isa::fma;
+    return std::nullopt;
+  case StrategyKind::native:
+  case StrategyKind::compensated:
+    switch (strategy.getUnit()) {
+    case KernelUnit::amx:
+      return Isa::amx;
+    case KernelUnit::avx512_vnni:
+      return Isa::vnni512;
+    // The 256-bit VNNI levels run the AVX2 kernels (exact s16 products).
+    case KernelUnit::avx2:
+    case KernelUnit::avx_vnni:
+    case KernelUnit::avx_vnni_int8:
+      return Isa::avx2;
+    default:
+      return std::nullopt;
+    }
+  case StrategyKind::fused:
+  case StrategyKind::elementwise:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Per-row/per-column kind of an lhs (`rowAxis` 0) or rhs/output (1)
+/// parameter under `scheme`; none when the kernels do not take it.
+static std::optional<Param> paramKind(SchemeAttr scheme, int64_t axis,
+                                      int64_t k) {
+  switch (scheme.getGranularity()) {
+  case Granularity::per_tensor:
+    return Param::scalar;
+  case Granularity::per_axis:
+    if (scheme.getAxis() == axis)
+      return Param::vector;
+    return std::nullopt;
+  case Granularity::per_group:
+    // Per-token lhs parameters are a group over the whole K.
+    if (axis == 0 && scheme.getAxis() == 1 && scheme.getGroupSize() == k)
+      return Param::vector;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+static bool isByteInteger(SchemeAttr scheme) {
+  return scheme.getFormat() == StorageFormat::i8 ||
+         scheme.getFormat() == StorageFormat::u8;
+}
+
+std::optional<ArrayRef<char>>
+mlir::octet::cpu::rawBytes(ElementsAttr attr) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return dense.getRawData();
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// Matches `rhs` = constant or `linalg.transpose` [1, 0] of a constant with
+/// readable bytes (dense or a dense_resource blob).
+static bool matchRhsConstant(Value rhs, Plan &plan) {
+  Value source = rhs;
+  plan.rhsTransposed = false;
+  if (auto t = rhs.getDefiningOp<linalg::TransposeOp>()) {
+    if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return false;
+    source = t.getInput();
+    plan.rhsTransposed = true;
+  }
+  ElementsAttr attr;
+  if (!matchPattern(source, m_Constant(&attr)) || !rawBytes(attr))
+    return false;
+  // 8-bit codes, or 4-bit ones (a byte each in the attribute's storage).
+  unsigned width = cast<ShapedType>(attr.getType()).getElementTypeBitWidth();
+  if (width != 8 && width != 4)
+    return false;
+  plan.rhsConstant = attr;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// octet.matmul
+//===----------------------------------------------------------------------===//
+
+/// The rhs scale of `plan`: per tensor or per column, or, for a float lhs,
+/// per group of K rows; the reason otherwise.
+static LogicalResult planRhsScale(MatmulOp op, Plan &plan, std::string &why) {
+  GemmConfig &c = plan.config;
+  SchemeAttr rhsScheme = op.getRhsScheme();
+  std::optional<Param> sb = paramKind(rhsScheme, 1, plan.k);
+  // Weight-only: per-group scales along K (groups of a multiple of 8 rows
+  // that divides K), applied per group in the kernel.
+  if (!sb && op.hasFloatLhs() &&
+      rhsScheme.getGranularity() == Granularity::per_group &&
+      rhsScheme.getAxis() == 0 && rhsScheme.getGroupSize() % 8 == 0 &&
+      plan.k % rhsScheme.getGroupSize() == 0) {
+    sb = Param::vector;
+    c.group = rhsScheme.getGroupSize();
+  }
+  if (!sb)
+    return reject(why,
+                  op.hasFloatLhs()
+                      ? "rhs scale is not per-tensor, per-column or per-group "
+                        "of a multiple of 8 rows dividing K"
+                      : "rhs scale is not per-tensor or per-column");
+  c.sb = *sb;
+  return success();
+}
+
+/// The epilogue of `plan`: bias, ReLU and an f32 or requantized i8/u8
+/// result; the reason otherwise.
+static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
+  GemmConfig &c = plan.config;
+  auto resType = cast<RankedTensorType>(op.getResult().getType());
+  c.bias = static_cast<bool>(op.getBias());
+  c.relu = op.getRelu();
+  Type resElem = resType.getElementType();
+  if (std::optional<SchemeAttr> out = op.getOutScheme()) {
+    if (!isByteInteger(*out))
+      return reject(why, "requantized result is not i8/u8");
+    std::optional<Param> os = paramKind(*out, 1, plan.k);
+    if (!os)
+      return reject(why, "output scale is not per-tensor or per-column");
+    c.outScheme = *out;
+    c.os = *os;
+    c.oz = op.getOutZeroPoint() ? *os : Param::none;
+  } else if (!resElem.isF32()) {
+    return reject(why, "result is not f32");
+  }
+  return success();
+}
+
+/// The weight-only / FP8 kernel of a float or FP8 lhs (`lhsFp8`: its
+/// scheme when FP8; `fp8`: FP8 codes on the rhs; `nibbles`: 4-bit rhs
+/// codes); the reason otherwise.
+static LogicalResult planWeightOnly(MatmulOp op,
+                                    std::optional<SchemeAttr> lhsFp8,
+                                    bool fp8, bool nibbles, Plan &plan,
+                                    std::string &why) {
+  GemmConfig &c = plan.config;
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  SchemeAttr rhsScheme = op.getRhsScheme();
+  if (!lhsFp8 && !lhsType.getElementType().isF32())
+    return reject(why, "float lhs is not f32");
+  c.weightOnly = true;
+  c.isa = Isa::fma;
+  if (fp8) {
+    c.rhsFp8 = 1 + static_cast<int64_t>(rhsScheme.getFormat());
+    if (lhsFp8) {
+      c.lhsFp8 = 1 + static_cast<int64_t>(lhsFp8->getFormat());
+      std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
+      if (!sa)
+        return reject(why, "lhs scale is not per-tensor or per-row");
+      c.sa = *sa;
+    }
+    if (c.group)
+      return reject(why, "per-group FP8 rhs scales");
+  }
+  // A transposed constant is transposed once here instead of on every
+  // call; any other rhs is read where it is. 4-bit codes are packed two
+  // per byte here, so they must be constant.
+  bool constant = matchRhsConstant(op.getRhs(), plan);
+  if (nibbles && !constant)
+    return reject(why, "4-bit rhs is not a constant (packed at compile time)");
+  c.rhsNibbles = nibbles;
+  if (!constant || (!plan.rhsTransposed && !nibbles))
+    plan.rhsConstant = nullptr;
+  if (op.getRhsZeroPoint() && c.group)
+    return reject(why, "per-group rhs zero points");
+  c.zb = op.getRhsZeroPoint() ? c.sb : Param::none;
+  setTileSizes(c);
+  return success();
+}
+
+/// The integer kernel (`isa`, or the one the operands' signedness allows)
+/// of an i8/u8 lhs and constant weights; the reason otherwise.
+static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
+                                 std::string &why) {
+  GemmConfig &c = plan.config;
+  std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
+  if (!lhsScheme || !isByteInteger(*lhsScheme))
+    return reject(why, "lhs format is not i8/u8");
+  if (op.getRhsZeroPoint())
+    return reject(why, "integer GEMM with an rhs zero point");
+  if (!matchRhsConstant(op.getRhs(), plan))
+    return reject(why, "rhs is not a constant or a transposed constant "
+                       "(weights are packed at compile time)");
+  c.lhsUnsigned = lhsScheme->isUnsigned();
+  std::optional<Param> sa = paramKind(*lhsScheme, 0, plan.k);
+  if (!sa)
+    return reject(why, "lhs scale is not per-tensor or per-row");
+  c.sa = *sa;
+  c.za = op.getLhsZeroPoint() ? *sa : Param::none;
+  c.isa = isa;
+  // AMX here is tdpbssd (s8 x s8); VNNI takes an unsigned rhs only through
+  // a second compensation, which the AVX2 kernel does not need.
+  if (c.isa == Isa::amx && (c.lhsUnsigned || c.rhsUnsigned))
+    c.isa = Isa::vnni512;
+  if (c.isa == Isa::vnni512 && c.rhsUnsigned)
+    c.isa = Isa::avx2;
+  setTileSizes(c);
+  return success();
+}
+
+FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
+                                             std::optional<Isa> isaChoice,
+                                             std::string &why) {
+  Plan plan;
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  if (!isaChoice)
+    return reject(why, "no generated x86 kernel for the strategy's unit");
+  if (lhsType.getRank() != 2 || rhsType.getRank() != 2)
+    return reject(why, "batched matmul");
+  if (!rhsType.hasStaticShape() || ShapedType::isDynamic(lhsType.getDimSize(1)))
+    return reject(why, "dynamic K or N");
+  plan.k = rhsType.getDimSize(0);
+  plan.n = rhsType.getDimSize(1);
+  if (plan.k == 0 || plan.n == 0)
+    return reject(why, "empty K or N");
+  SchemeAttr rhsScheme = op.getRhsScheme();
+  bool nibbles = rhsScheme.getFormat() == StorageFormat::i4 ||
+                 rhsScheme.getFormat() == StorageFormat::u4;
+  std::optional<SchemeAttr> lhsFp8;
+  if (std::optional<SchemeAttr> ls = op.getLhsScheme(); ls && ls->isFloat8())
+    lhsFp8 = *ls;
+  // FP8 x FP8 (or f32 x FP8): decoded to f32 in the f32 loop nests (x86
+  // has no FP8 arithmetic; this is the dequantize fallback, done in the
+  // kernel's registers).
+  bool fp8 = rhsScheme.isFloat8() && (lhsFp8 || op.hasFloatLhs());
+  if (lhsFp8 && !rhsScheme.isFloat8())
+    return reject(why, "FP8 lhs with a non-FP8 rhs");
+  if (!isByteInteger(rhsScheme) && !fp8 && !(nibbles && op.hasFloatLhs()))
+    return reject(why, op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4/FP8"
+                                        : "rhs format is not i8/u8");
+  plan.config.rhsUnsigned = rhsScheme.isUnsigned();
+  if (failed(planRhsScale(op, plan, why)) ||
+      failed(planEpilogue(op, plan, why)))
+    return failure();
+  if (op.hasFloatLhs() || lhsFp8) {
+    if (failed(planWeightOnly(op, lhsFp8, fp8, nibbles, plan, why)))
+      return failure();
+    return plan;
+  }
+  if (failed(planInteger(op, *isaChoice, plan, why)))
+    return failure();
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// f32 linalg contractions
+//===----------------------------------------------------------------------===//
+
+FailureOr<FloatContraction>
+mlir::octet::cpu::matchFloatContraction(linalg::LinalgOp op,
+                                        std::string &why) {
+  auto fail = [&](const Twine &reason) -> FailureOr<FloatContraction> {
+    why = reason.str();
+    return failure();
+  };
+  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+  if (!batched && !isa<linalg::MatmulOp>(op.getOperation()))
+    return fail("not a matmul");
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return fail("not on tensors");
+  FloatContraction fc;
+  fc.lhs = op.getDpsInputOperand(0)->get();
+  fc.rhs = op.getDpsInputOperand(1)->get();
+  Value init = op.getDpsInitOperand(0)->get();
+  auto lt = dyn_cast<RankedTensorType>(fc.lhs.getType());
+  auto rt = dyn_cast<RankedTensorType>(fc.rhs.getType());
+  auto ct = dyn_cast<RankedTensorType>(init.getType());
+  if (!lt || !rt || !ct || !lt.getElementType().isF32() ||
+      !rt.getElementType().isF32() || !ct.getElementType().isF32())
+    return fail("not f32");
+  // The maps: standard or with the rhs transposed.
+  MLIRContext *ctx = op->getContext();
+  unsigned dims = batched ? 4 : 3;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> bp;
+  if (batched)
+    bp.push_back(d(0));
+  unsigned o = batched ? 1 : 0; // m = o, n = o + 1, k = o + 2
+  auto map = [&](ArrayRef<AffineExpr> r) {
+    SmallVector<AffineExpr> e(bp);
+    e.append(r.begin(), r.end());
+    return AffineMap::get(dims, 0, e, ctx);
+  };
+  AffineMap aMap = map({d(o), d(o + 2)}), bMap = map({d(o + 2), d(o + 1)}),
+            btMap = map({d(o + 1), d(o + 2)}), cMap = map({d(o), d(o + 1)});
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != aMap || maps[2] != cMap ||
+      (maps[1] != bMap && maps[1] != btMap))
+    return fail("indexing maps other than (m, k) x (k, n) or (n, k)");
+  fc.rhsTransposed = maps[1] == btMap;
+  if (!rt.hasStaticShape() || ShapedType::isDynamic(lt.getDimSize(o + 1)))
+    return fail("dynamic K, N or batch");
+  if (batched) {
+    fc.batch = rt.getDimSize(0);
+    if (lt.getDimSize(0) != fc.batch || ct.getDimSize(0) != fc.batch)
+      return fail("batch sizes differ");
+  }
+  fc.k = fc.rhsTransposed ? rt.getDimSize(o + 1) : rt.getDimSize(o);
+  fc.n = fc.rhsTransposed ? rt.getDimSize(o) : rt.getDimSize(o + 1);
+  if (fc.k == 0 || fc.n == 0 || (batched && fc.batch == 0))
+    return fail("empty K, N or batch");
+  // A +0.0 init: the kernels start their sums at +0.0.
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  FloatAttr zero;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&zero)) ||
+      !zero.getValue().isPosZero())
+    return fail("init is not filled with +0.0");
+  return fc;
+}
+
+Plan mlir::octet::cpu::planFloatContraction(const FloatContraction &fc) {
+  Plan plan;
+  GemmConfig &c = plan.config;
+  c.isa = Isa::fma;
+  c.weightOnly = true;
+  c.floatRhs = true;
+  c.sb = Param::none;
+  c.batched = fc.batch != 0;
+  plan.k = fc.k;
+  plan.n = fc.n;
+  // A constant rhs read through (K x N, or N x K transposed here).
+  ElementsAttr attr;
+  if (!c.batched && matchPattern(fc.rhs, m_Constant(&attr)) &&
+      rawBytes(attr)) {
+    plan.rhsConstant = attr;
+    plan.rhsTransposed = fc.rhsTransposed;
+  } else {
+    c.rhsTransposed = fc.rhsTransposed;
+  }
+  setTileSizes(c);
+  return plan;
+}

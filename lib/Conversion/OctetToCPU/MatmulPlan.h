@@ -1,0 +1,71 @@
+//===- MatmulPlan.h - Which CPU kernel runs a matmul ------------*- C++ -*-===//
+//
+// Internal to the OctetToCPU lowering: the decision, for one octet.matmul or
+// f32 linalg contraction, whether a generated kernel covers it and with which
+// GemmConfig (a Plan), or why the portable lowering keeps it. The call site
+// (CallSiteEmitter.h) then emits the rewrite of a Plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_LIB_CONVERSION_OCTETTOCPU_MATMULPLAN_H
+#define OCTET_LIB_CONVERSION_OCTETTOCPU_MATMULPLAN_H
+
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace octet {
+namespace cpu {
+
+/// What the rewrite needs besides the config.
+struct Plan {
+  GemmConfig config;
+  /// The constant codes of the rhs and whether they are stored N x K (the
+  /// rhs is `linalg.transpose` [1, 0] of the constant, which is how
+  /// PyTorch-style [out, in] weights reach octet.matmul); null when the rhs
+  /// is not a constant.
+  ElementsAttr rhsConstant;
+  bool rhsTransposed = false;
+  int64_t k = 0, n = 0;
+};
+
+/// A float contraction the f32 kernels take: linalg.matmul or
+/// linalg.batch_matmul on f32 tensors, lhs (b, m, k), rhs (b, k, n) or
+/// (b, n, k), result (b, m, n), init filled with +0.0.
+struct FloatContraction {
+  Value lhs, rhs;
+  int64_t batch = 0; ///< 0: not batched
+  bool rhsTransposed = false;
+  int64_t k = 0, n = 0;
+};
+
+/// The kernel family that runs an octet.matmul under `strategy`; none when
+/// the generated kernels do not (the portable lowering does).
+std::optional<Isa> getKernelIsa(StrategyAttr strategy, MatmulOp op);
+
+/// The raw bytes of a 1-byte-element constant, or none.
+std::optional<ArrayRef<char>> rawBytes(ElementsAttr attr);
+
+/// Checks that `op` is covered and fills the kernel description; the
+/// reason otherwise.
+FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
+                           std::string &why);
+
+/// Matches `op` as a FloatContraction; the reason otherwise.
+FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,
+                                                  std::string &why);
+
+/// The plan of the f32 kernels for `fc`.
+Plan planFloatContraction(const FloatContraction &fc);
+
+} // namespace cpu
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_LIB_CONVERSION_OCTETTOCPU_MATMULPLAN_H
