@@ -178,397 +178,516 @@ static DenseElementsAttr constantColumnSums(DenseElementsAttr rhs,
   return DenseElementsAttr::get(sumType, ArrayRef<int32_t>(sums));
 }
 
+/// Dims of an rhs parameter tensor in the contraction's iteration space.
+static SmallVector<unsigned> paramDims(SchemeAttr scheme, bool batched,
+                                       unsigned dB, unsigned dG, unsigned dN) {
+  SmallVector<unsigned> dims;
+  switch (scheme.getGranularity()) {
+  case Granularity::per_tensor:
+    return dims;
+  case Granularity::per_axis:
+    dims.push_back(dN);
+    return dims;
+  case Granularity::per_group:
+    if (batched)
+      dims.push_back(dB);
+    dims.push_back(dG);
+    dims.push_back(dN);
+    return dims;
+  }
+  return dims;
+}
+
+/// Zero-point correction of an i32 code sum:
+/// acc - za*colsum - zb*rowsum + K*za*zb, in wrapping i32 (exact when the
+/// true sum fits, which the verifier guarantees). Null `za` / `zb` drop
+/// their terms; `kCount` is K (or the group size) as i32.
+static Value emitZeroPointCorrection(OpBuilder &b, Location loc, Value acc,
+                                     Value za, Value colSum, Value zb,
+                                     Value rowSum, Value kCount) {
+  if (za)
+    acc = arith::SubIOp::create(b, loc, acc,
+                                arith::MulIOp::create(b, loc, za, colSum));
+  if (zb)
+    acc = arith::SubIOp::create(b, loc, acc,
+                                arith::MulIOp::create(b, loc, zb, rowSum));
+  if (za && zb)
+    acc = arith::AddIOp::create(
+        b, loc, acc,
+        arith::MulIOp::create(b, loc, kCount,
+                              arith::MulIOp::create(b, loc, za, zb)));
+  return acc;
+}
+
+/// The scalars one element of the final epilogue reads. A null value is
+/// an absent operand.
+struct EpilogueElementValues {
+  /// i32 code sum (integer accumulation), f32 sum (FP8 / float lhs), or
+  /// for groups the f32 sum over groups already scaled by sb.
+  Value acc;
+  Value lhsScale; ///< sa; null for a float lhs.
+  Value rhsScale; ///< sb; null for groups (applied per group before).
+  /// za and colsum(B): the lhs zero-point term (integer accumulation only).
+  Value lhsZeroPoint, colSum;
+  /// zb and rowsum(A): the rhs zero-point term (integer accumulation only).
+  Value rhsZeroPoint, rowSum;
+  Value kCount; ///< K as i32, used when both zero points are present.
+  Value bias;
+  /// Output quantization parameters, when the result is quantized.
+  Value outScale, outZeroPoint;
+};
+
+/// One element of the final epilogue: zero-point correction and sitofp
+/// (integer accumulation), float(acc) * (sa * sb) (or * sa for groups),
+/// + bias, ReLU, then quantize per `outScheme` or convert to `resultElem`.
+static Value emitEpilogueElement(OpBuilder &b, Location loc,
+                                 const EpilogueElementValues &v, bool grouped,
+                                 bool intAcc, bool relu,
+                                 std::optional<SchemeAttr> outScheme,
+                                 Type resultElem) {
+  Type f32 = b.getF32Type();
+  Value y = v.acc;
+  if (!grouped) {
+    if (intAcc) {
+      y = emitZeroPointCorrection(b, loc, y, v.lhsZeroPoint, v.colSum,
+                                  v.rhsZeroPoint, v.rowSum, v.kCount);
+      y = arith::SIToFPOp::create(b, loc, f32, y);
+    }
+    // float(acc) * (sa * sb).
+    Value s = v.rhsScale;
+    if (v.lhsScale)
+      s = arith::MulFOp::create(b, loc, v.lhsScale, s);
+    y = arith::MulFOp::create(b, loc, y, s);
+  } else if (v.lhsScale) {
+    y = arith::MulFOp::create(b, loc, y, v.lhsScale);
+  }
+  if (v.bias)
+    y = arith::AddFOp::create(b, loc, y, v.bias);
+  if (relu)
+    y = arith::MaximumFOp::create(
+        b, loc, y, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
+  if (outScheme)
+    return emitQuantize(b, loc, y, v.outScale, v.outZeroPoint, *outScheme);
+  if (resultElem.isBF16())
+    y = emitTruncF32ToBF16(b, loc, y);
+  else if (resultElem != f32)
+    y = arith::TruncFOp::create(b, loc, resultElem, y);
+  return y;
+}
+
+/// The per-op state of one octet.matmul lowering, and its steps in the
+/// order matchAndRewrite runs them. Each step emits at the builder's
+/// insertion point, so the step order is the order of the emitted IR.
+struct MatmulSteps {
+  MatmulSteps(MatmulOp op, MatmulOp::Adaptor adaptor, OpBuilder &b);
+
+  /// Sizes of lhs/rhs; splits K into groups; lhs per-token parameters
+  /// ([b] m 1) are collapsed to [b] m.
+  void prepareOperands();
+  /// 1. The contraction on codes into `acc`.
+  void emitContraction();
+  /// 2. Row sums, column sums and K for the zero-point terms (integer
+  /// accumulation only).
+  void emitZeroPointSums();
+  /// For groups: `groupSum` = sum_g float(acc_g) * sb[g] (corrected for zero
+  /// points first).
+  void emitGroupSum();
+  /// 3. The element-wise epilogue; returns the result tensor.
+  Value emitEpilogue();
+
+  /// `rest` prefixed with the batch dim of the contraction when `isBatched`.
+  SmallVector<unsigned> withBatch(std::initializer_list<unsigned> rest,
+                                  bool isBatched) const;
+  /// Body of the contraction: accumulates one product of codes.
+  Value emitProduct(OpBuilder &nb, Location l, ValueRange args,
+                    bool rhsZpInLoop) const;
+  /// Column sums of rhs codes (constant-folded when rhs is a constant).
+  Value emitColumnSums();
+  /// Sizes of the [b] m n result.
+  SmallVector<OpFoldResult> outputSizes() const;
+
+  MatmulOp op;
+  MatmulOp::Adaptor adaptor;
+  OpBuilder &b;
+  Location loc;
+
+  // Schemes and the form of the product.
+  std::optional<SchemeAttr> lhsScheme;
+  SchemeAttr rhsScheme;
+  bool floatLhs, fp8, intAcc, batched, rhsBatched, grouped, lhsPerToken;
+  int64_t g;
+  Type i32, f32;
+
+  // Iteration space dims. Non-grouped: [b] m n k. Grouped: [b] m gi n kk.
+  unsigned nb, dB, dM, dG, dN, dK, numDims;
+
+  // Operands and sizes (prepareOperands).
+  Value lhs, rhs;
+  RankedTensorType lhsType, rhsType;
+  SmallVector<OpFoldResult> lhsSizes, rhsSizes;
+  OpFoldResult mSize, nSize, kSize, gSize;
+  Value lhsIn, rhsIn;
+  Value lhsScaleV, lhsZpV;
+
+  // The contraction (emitContraction).
+  SmallVector<unsigned> accDims, rhsParamDims;
+  Value acc;
+
+  // Zero-point terms (emitZeroPointSums); null unless integer accumulation.
+  Value lhsZp, rhsZp, rowSum, colSum, kCount;
+  SmallVector<unsigned> lhsParamDims, rowDims, colDims;
+
+  // sum_g float(acc_g) * sb[g] (emitGroupSum), f32 [b] m n.
+  Value groupSum;
+};
+
+MatmulSteps::MatmulSteps(MatmulOp op, MatmulOp::Adaptor adaptor, OpBuilder &b)
+    : op(op), adaptor(adaptor), b(b), loc(op.getLoc()) {
+  lhs = adaptor.getLhs();
+  rhs = adaptor.getRhs();
+  lhsType = cast<RankedTensorType>(lhs.getType());
+  rhsType = cast<RankedTensorType>(rhs.getType());
+  lhsScheme = op.getLhsScheme();
+  rhsScheme = op.getRhsScheme();
+  floatLhs = !lhsScheme;
+  fp8 = rhsScheme.isFloat8() && !floatLhs;
+  intAcc = !floatLhs && !fp8;
+  batched = lhsType.getRank() == 3;
+  rhsBatched = rhsType.getRank() == 3;
+  grouped = rhsScheme.getGranularity() == Granularity::per_group;
+  g = grouped ? rhsScheme.getGroupSize() : 0;
+  lhsPerToken =
+      lhsScheme && lhsScheme->getGranularity() == Granularity::per_group;
+  i32 = b.getI32Type();
+  f32 = b.getF32Type();
+
+  nb = batched ? 1 : 0;
+  dB = 0;
+  dM = nb;
+  dG = nb + 1;
+  dN = grouped ? nb + 2 : nb + 1;
+  dK = grouped ? nb + 3 : nb + 2;
+  numDims = dK + 1;
+}
+
+SmallVector<unsigned>
+MatmulSteps::withBatch(std::initializer_list<unsigned> rest,
+                       bool isBatched) const {
+  SmallVector<unsigned> dims;
+  if (isBatched)
+    dims.push_back(dB);
+  dims.append(rest);
+  return dims;
+}
+
+void MatmulSteps::prepareOperands() {
+  lhsSizes = tensor::getMixedSizes(b, loc, lhs);
+  rhsSizes = tensor::getMixedSizes(b, loc, rhs);
+  mSize = lhsSizes[nb];
+  nSize = rhsSizes.back();
+  kSize = lhsSizes.back();
+  lhsIn = lhs;
+  rhsIn = rhs;
+  if (grouped) {
+    lhsIn = expandGroups(b, loc, lhs, lhsType.getRank() - 1, g);
+    rhsIn = expandGroups(b, loc, rhs, rhsType.getRank() - 2, g);
+    gSize = tensor::getMixedSizes(b, loc, rhsIn)[rhsType.getRank() - 2];
+  }
+
+  // Per-token lhs parameters (per_group over the whole K, shape
+  // [b] m 1) are used as [b] m.
+  lhsScaleV = adaptor.getLhsScale();
+  lhsZpV = adaptor.getLhsZeroPoint();
+  if (lhsPerToken) {
+    auto dropLast = [&](Value p) -> Value {
+      if (!p)
+        return p;
+      auto pt = cast<RankedTensorType>(p.getType());
+      SmallVector<ReassociationIndices> re;
+      for (int64_t d = 0; d + 2 < pt.getRank(); ++d)
+        re.push_back({d});
+      re.push_back({pt.getRank() - 2, pt.getRank() - 1});
+      return tensor::CollapseShapeOp::create(b, loc, p, re);
+    };
+    lhsScaleV = dropLast(lhsScaleV);
+    lhsZpV = dropLast(lhsZpV);
+  }
+}
+
+Value MatmulSteps::emitProduct(OpBuilder &nb2, Location l, ValueRange args,
+                               bool rhsZpInLoop) const {
+  Value a = args[0], w = args[1];
+  Value prod;
+  if (intAcc) {
+    prod = arith::MulIOp::create(nb2, l, extendCode(nb2, l, a, *lhsScheme),
+                                 extendCode(nb2, l, w, rhsScheme));
+    return arith::AddIOp::create(nb2, l, args.back(), prod);
+  }
+  Value af, wf;
+  if (fp8) {
+    af = decodeFp8(nb2, l, a, *lhsScheme);
+    wf = decodeFp8(nb2, l, w, rhsScheme);
+  } else {
+    af = a.getType() == f32 ? a
+                            : arith::ExtFOp::create(nb2, l, f32, a).getResult();
+    if (rhsScheme.isFloat8()) {
+      wf = decodeFp8(nb2, l, w, rhsScheme);
+    } else {
+      Value wi = extendCode(nb2, l, w, rhsScheme);
+      if (rhsZpInLoop)
+        wi = arith::SubIOp::create(nb2, l, wi, args[2]);
+      wf = arith::SIToFPOp::create(nb2, l, f32, wi);
+    }
+  }
+  prod = arith::MulFOp::create(nb2, l, af, wf);
+  return arith::AddFOp::create(nb2, l, args.back(), prod);
+}
+
+void MatmulSteps::emitContraction() {
+  SmallVector<OpFoldResult> accSizes;
+  if (batched) {
+    accSizes.push_back(lhsSizes[0]);
+    accDims.push_back(dB);
+  }
+  accSizes.push_back(mSize);
+  accDims.push_back(dM);
+  if (grouped) {
+    accSizes.push_back(gSize);
+    accDims.push_back(dG);
+  }
+  accSizes.push_back(nSize);
+  accDims.push_back(dN);
+  Value accInit = filled(b, loc, accSizes,
+                         intAcc ? TypedAttr(b.getI32IntegerAttr(0))
+                                : TypedAttr(b.getF32FloatAttr(0.0f)));
+  SmallVector<utils::IteratorType> iters(numDims,
+                                         utils::IteratorType::parallel);
+  iters[dK] = utils::IteratorType::reduction;
+  SmallVector<unsigned> lhsDims =
+      grouped ? withBatch({dM, dG, dK}, batched) : withBatch({dM, dK}, batched);
+  SmallVector<unsigned> rhsDims = grouped ? withBatch({dG, dK, dN}, rhsBatched)
+                                          : withBatch({dK, dN}, rhsBatched);
+  SmallVector<Operand> ins{{lhsIn, lhsDims}, {rhsIn, rhsDims}};
+  // Float lhs keeps the rhs zero point inside the loop (float(B - zb)).
+  Value rhsZpIn = adaptor.getRhsZeroPoint();
+  rhsParamDims = paramDims(rhsScheme, rhsBatched, dB, dG, dN);
+  if (floatLhs && rhsZpIn)
+    ins.push_back({rhsZpIn, rhsParamDims});
+  bool rhsZpInLoop = static_cast<bool>(rhsZpIn);
+  acc = buildGeneric(b, loc, numDims, iters, ins, {{accInit, accDims}},
+                     [&](OpBuilder &nb2, Location l, ValueRange args) {
+                       return SmallVector<Value>{
+                           emitProduct(nb2, l, args, rhsZpInLoop)};
+                     })[0];
+}
+
+Value MatmulSteps::emitColumnSums() {
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<int64_t> shape;
+  if (rhsBatched) {
+    sizes.push_back(rhsSizes[0]);
+    shape.push_back(rhsType.getDimSize(0));
+  }
+  if (grouped) {
+    sizes.push_back(gSize);
+    shape.push_back(
+        ShapedType::isDynamic(rhsType.getDimSize(rhsType.getRank() - 2))
+            ? ShapedType::kDynamic
+            : rhsType.getDimSize(rhsType.getRank() - 2) / g);
+  }
+  sizes.push_back(nSize);
+  shape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
+  DenseElementsAttr constRhs;
+  if (matchPattern(rhs, m_Constant(&constRhs)) && rhsType.hasStaticShape())
+    return arith::ConstantOp::create(
+        b, loc,
+        constantColumnSums(constRhs, rhsScheme,
+                           RankedTensorType::get(shape, i32), g));
+  Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
+  return sumCodes(b, loc, rhsIn, init, /*reduced=*/
+                  cast<RankedTensorType>(rhsIn.getType()).getRank() - 2,
+                  rhsScheme);
+}
+
+void MatmulSteps::emitZeroPointSums() {
+  lhsZp = intAcc ? lhsZpV : Value();
+  rhsZp = intAcc ? adaptor.getRhsZeroPoint() : Value();
+  if (lhsScheme)
+    lhsParamDims = lhsScheme->getGranularity() == Granularity::per_tensor
+                       ? SmallVector<unsigned>{}
+                       : withBatch({dM}, lhsPerToken && batched);
+  rowDims = grouped ? withBatch({dM, dG}, batched) : withBatch({dM}, batched);
+  colDims =
+      grouped ? withBatch({dG, dN}, rhsBatched) : withBatch({dN}, rhsBatched);
+  if (rhsZp) {
+    // rowsum(A) over K (per group).
+    SmallVector<OpFoldResult> sizes;
+    if (batched)
+      sizes.push_back(lhsSizes[0]);
+    sizes.push_back(mSize);
+    if (grouped)
+      sizes.push_back(gSize);
+    Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
+    rowSum = sumCodes(b, loc, lhsIn, init, /*reduced=*/
+                      cast<RankedTensorType>(lhsIn.getType()).getRank() - 1,
+                      *lhsScheme);
+  }
+  if (lhsZp)
+    colSum = emitColumnSums();
+  if (lhsZp && rhsZp) {
+    OpFoldResult count = grouped ? OpFoldResult(b.getIndexAttr(g)) : kSize;
+    Value idx = getValueOrCreateConstantIndexOp(b, loc, count);
+    kCount = arith::IndexCastOp::create(b, loc, i32, idx);
+  }
+}
+
+SmallVector<OpFoldResult> MatmulSteps::outputSizes() const {
+  SmallVector<OpFoldResult> outSizes;
+  if (batched)
+    outSizes.push_back(lhsSizes[0]);
+  outSizes.push_back(mSize);
+  outSizes.push_back(nSize);
+  return outSizes;
+}
+
+void MatmulSteps::emitGroupSum() {
+  // y'[m, n] = sum_g float(acc_g) * sb[g, n] (sequential in g).
+  Value init = filled(b, loc, outputSizes(), b.getF32FloatAttr(0.0f));
+  SmallVector<utils::IteratorType> giters(numDims - 1,
+                                          utils::IteratorType::parallel);
+  // dims: [b] m gi n  (dK dropped): gi is the reduction.
+  giters[dG] = utils::IteratorType::reduction;
+  SmallVector<Operand> gins{{acc, accDims}};
+  gins.push_back({adaptor.getRhsScale(), rhsParamDims});
+  unsigned zaIdx = 0, csIdx = 0, zbIdx = 0, rsIdx = 0;
+  if (lhsZp) {
+    zaIdx = gins.size();
+    gins.push_back({lhsZp, lhsParamDims});
+    csIdx = gins.size();
+    gins.push_back({colSum, colDims});
+  }
+  if (rhsZp) {
+    zbIdx = gins.size();
+    gins.push_back({rhsZp, rhsParamDims});
+    rsIdx = gins.size();
+    gins.push_back({rowSum, rowDims});
+  }
+  groupSum = buildGeneric(
+      b, loc, numDims - 1, giters, gins, {{init, withBatch({dM, dN}, batched)}},
+      [&](OpBuilder &nb2, Location l, ValueRange args) {
+        Value a = args[0];
+        if (intAcc) {
+          a = emitZeroPointCorrection(nb2, l, a, lhsZp ? args[zaIdx] : Value(),
+                                      lhsZp ? args[csIdx] : Value(),
+                                      rhsZp ? args[zbIdx] : Value(),
+                                      rhsZp ? args[rsIdx] : Value(), kCount);
+          a = arith::SIToFPOp::create(nb2, l, f32, a);
+        }
+        Value t = arith::MulFOp::create(nb2, l, a, args[1]);
+        return SmallVector<Value>{
+            arith::AddFOp::create(nb2, l, args.back(), t)};
+      })[0];
+}
+
+Value MatmulSteps::emitEpilogue() {
+  // Dims of the final element-wise epilogue: [b] m n (numbered 0..).
+  unsigned eB = 0, eM = nb, eN = nb + 1, eDims = nb + 2;
+  auto eWithBatch = [&](std::initializer_list<unsigned> rest, bool isB) {
+    SmallVector<unsigned> dims;
+    if (isB)
+      dims.push_back(eB);
+    dims.append(rest);
+    return dims;
+  };
+  SmallVector<unsigned> eLhsParam;
+  if (lhsScheme && lhsScheme->getGranularity() != Granularity::per_tensor)
+    eLhsParam = eWithBatch({eM}, lhsPerToken && batched);
+
+  Type resElem = op.getResult().getType().getElementType();
+  Value outInit = tensor::EmptyOp::create(b, loc, outputSizes(), resElem);
+  SmallVector<Operand> eins;
+  unsigned idx = 0;
+  auto add = [&](Value v, SmallVector<unsigned> dims) {
+    eins.push_back({v, std::move(dims)});
+    return idx++;
+  };
+  unsigned accI = add(grouped ? groupSum : acc, eWithBatch({eM, eN}, batched));
+  std::optional<unsigned> saI, sbI, zaI, csI, zbI, rsI, biasI, osI, ozI;
+  if (lhsScheme)
+    saI = add(lhsScaleV, eLhsParam);
+  if (!grouped) {
+    SmallVector<unsigned> sbDims;
+    if (rhsScheme.getGranularity() == Granularity::per_axis) {
+      if (rhsBatched)
+        sbDims.push_back(eB);
+      sbDims.push_back(eN);
+    }
+    sbI = add(adaptor.getRhsScale(), sbDims);
+    if (lhsZp) {
+      zaI = add(lhsZp, eLhsParam);
+      csI = add(colSum, eWithBatch({eN}, rhsBatched));
+    }
+    if (rhsZp) {
+      zbI = add(rhsZp, rhsScheme.getGranularity() == Granularity::per_axis
+                           ? eWithBatch({eN}, rhsBatched)
+                           : SmallVector<unsigned>{});
+      rsI = add(rowSum, eWithBatch({eM}, batched));
+    }
+  }
+  if (Value bias = adaptor.getBias())
+    biasI = add(bias, {eN});
+  std::optional<SchemeAttr> outScheme = op.getOutScheme();
+  if (outScheme) {
+    SmallVector<unsigned> oDims;
+    if (outScheme->getGranularity() == Granularity::per_axis)
+      oDims.push_back(eN);
+    osI = add(adaptor.getOutScale(), oDims);
+    if (Value oz = adaptor.getOutZeroPoint())
+      ozI = add(oz, oDims);
+  }
+  bool relu = op.getRelu();
+  SmallVector<utils::IteratorType> eiters(eDims, utils::IteratorType::parallel);
+  return buildGeneric(
+      b, loc, eDims, eiters, eins, {{outInit, eWithBatch({eM, eN}, batched)}},
+      [&](OpBuilder &nb2, Location l, ValueRange args) {
+        auto arg = [&](std::optional<unsigned> i) {
+          return i ? args[*i] : Value();
+        };
+        EpilogueElementValues v;
+        v.acc = args[accI];
+        v.lhsScale = arg(saI);
+        v.rhsScale = arg(sbI);
+        v.lhsZeroPoint = arg(zaI);
+        v.colSum = arg(csI);
+        v.rhsZeroPoint = arg(zbI);
+        v.rowSum = arg(rsI);
+        v.kCount = kCount;
+        v.bias = arg(biasI);
+        v.outScale = arg(osI);
+        v.outZeroPoint = arg(ozI);
+        return SmallVector<Value>{emitEpilogueElement(
+            nb2, l, v, grouped, intAcc, relu, outScheme, resElem)};
+      })[0];
+}
+
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    auto lhsType = cast<RankedTensorType>(lhs.getType());
-    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    MatmulSteps steps(op, adaptor, rewriter);
+    steps.prepareOperands();
+    steps.emitContraction();
+    steps.emitZeroPointSums();
+    if (steps.grouped)
+      steps.emitGroupSum();
+    Value result = steps.emitEpilogue();
     auto resType = op.getResult().getType();
-    std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
-    SchemeAttr rhsScheme = op.getRhsScheme();
-    bool floatLhs = !lhsScheme;
-    bool fp8 = rhsScheme.isFloat8() && !floatLhs;
-    bool intAcc = !floatLhs && !fp8;
-    bool batched = lhsType.getRank() == 3;
-    bool rhsBatched = rhsType.getRank() == 3;
-    bool grouped = rhsScheme.getGranularity() == Granularity::per_group;
-    int64_t g = grouped ? rhsScheme.getGroupSize() : 0;
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
-    Type accType = intAcc ? i32 : f32;
-
-    // Iteration space dims. Non-grouped: [b] m n k. Grouped: [b] m gi n kk.
-    unsigned nb = batched ? 1 : 0;
-    unsigned dB = 0, dM = nb, dG = nb + 1, dN = grouped ? nb + 2 : nb + 1,
-             dK = grouped ? nb + 3 : nb + 2;
-    unsigned numDims = dK + 1;
-    auto withBatch = [&](std::initializer_list<unsigned> rest,
-                         bool isBatched) {
-      SmallVector<unsigned> dims;
-      if (isBatched)
-        dims.push_back(dB);
-      dims.append(rest);
-      return dims;
-    };
-
-    SmallVector<OpFoldResult> lhsSizes = tensor::getMixedSizes(b, loc, lhs);
-    SmallVector<OpFoldResult> rhsSizes = tensor::getMixedSizes(b, loc, rhs);
-    OpFoldResult mSize = lhsSizes[nb];
-    OpFoldResult nSize = rhsSizes.back();
-    OpFoldResult kSize = lhsSizes.back();
-    Value lhsIn = lhs, rhsIn = rhs;
-    OpFoldResult gSize;
-    if (grouped) {
-      lhsIn = expandGroups(b, loc, lhs, lhsType.getRank() - 1, g);
-      rhsIn = expandGroups(b, loc, rhs, rhsType.getRank() - 2, g);
-      gSize = tensor::getMixedSizes(b, loc, rhsIn)[rhsType.getRank() - 2];
-    }
-
-    // Per-token lhs parameters (per_group over the whole K, shape
-    // [b] m 1) are used as [b] m.
-    bool lhsPerToken =
-        lhsScheme && lhsScheme->getGranularity() == Granularity::per_group;
-    Value lhsScaleV = adaptor.getLhsScale();
-    Value lhsZpV = adaptor.getLhsZeroPoint();
-    if (lhsPerToken) {
-      auto dropLast = [&](Value p) -> Value {
-        if (!p)
-          return p;
-        auto pt = cast<RankedTensorType>(p.getType());
-        SmallVector<ReassociationIndices> re;
-        for (int64_t d = 0; d + 2 < pt.getRank(); ++d)
-          re.push_back({d});
-        re.push_back({pt.getRank() - 2, pt.getRank() - 1});
-        return tensor::CollapseShapeOp::create(b, loc, p, re);
-      };
-      lhsScaleV = dropLast(lhsScaleV);
-      lhsZpV = dropLast(lhsZpV);
-    }
-
-    // 1. The contraction on codes.
-    SmallVector<OpFoldResult> accSizes;
-    SmallVector<unsigned> accDims;
-    if (batched) {
-      accSizes.push_back(lhsSizes[0]);
-      accDims.push_back(dB);
-    }
-    accSizes.push_back(mSize);
-    accDims.push_back(dM);
-    if (grouped) {
-      accSizes.push_back(gSize);
-      accDims.push_back(dG);
-    }
-    accSizes.push_back(nSize);
-    accDims.push_back(dN);
-    Value accInit = filled(b, loc, accSizes,
-                           intAcc ? TypedAttr(b.getI32IntegerAttr(0))
-                                  : TypedAttr(b.getF32FloatAttr(0.0f)));
-    SmallVector<utils::IteratorType> iters(numDims,
-                                           utils::IteratorType::parallel);
-    iters[dK] = utils::IteratorType::reduction;
-    SmallVector<unsigned> lhsDims =
-        grouped ? withBatch({dM, dG, dK}, batched)
-                : withBatch({dM, dK}, batched);
-    SmallVector<unsigned> rhsDims =
-        grouped ? withBatch({dG, dK, dN}, rhsBatched)
-                : withBatch({dK, dN}, rhsBatched);
-    SmallVector<Operand> ins{{lhsIn, lhsDims}, {rhsIn, rhsDims}};
-    // Float lhs keeps the rhs zero point inside the loop (float(B - zb)).
-    Value rhsZp = adaptor.getRhsZeroPoint();
-    SmallVector<unsigned> rhsParamDims =
-        paramDims(rhsScheme, rhsBatched, dB, dG, dN);
-    if (floatLhs && rhsZp)
-      ins.push_back({rhsZp, rhsParamDims});
-    Value acc = buildGeneric(
-        b, loc, numDims, iters, ins, {{accInit, accDims}},
-        [&](OpBuilder &nb2, Location l, ValueRange args) {
-          Value a = args[0], w = args[1];
-          Value prod;
-          if (intAcc) {
-            prod = arith::MulIOp::create(nb2, l, extendCode(nb2, l, a, *lhsScheme),
-                                         extendCode(nb2, l, w, rhsScheme));
-            return SmallVector<Value>{
-                arith::AddIOp::create(nb2, l, args.back(), prod)};
-          }
-          Value af, wf;
-          if (fp8) {
-            af = decodeFp8(nb2, l, a, *lhsScheme);
-            wf = decodeFp8(nb2, l, w, rhsScheme);
-          } else {
-            af = a.getType() == f32 ? a
-                                    : arith::ExtFOp::create(nb2, l, f32, a)
-                                          .getResult();
-            if (rhsScheme.isFloat8()) {
-              wf = decodeFp8(nb2, l, w, rhsScheme);
-            } else {
-              Value wi = extendCode(nb2, l, w, rhsScheme);
-              if (rhsZp)
-                wi = arith::SubIOp::create(nb2, l, wi, args[2]);
-              wf = arith::SIToFPOp::create(nb2, l, f32, wi);
-            }
-          }
-          prod = arith::MulFOp::create(nb2, l, af, wf);
-          return SmallVector<Value>{
-              arith::AddFOp::create(nb2, l, args.back(), prod)};
-        })[0];
-
-    // 2. Zero-point terms (integer accumulation only).
-    Value lhsZp = intAcc ? lhsZpV : Value();
-    if (!intAcc)
-      rhsZp = Value();
-    Value rowSum, colSum, kCount;
-    SmallVector<unsigned> lhsParamDims;
-    if (lhsScheme)
-      lhsParamDims = lhsScheme->getGranularity() == Granularity::per_tensor
-                         ? SmallVector<unsigned>{}
-                         : withBatch({dM}, lhsPerToken && batched);
-    SmallVector<unsigned> rowDims = grouped ? withBatch({dM, dG}, batched)
-                                            : withBatch({dM}, batched);
-    SmallVector<unsigned> colDims = grouped ? withBatch({dG, dN}, rhsBatched)
-                                            : withBatch({dN}, rhsBatched);
-    if (rhsZp) {
-      // rowsum(A) over K (per group).
-      SmallVector<OpFoldResult> sizes;
-      if (batched)
-        sizes.push_back(lhsSizes[0]);
-      sizes.push_back(mSize);
-      if (grouped)
-        sizes.push_back(gSize);
-      Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
-      rowSum = sumCodes(b, loc, lhsIn, init, /*reduced=*/
-                        cast<RankedTensorType>(lhsIn.getType()).getRank() - 1,
-                        *lhsScheme);
-    }
-    if (lhsZp) {
-      SmallVector<OpFoldResult> sizes;
-      SmallVector<int64_t> shape;
-      if (rhsBatched) {
-        sizes.push_back(rhsSizes[0]);
-        shape.push_back(rhsType.getDimSize(0));
-      }
-      if (grouped) {
-        sizes.push_back(gSize);
-        shape.push_back(ShapedType::isDynamic(rhsType.getDimSize(
-                            rhsType.getRank() - 2))
-                            ? ShapedType::kDynamic
-                            : rhsType.getDimSize(rhsType.getRank() - 2) / g);
-      }
-      sizes.push_back(nSize);
-      shape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
-      DenseElementsAttr constRhs;
-      if (matchPattern(rhs, m_Constant(&constRhs)) &&
-          rhsType.hasStaticShape()) {
-        colSum = arith::ConstantOp::create(
-            b, loc,
-            constantColumnSums(constRhs, rhsScheme,
-                               RankedTensorType::get(shape, i32), g));
-      } else {
-        Value init = filled(b, loc, sizes, b.getI32IntegerAttr(0));
-        colSum = sumCodes(b, loc, rhsIn, init, /*reduced=*/
-                          cast<RankedTensorType>(rhsIn.getType()).getRank() -
-                              2,
-                          rhsScheme);
-      }
-    }
-    if (lhsZp && rhsZp) {
-      OpFoldResult count = grouped ? OpFoldResult(b.getIndexAttr(g)) : kSize;
-      Value idx = getValueOrCreateConstantIndexOp(b, loc, count);
-      kCount = arith::IndexCastOp::create(b, loc, i32, idx);
-    }
-
-    // Epilogue pieces shared by both forms.
-    auto correct = [&](OpBuilder &nb2, Location l, Value a, Value za,
-                       Value cs, Value zb, Value rs) {
-      // a - za*colsum - zb*rowsum + K*za*zb, in wrapping i32 (exact when
-      // the true sum fits, which the verifier guarantees).
-      if (za)
-        a = arith::SubIOp::create(nb2, l, a,
-                                  arith::MulIOp::create(nb2, l, za, cs));
-      if (zb)
-        a = arith::SubIOp::create(nb2, l, a,
-                                  arith::MulIOp::create(nb2, l, zb, rs));
-      if (za && zb)
-        a = arith::AddIOp::create(
-            nb2, l, a,
-            arith::MulIOp::create(nb2, l, kCount,
-                                  arith::MulIOp::create(nb2, l, za, zb)));
-      return a;
-    };
-
-    SmallVector<OpFoldResult> outSizes;
-    if (batched)
-      outSizes.push_back(lhsSizes[0]);
-    outSizes.push_back(mSize);
-    outSizes.push_back(nSize);
-    // Dims of the final element-wise epilogue: [b] m n (numbered 0..).
-    unsigned eB = 0, eM = nb, eN = nb + 1, eDims = nb + 2;
-    auto eWithBatch = [&](std::initializer_list<unsigned> rest, bool isB) {
-      SmallVector<unsigned> dims;
-      if (isB)
-        dims.push_back(eB);
-      dims.append(rest);
-      return dims;
-    };
-    SmallVector<unsigned> eLhsParam;
-    if (lhsScheme && lhsScheme->getGranularity() != Granularity::per_tensor)
-      eLhsParam = eWithBatch({eM}, lhsPerToken && batched);
-
-    Value scaled; // f32 [b] m n, before sa for groups
-    bool saApplied = false;
-    if (grouped) {
-      // y'[m, n] = sum_g float(acc_g) * sb[g, n] (sequential in g).
-      Value init = filled(b, loc, outSizes, b.getF32FloatAttr(0.0f));
-      SmallVector<utils::IteratorType> giters(numDims - 1,
-                                              utils::IteratorType::parallel);
-      // dims: [b] m gi n  (dK dropped): gi is the reduction.
-      giters[dG] = utils::IteratorType::reduction;
-      SmallVector<Operand> gins{{acc, accDims}};
-      Value sb = adaptor.getRhsScale();
-      gins.push_back({sb, rhsParamDims});
-      unsigned zaIdx = 0, csIdx = 0, zbIdx = 0, rsIdx = 0;
-      if (lhsZp) {
-        zaIdx = gins.size();
-        gins.push_back({lhsZp, lhsParamDims});
-        csIdx = gins.size();
-        gins.push_back({colSum, colDims});
-      }
-      if (rhsZp) {
-        zbIdx = gins.size();
-        gins.push_back({rhsZp, rhsParamDims});
-        rsIdx = gins.size();
-        gins.push_back({rowSum, rowDims});
-      }
-      scaled = buildGeneric(
-          b, loc, numDims - 1, giters, gins,
-          {{init, withBatch({dM, dN}, batched)}},
-          [&](OpBuilder &nb2, Location l, ValueRange args) {
-            Value a = args[0];
-            if (intAcc) {
-              a = correct(nb2, l, a, lhsZp ? args[zaIdx] : Value(),
-                          lhsZp ? args[csIdx] : Value(),
-                          rhsZp ? args[zbIdx] : Value(),
-                          rhsZp ? args[rsIdx] : Value());
-              a = arith::SIToFPOp::create(nb2, l, f32, a);
-            }
-            Value t = arith::MulFOp::create(nb2, l, a, args[1]);
-            return SmallVector<Value>{
-                arith::AddFOp::create(nb2, l, args.back(), t)};
-          })[0];
-    }
-
-    // Final element-wise epilogue.
-    Type resElem = resType.getElementType();
-    Value outInit = tensor::EmptyOp::create(b, loc, outSizes, resElem);
-    SmallVector<Operand> eins;
-    unsigned idx = 0;
-    auto add = [&](Value v, SmallVector<unsigned> dims) {
-      eins.push_back({v, std::move(dims)});
-      return idx++;
-    };
-    unsigned accI = add(grouped ? scaled : acc, eWithBatch({eM, eN}, batched));
-    std::optional<unsigned> saI, sbI, zaI, csI, zbI, rsI, biasI, osI, ozI;
-    if (lhsScheme)
-      saI = add(lhsScaleV, eLhsParam);
-    if (!grouped) {
-      SmallVector<unsigned> sbDims;
-      if (rhsScheme.getGranularity() == Granularity::per_axis) {
-        if (rhsBatched)
-          sbDims.push_back(eB);
-        sbDims.push_back(eN);
-      }
-      sbI = add(adaptor.getRhsScale(), sbDims);
-      if (lhsZp) {
-        zaI = add(lhsZp, eLhsParam);
-        csI = add(colSum, eWithBatch({eN}, rhsBatched));
-      }
-      if (rhsZp) {
-        zbI = add(rhsZp, rhsScheme.getGranularity() == Granularity::per_axis
-                             ? eWithBatch({eN}, rhsBatched)
-                             : SmallVector<unsigned>{});
-        rsI = add(rowSum, eWithBatch({eM}, batched));
-      }
-    }
-    if (Value bias = adaptor.getBias())
-      biasI = add(bias, {eN});
-    std::optional<SchemeAttr> outScheme = op.getOutScheme();
-    if (outScheme) {
-      SmallVector<unsigned> oDims;
-      if (outScheme->getGranularity() == Granularity::per_axis)
-        oDims.push_back(eN);
-      osI = add(adaptor.getOutScale(), oDims);
-      if (Value oz = adaptor.getOutZeroPoint())
-        ozI = add(oz, oDims);
-    }
-    bool relu = op.getRelu();
-    SmallVector<utils::IteratorType> eiters(eDims,
-                                            utils::IteratorType::parallel);
-    Value result = buildGeneric(
-        b, loc, eDims, eiters, eins, {{outInit, eWithBatch({eM, eN}, batched)}},
-        [&](OpBuilder &nb2, Location l, ValueRange args) {
-          auto arg = [&](std::optional<unsigned> i) {
-            return i ? args[*i] : Value();
-          };
-          Value y = args[accI];
-          if (!grouped) {
-            if (intAcc) {
-              y = correct(nb2, l, y, arg(zaI), arg(csI), arg(zbI), arg(rsI));
-              y = arith::SIToFPOp::create(nb2, l, f32, y);
-            }
-            // float(acc) * (sa * sb).
-            Value s = args[*sbI];
-            if (saI)
-              s = arith::MulFOp::create(nb2, l, args[*saI], s);
-            y = arith::MulFOp::create(nb2, l, y, s);
-          } else if (saI) {
-            y = arith::MulFOp::create(nb2, l, y, args[*saI]);
-          }
-          if (biasI)
-            y = arith::AddFOp::create(nb2, l, y, args[*biasI]);
-          if (relu)
-            y = arith::MaximumFOp::create(
-                nb2, l, y,
-                arith::ConstantOp::create(nb2, l, nb2.getF32FloatAttr(0.0f)));
-          if (outScheme)
-            return SmallVector<Value>{
-                emitQuantize(nb2, l, y, args[*osI], arg(ozI), *outScheme)};
-          if (resElem.isBF16())
-            y = emitTruncF32ToBF16(nb2, l, y);
-          else if (resElem != f32)
-            y = arith::TruncFOp::create(nb2, l, resElem, y);
-          return SmallVector<Value>{y};
-        })[0];
-    (void)saApplied;
-    (void)accType;
     if (result.getType() != resType)
-      result = tensor::CastOp::create(b, loc, resType, result);
+      result = tensor::CastOp::create(rewriter, op.getLoc(), resType, result);
     rewriter.replaceOp(op, result);
     return success();
-  }
-
-  /// Dims of an rhs parameter tensor in the contraction's iteration space.
-  static SmallVector<unsigned> paramDims(SchemeAttr scheme, bool batched,
-                                         unsigned dB, unsigned dG,
-                                         unsigned dN) {
-    SmallVector<unsigned> dims;
-    switch (scheme.getGranularity()) {
-    case Granularity::per_tensor:
-      return dims;
-    case Granularity::per_axis:
-      dims.push_back(dN);
-      return dims;
-    case Granularity::per_group:
-      if (batched)
-        dims.push_back(dB);
-      dims.push_back(dG);
-      dims.push_back(dN);
-      return dims;
-    }
-    return dims;
   }
 };
 

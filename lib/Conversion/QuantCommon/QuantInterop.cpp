@@ -40,10 +40,21 @@ static FailureOr<StorageFormat> importFormat(quant::QuantizedType qt,
 // Import: !quant.uniform -> octet scheme + parameters
 //===----------------------------------------------------------------------===//
 
-FailureOr<QuantParams> octet::importQuantType(RankedTensorType type,
+namespace {
+/// The parameters of a quant type in octet's layout, before validation.
+struct ImportedParams {
+  Granularity granularity = Granularity::per_tensor;
+  int64_t axis = 0, groupSize = 0;
+  SmallVector<float> scales;
+  SmallVector<int32_t> zps;
+  SmallVector<int64_t> paramShape;
+};
+} // namespace
+
+/// Checks the kind, expressed type and storage range of `qt`; returns its
+/// storage format, or failure with a diagnostic.
+static FailureOr<StorageFormat> importStorage(quant::QuantizedType qt,
                                               QuantEmitErrorFn emitError) {
-  auto qt = cast<quant::QuantizedType>(type.getElementType());
-  MLIRContext *ctx = qt.getContext();
   if (!isa<quant::UniformQuantizedType, quant::UniformQuantizedPerAxisType,
            quant::UniformQuantizedSubChannelType>(qt))
     return emitError() << "only !quant.uniform types can be imported, not "
@@ -61,135 +72,188 @@ FailureOr<QuantParams> octet::importQuantType(RankedTensorType type,
     return emitError() << "storage range [" << qmin << ", " << qmax << "] of "
                        << qt << " is not a sub-range of "
                        << stringifyStorageFormat(*format);
+  return format;
+}
 
-  Type f32 = Float32Type::get(ctx);
-  Type i32 = IntegerType::get(ctx, 32);
-  Granularity granularity = Granularity::per_tensor;
-  int64_t axis = 0, groupSize = 0;
-  SmallVector<float> scales;
-  SmallVector<int32_t> zps;
-  SmallVector<int64_t> paramShape;
+/// Per-axis parameters: one scale and zero point per index of the axis.
+static LogicalResult importPerAxis(quant::UniformQuantizedPerAxisType pa,
+                                   RankedTensorType type, ImportedParams &p,
+                                   QuantEmitErrorFn emitError) {
+  p.granularity = Granularity::per_axis;
+  p.axis = pa.getQuantizedDimension();
+  if (p.axis >= type.getRank())
+    return emitError() << "quantized dimension " << p.axis << " of " << pa
+                       << " is out of range for " << type;
+  for (double s : pa.getScales())
+    p.scales.push_back(static_cast<float>(s));
+  for (int64_t z : pa.getZeroPoints())
+    p.zps.push_back(static_cast<int32_t>(z));
+  p.paramShape.push_back(p.scales.size());
+  return success();
+}
 
-  if (auto pt = dyn_cast<quant::UniformQuantizedType>(qt)) {
-    scales.push_back(static_cast<float>(pt.getScale()));
-    zps.push_back(static_cast<int32_t>(pt.getZeroPoint()));
-  } else if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(qt)) {
-    granularity = Granularity::per_axis;
-    axis = pa.getQuantizedDimension();
-    if (axis >= type.getRank())
-      return emitError() << "quantized dimension " << axis << " of " << qt
-                         << " is out of range for " << type;
-    for (double s : pa.getScales())
-      scales.push_back(static_cast<float>(s));
-    for (int64_t z : pa.getZeroPoints())
-      zps.push_back(static_cast<int32_t>(z));
-    paramShape.push_back(scales.size());
+/// Chooses the representation of sub-channel `blocks` (block size per
+/// dimension of `type`): per_tensor (one block), per_axis (blocks of 1 along
+/// one dimension, whole elsewhere), else per_group along the dimension with
+/// the largest proper block; parameters are replicated along other
+/// dimensions whose block is larger than 1. Sets the granularity, axis,
+/// group size and parameter shape of `p`.
+static void chooseSubChannelLayout(RankedTensorType type,
+                                   ArrayRef<int64_t> blocks,
+                                   ImportedParams &p) {
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> partial;
+  for (int64_t d = 0; d < rank; ++d)
+    if (blocks[d] != type.getDimSize(d))
+      partial.push_back(d);
+  SmallVector<int64_t> scaleShape;
+  if (partial.empty()) {
+    p.granularity = Granularity::per_tensor;
+  } else if (partial.size() == 1 && blocks[partial[0]] == 1) {
+    p.granularity = Granularity::per_axis;
+    p.axis = partial[0];
+    scaleShape.push_back(type.getDimSize(p.axis));
   } else {
-    auto sc = cast<quant::UniformQuantizedSubChannelType>(qt);
-    if (!type.hasStaticShape())
-      return emitError() << "sub-channel type " << qt
-                         << " needs a statically shaped tensor, got " << type;
-    int64_t rank = type.getRank();
-    // Block size per dimension; unspecified dimensions are one block.
-    SmallVector<int64_t> blocks(type.getShape());
-    for (auto [d, b] : sc.getBlockSizeInfo())
-      blocks[d] = b;
-    // Choose the representation: per_tensor (one block), per_axis (blocks of
-    // 1 along one dimension, whole elsewhere), else per_group along the
-    // dimension with the largest proper block; parameters are replicated
-    // along other dimensions whose block is larger than 1.
-    SmallVector<int64_t> partial;
+    p.granularity = Granularity::per_group;
+    p.axis = partial[0];
+    for (int64_t d : partial)
+      if (blocks[d] > blocks[p.axis])
+        p.axis = d;
+    p.groupSize = blocks[p.axis];
     for (int64_t d = 0; d < rank; ++d)
-      if (blocks[d] != type.getDimSize(d))
-        partial.push_back(d);
-    SmallVector<int64_t> scaleShape;
-    if (partial.empty()) {
-      granularity = Granularity::per_tensor;
-    } else if (partial.size() == 1 && blocks[partial[0]] == 1) {
-      granularity = Granularity::per_axis;
-      axis = partial[0];
-      scaleShape.push_back(type.getDimSize(axis));
-    } else {
-      granularity = Granularity::per_group;
-      axis = partial[0];
-      for (int64_t d : partial)
-        if (blocks[d] > blocks[axis])
-          axis = d;
-      groupSize = blocks[axis];
-      for (int64_t d = 0; d < rank; ++d)
-        scaleShape.push_back(d == axis ? type.getDimSize(d) / groupSize
+      scaleShape.push_back(d == p.axis ? type.getDimSize(d) / p.groupSize
                                        : type.getDimSize(d));
-    }
-    paramShape = scaleShape;
-    // Read the source parameters (shape = dims / blocks) and expand.
-    std::vector<float> srcScales;
-    for (APFloat v : sc.getScales().getValues<APFloat>()) {
-      bool lost;
-      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-      srcScales.push_back(v.convertToFloat());
-    }
-    // Zero points are stored in the signless storage type: read the low
-    // `width` bits with the quant type's signedness, so u8 200 stays 200.
-    // (Upstream prints u8 200 as -56 and its parser builds the APInt of a
-    // negative literal without truncating it, so only the low bits count.)
-    unsigned width = qt.getStorageTypeIntegralWidth();
-    SmallVector<int64_t> srcZps;
-    for (const APInt &v : sc.getZeroPoints().getValues<APInt>()) {
-      uint64_t low =
-          v.getRawData()[0] & llvm::maskTrailingOnes<uint64_t>(width);
-      srcZps.push_back(qt.isSigned() ? llvm::SignExtend64(low, width)
-                                     : static_cast<int64_t>(low));
-    }
-    SmallVector<int64_t> srcShape;
-    for (int64_t d = 0; d < rank; ++d)
-      srcShape.push_back(type.getDimSize(d) / blocks[d]);
-    int64_t count = 1;
-    for (int64_t s : scaleShape)
-      count *= s;
-    for (int64_t i = 0; i < count; ++i) {
-      // Coordinates in the octet parameter tensor -> source coordinates.
-      int64_t rem = i, src = 0, srcStride = 1;
-      SmallVector<int64_t> coord(scaleShape.size());
-      for (int64_t k = scaleShape.size() - 1; k >= 0; --k) {
-        coord[k] = rem % scaleShape[k];
-        rem /= scaleShape[k];
-      }
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        int64_t c = 0;
-        if (granularity == Granularity::per_group)
-          c = d == axis ? coord[d] : coord[d] / blocks[d];
-        else if (granularity == Granularity::per_axis && d == axis)
-          c = coord[0];
-        src += c * srcStride;
-        srcStride *= srcShape[d];
-      }
-      scales.push_back(srcScales[src]);
-      zps.push_back(static_cast<int32_t>(srcZps[src]));
-    }
   }
+  p.paramShape = scaleShape;
+}
 
-  for (float s : scales)
+/// Fills `p.scales` / `p.zps` (shape `p.paramShape`) from the source
+/// parameters `srcScales` / `srcZps` (shape = dims / blocks).
+static void expandSubChannelParams(RankedTensorType type,
+                                   ArrayRef<int64_t> blocks,
+                                   ArrayRef<float> srcScales,
+                                   ArrayRef<int64_t> srcZps,
+                                   ImportedParams &p) {
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> scaleShape = p.paramShape;
+  SmallVector<int64_t> srcShape;
+  for (int64_t d = 0; d < rank; ++d)
+    srcShape.push_back(type.getDimSize(d) / blocks[d]);
+  int64_t count = 1;
+  for (int64_t s : scaleShape)
+    count *= s;
+  for (int64_t i = 0; i < count; ++i) {
+    // Coordinates in the octet parameter tensor -> source coordinates.
+    int64_t rem = i, src = 0, srcStride = 1;
+    SmallVector<int64_t> coord(scaleShape.size());
+    for (int64_t k = scaleShape.size() - 1; k >= 0; --k) {
+      coord[k] = rem % scaleShape[k];
+      rem /= scaleShape[k];
+    }
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t c = 0;
+      if (p.granularity == Granularity::per_group)
+        c = d == p.axis ? coord[d] : coord[d] / blocks[d];
+      else if (p.granularity == Granularity::per_axis && d == p.axis)
+        c = coord[0];
+      src += c * srcStride;
+      srcStride *= srcShape[d];
+    }
+    p.scales.push_back(srcScales[src]);
+    p.zps.push_back(static_cast<int32_t>(srcZps[src]));
+  }
+}
+
+/// Sub-channel parameters, mapped onto octet's per_tensor / per_axis /
+/// per_group layout.
+static LogicalResult importSubChannel(quant::UniformQuantizedSubChannelType sc,
+                                      RankedTensorType type, ImportedParams &p,
+                                      QuantEmitErrorFn emitError) {
+  if (!type.hasStaticShape())
+    return emitError() << "sub-channel type " << sc
+                       << " needs a statically shaped tensor, got " << type;
+  // Block size per dimension; unspecified dimensions are one block.
+  SmallVector<int64_t> blocks(type.getShape());
+  for (auto [d, b] : sc.getBlockSizeInfo())
+    blocks[d] = b;
+  chooseSubChannelLayout(type, blocks, p);
+  // Read the source parameters (shape = dims / blocks) and expand.
+  std::vector<float> srcScales;
+  for (APFloat v : sc.getScales().getValues<APFloat>()) {
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    srcScales.push_back(v.convertToFloat());
+  }
+  // Zero points are stored in the signless storage type: read the low
+  // `width` bits with the quant type's signedness, so u8 200 stays 200.
+  // (Upstream prints u8 200 as -56 and its parser builds the APInt of a
+  // negative literal without truncating it, so only the low bits count.)
+  unsigned width = sc.getStorageTypeIntegralWidth();
+  SmallVector<int64_t> srcZps;
+  for (const APInt &v : sc.getZeroPoints().getValues<APInt>()) {
+    uint64_t low = v.getRawData()[0] & llvm::maskTrailingOnes<uint64_t>(width);
+    srcZps.push_back(sc.isSigned() ? llvm::SignExtend64(low, width)
+                                   : static_cast<int64_t>(low));
+  }
+  expandSubChannelParams(type, blocks, srcScales, srcZps, p);
+  return success();
+}
+
+/// Checks that scales are positive finite f32 and zero points lie in
+/// [qmin, qmax].
+static LogicalResult checkImportedParams(const ImportedParams &p,
+                                         quant::QuantizedType qt,
+                                         QuantEmitErrorFn emitError) {
+  for (float s : p.scales)
     if (!(s > 0.0f) || !std::isfinite(s))
       return emitError() << "scale " << s << " of " << qt
                          << " is not a positive finite f32";
-  bool symmetric = llvm::all_of(zps, [](int32_t z) { return z == 0; });
-  for (int32_t z : zps)
+  int64_t qmin = qt.getStorageTypeMin(), qmax = qt.getStorageTypeMax();
+  for (int32_t z : p.zps)
     if (z < qmin || z > qmax)
       return emitError() << "zero point " << z << " of " << qt
                          << " is outside its storage range";
+  return success();
+}
 
+FailureOr<QuantParams> octet::importQuantType(RankedTensorType type,
+                                              QuantEmitErrorFn emitError) {
+  auto qt = cast<quant::QuantizedType>(type.getElementType());
+  MLIRContext *ctx = qt.getContext();
+  FailureOr<StorageFormat> format = importStorage(qt, emitError);
+  if (failed(format))
+    return failure();
+
+  ImportedParams p;
+  if (auto pt = dyn_cast<quant::UniformQuantizedType>(qt)) {
+    p.scales.push_back(static_cast<float>(pt.getScale()));
+    p.zps.push_back(static_cast<int32_t>(pt.getZeroPoint()));
+  } else if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(qt)) {
+    if (failed(importPerAxis(pa, type, p, emitError)))
+      return failure();
+  } else if (failed(importSubChannel(
+                 cast<quant::UniformQuantizedSubChannelType>(qt), type, p,
+                 emitError))) {
+    return failure();
+  }
+  if (failed(checkImportedParams(p, qt, emitError)))
+    return failure();
+  bool symmetric = llvm::all_of(p.zps, [](int32_t z) { return z == 0; });
+
+  Type f32 = Float32Type::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
   QuantParams params;
   params.scheme = SchemeAttr::getChecked(
-      emitError, ctx, *format, granularity, axis, groupSize, symmetric,
-      /*saturate=*/true, static_cast<int32_t>(qmin),
-      static_cast<int32_t>(qmax));
+      emitError, ctx, *format, p.granularity, p.axis, p.groupSize, symmetric,
+      /*saturate=*/true, static_cast<int32_t>(qt.getStorageTypeMin()),
+      static_cast<int32_t>(qt.getStorageTypeMax()));
   if (!params.scheme)
     return failure();
-  params.scale = DenseElementsAttr::get(RankedTensorType::get(paramShape, f32),
-                                        ArrayRef<float>(scales));
+  params.scale = DenseElementsAttr::get(
+      RankedTensorType::get(p.paramShape, f32), ArrayRef<float>(p.scales));
   if (!symmetric)
     params.zeroPoint = DenseElementsAttr::get(
-        RankedTensorType::get(paramShape, i32), ArrayRef<int32_t>(zps));
+        RankedTensorType::get(p.paramShape, i32), ArrayRef<int32_t>(p.zps));
   return params;
 }
 

@@ -279,141 +279,184 @@ LogicalResult ComputeParamsOp::fold(FoldAdaptor adaptor,
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::verify() {
-  auto emit = [&]() { return emitOpError(); };
-  auto lhsType = getLhs().getType();
-  auto rhsType = getRhs().getType();
-  auto resType = getResult().getType();
+/// Whether two dimension sizes may be equal (either one is dynamic).
+static bool dimsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Ranks and shapes: lhs [B x] M x K, rhs [B x] K x N, result [B x] M x N.
+/// On success `expected` is the product shape.
+static LogicalResult verifyMatmulShapes(MatmulOp op,
+                                        SmallVectorImpl<int64_t> &expected) {
+  auto lhsType = op.getLhs().getType();
+  auto rhsType = op.getRhs().getType();
+  auto resType = op.getResult().getType();
   int64_t rank = lhsType.getRank();
   if (rank != 2 && rank != 3)
-    return emitOpError() << "lhs must be M x K or B x M x K, got " << lhsType;
+    return op.emitOpError()
+           << "lhs must be M x K or B x M x K, got " << lhsType;
   if (rhsType.getRank() != 2 && rhsType.getRank() != rank)
-    return emitOpError() << "rhs must be K x N"
-                         << (rank == 3 ? " or B x K x N" : "") << ", got "
-                         << rhsType;
-  auto dimsAgree = [](int64_t a, int64_t b) {
-    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
-  };
+    return op.emitOpError()
+           << "rhs must be K x N" << (rank == 3 ? " or B x K x N" : "")
+           << ", got " << rhsType;
   int64_t k = lhsType.getDimSize(rank - 1);
   if (!dimsAgree(k, rhsType.getDimSize(rhsType.getRank() - 2)))
-    return emitOpError() << "reduction dimensions differ: lhs " << lhsType
-                         << " vs rhs " << rhsType;
-  if (rhsType.getRank() == 3 && !dimsAgree(lhsType.getDimSize(0),
-                                           rhsType.getDimSize(0)))
-    return emitOpError() << "batch dimensions differ: lhs " << lhsType
-                         << " vs rhs " << rhsType;
-  SmallVector<int64_t> expected(lhsType.getShape().drop_back());
+    return op.emitOpError() << "reduction dimensions differ: lhs " << lhsType
+                            << " vs rhs " << rhsType;
+  if (rhsType.getRank() == 3 &&
+      !dimsAgree(lhsType.getDimSize(0), rhsType.getDimSize(0)))
+    return op.emitOpError() << "batch dimensions differ: lhs " << lhsType
+                            << " vs rhs " << rhsType;
+  expected.assign(lhsType.getShape().drop_back().begin(),
+                  lhsType.getShape().drop_back().end());
   expected.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
   if (resType.getRank() != rank ||
       !llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
         return dimsAgree(resType.getDimSize(d), expected[d]);
       }))
-    return emitOpError() << "result type " << resType
-                         << " does not match the product shape "
-                         << RankedTensorType::get(expected,
-                                                  resType.getElementType());
+    return op.emitOpError()
+           << "result type " << resType << " does not match the product shape "
+           << RankedTensorType::get(expected, resType.getElementType());
+  return success();
+}
 
-  // lhs: float (weight-only) or storage with parameters that do not vary
-  // along K.
-  std::optional<SchemeAttr> lhsScheme = getLhsScheme();
+/// lhs: float (weight-only) or storage with parameters that do not vary
+/// along K.
+static LogicalResult verifyMatmulLhs(MatmulOp op) {
+  auto emit = [&]() { return op.emitOpError(); };
+  auto lhsType = op.getLhs().getType();
+  int64_t rank = lhsType.getRank();
+  int64_t k = lhsType.getDimSize(rank - 1);
+  std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
   if (!lhsScheme) {
-    if (!isa<Float32Type, Float16Type, BFloat16Type>(
-            lhsType.getElementType()))
-      return emitOpError() << "lhs of element type "
-                           << lhsType.getElementType()
-                           << " needs lhs_scale and lhs_scheme (a float lhs "
-                              "is f32, f16 or bf16)";
-    if (getLhsScale() || getLhsZeroPoint())
-      return emitOpError()
+    if (!isa<Float32Type, Float16Type, BFloat16Type>(lhsType.getElementType()))
+      return op.emitOpError()
+             << "lhs of element type " << lhsType.getElementType()
+             << " needs lhs_scale and lhs_scheme (a float "
+                "lhs is f32, f16 or bf16)";
+    if (op.getLhsScale() || op.getLhsZeroPoint())
+      return op.emitOpError()
              << "lhs parameters are given without an lhs_scheme";
-  } else {
-    if (!getLhsScale())
-      return emitOpError() << "a quantized lhs needs lhs_scale";
-    if (failed(verifyStorage(emit, *lhsScheme, RankedTensorType(), lhsType,
-                             "lhs")) ||
-        failed(verifyParameters(emit, *lhsScheme, lhsType.getShape(),
-                                getLhsScale(), getLhsZeroPoint(), "lhs ")))
-      return failure();
-    Granularity g = lhsScheme->getGranularity();
-    bool perToken = g == Granularity::per_group &&
-                    lhsScheme->getAxis() == rank - 1 &&
-                    lhsScheme->getGroupSize() == k;
-    if (!(g == Granularity::per_tensor || perToken ||
-          (g == Granularity::per_axis && lhsScheme->getAxis() == rank - 2)))
-      return emitOpError()
-             << "lhs scale " << lhsScheme->getGranularityString()
-             << " cannot be factored out of the sum over K; use per_tensor, "
-                "per_axis("
-             << rank - 2 << ") (one scale per row) or per_group(" << rank - 1
-             << ", K) (one scale per token, batches included)";
+    return success();
   }
+  if (!op.getLhsScale())
+    return op.emitOpError() << "a quantized lhs needs lhs_scale";
+  if (failed(verifyStorage(emit, *lhsScheme, RankedTensorType(), lhsType,
+                           "lhs")) ||
+      failed(verifyParameters(emit, *lhsScheme, lhsType.getShape(),
+                              op.getLhsScale(), op.getLhsZeroPoint(), "lhs ")))
+    return failure();
+  Granularity g = lhsScheme->getGranularity();
+  bool perToken = g == Granularity::per_group &&
+                  lhsScheme->getAxis() == rank - 1 &&
+                  lhsScheme->getGroupSize() == k;
+  if (!(g == Granularity::per_tensor || perToken ||
+        (g == Granularity::per_axis && lhsScheme->getAxis() == rank - 2)))
+    return op.emitOpError()
+           << "lhs scale " << lhsScheme->getGranularityString()
+           << " cannot be factored out of the sum over K; use per_tensor, "
+              "per_axis("
+           << rank - 2 << ") (one scale per row) or per_group(" << rank - 1
+           << ", K) (one scale per token, batches included)";
+  return success();
+}
 
-  SchemeAttr rhsScheme = getRhsScheme();
+/// rhs: storage with parameters per output channel or in groups along K,
+/// of the same family (integer or FP8) as a quantized lhs, and small enough
+/// codes for exact i32 accumulation.
+static LogicalResult verifyMatmulRhs(MatmulOp op) {
+  auto emit = [&]() { return op.emitOpError(); };
+  auto lhsType = op.getLhs().getType();
+  auto rhsType = op.getRhs().getType();
+  int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
+  std::optional<SchemeAttr> lhsScheme = op.getLhsScheme();
+  SchemeAttr rhsScheme = op.getRhsScheme();
   int64_t rrank = rhsType.getRank();
-  if (failed(verifyStorage(emit, rhsScheme, RankedTensorType(), rhsType,
-                           "rhs")) ||
+  if (failed(
+          verifyStorage(emit, rhsScheme, RankedTensorType(), rhsType, "rhs")) ||
       failed(verifyParameters(emit, rhsScheme, rhsType.getShape(),
-                              getRhsScale(), getRhsZeroPoint(), "rhs ")))
+                              op.getRhsScale(), op.getRhsZeroPoint(), "rhs ")))
     return failure();
   Granularity rg = rhsScheme.getGranularity();
   if (!(rg == Granularity::per_tensor ||
         (rg == Granularity::per_axis && rhsScheme.getAxis() == rrank - 1) ||
         (rg == Granularity::per_group && rhsScheme.getAxis() == rrank - 2)))
-    return emitOpError() << "rhs scale " << rhsScheme.getGranularityString()
-                         << " is not supported; use per_tensor, per_axis("
-                         << rrank - 1 << ") (per output channel) or per_group("
-                         << rrank - 2 << ", size) (groups along K)";
+    return op.emitOpError()
+           << "rhs scale " << rhsScheme.getGranularityString()
+           << " is not supported; use per_tensor, per_axis(" << rrank - 1
+           << ") (per output channel) or per_group(" << rrank - 2
+           << ", size) (groups along K)";
   if (lhsScheme && lhsScheme->isFloat8() != rhsScheme.isFloat8())
-    return emitOpError() << "lhs '" << lhsScheme->getFormatName()
-                         << "' and rhs '" << rhsScheme.getFormatName()
-                         << "' must both be integer or both FP8";
+    return op.emitOpError()
+           << "lhs '" << lhsScheme->getFormatName() << "' and rhs '"
+           << rhsScheme.getFormatName() << "' must both be integer or both FP8";
 
   // Exact i32 accumulation.
   if (lhsScheme && !rhsScheme.isFloat8() && !ShapedType::isDynamic(k)) {
     int64_t bound = maxCodeMagnitude(*lhsScheme) * maxCodeMagnitude(rhsScheme);
     if (bound * k > std::numeric_limits<int32_t>::max())
-      return emitOpError() << "K = " << k
-                           << " can overflow the i32 accumulator (|a| * |b| "
-                              "up to "
-                           << bound << " per term)";
+      return op.emitOpError() << "K = " << k
+                              << " can overflow the i32 accumulator (|a| * "
+                                 "|b| up to "
+                              << bound << " per term)";
   }
+  return success();
+}
 
-  if (Value bias = getBias()) {
-    auto bt = cast<RankedTensorType>(bias.getType());
-    if (bt.getRank() != 1 ||
-        !dimsAgree(bt.getDimSize(0), expected.back()))
-      return emitOpError() << "bias of type " << bt << " must be tensor<"
-                           << (ShapedType::isDynamic(expected.back())
-                                   ? std::string("?")
-                                   : std::to_string(expected.back()))
-                           << "xf32> (one value per output column)";
-  }
+/// bias: one f32 per output column (`n` of them).
+static LogicalResult verifyMatmulBias(MatmulOp op, int64_t n) {
+  Value bias = op.getBias();
+  if (!bias)
+    return success();
+  auto bt = cast<RankedTensorType>(bias.getType());
+  if (bt.getRank() != 1 || !dimsAgree(bt.getDimSize(0), n))
+    return op.emitOpError()
+           << "bias of type " << bt << " must be tensor<"
+           << (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n))
+           << "xf32> (one value per output column)";
+  return success();
+}
 
-  std::optional<SchemeAttr> outScheme = getOutScheme();
+/// Result: float, or storage with parameters per tensor or per column.
+static LogicalResult verifyMatmulOutput(MatmulOp op) {
+  auto emit = [&]() { return op.emitOpError(); };
+  auto resType = op.getResult().getType();
+  int64_t rank = op.getLhs().getType().getRank();
+  std::optional<SchemeAttr> outScheme = op.getOutScheme();
   if (!outScheme) {
-    if (getOutScale() || getOutZeroPoint())
-      return emitOpError()
+    if (op.getOutScale() || op.getOutZeroPoint())
+      return op.emitOpError()
              << "output parameters are given without an out_scheme";
-    if (!isa<Float32Type, Float16Type, BFloat16Type>(
-            resType.getElementType()))
-      return emitOpError() << "result element type "
-                           << resType.getElementType()
-                           << " needs out_scale and out_scheme (a float "
-                              "result is f32, f16 or bf16)";
+    if (!isa<Float32Type, Float16Type, BFloat16Type>(resType.getElementType()))
+      return op.emitOpError()
+             << "result element type " << resType.getElementType()
+             << " needs out_scale and out_scheme (a float "
+                "result is f32, f16 or bf16)";
     return success();
   }
-  if (!getOutScale())
-    return emitOpError() << "a quantized result needs out_scale";
+  if (!op.getOutScale())
+    return op.emitOpError() << "a quantized result needs out_scale";
   if (failed(verifyStorage(emit, *outScheme, RankedTensorType(), resType,
                            "result")) ||
       failed(verifyParameters(emit, *outScheme, resType.getShape(),
-                              getOutScale(), getOutZeroPoint(), "output ")))
+                              op.getOutScale(), op.getOutZeroPoint(),
+                              "output ")))
     return failure();
   Granularity og = outScheme->getGranularity();
   if (!(og == Granularity::per_tensor ||
         (og == Granularity::per_axis && outScheme->getAxis() == rank - 1)))
-    return emitOpError() << "output scale " << outScheme->getGranularityString()
-                         << " is not supported; use per_tensor or per_axis("
-                         << rank - 1 << ")";
+    return op.emitOpError()
+           << "output scale " << outScheme->getGranularityString()
+           << " is not supported; use per_tensor or per_axis(" << rank - 1
+           << ")";
   return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  SmallVector<int64_t> expected;
+  if (failed(verifyMatmulShapes(*this, expected)) ||
+      failed(verifyMatmulLhs(*this)) || failed(verifyMatmulRhs(*this)) ||
+      failed(verifyMatmulBias(*this, expected.back())))
+    return failure();
+  return verifyMatmulOutput(*this);
 }
