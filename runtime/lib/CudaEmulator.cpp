@@ -18,16 +18,21 @@
 //  - cp.async copies at once (the wait operations are no-ops); shfl.bfly
 //    exchanges through the warp.
 //
+// The codes octet-emulate-cuda passes (operand types, special registers)
+// are those of octet/Runtime/CudaEmulatorAbi.h; FP8 operands are decoded by
+// Numerics.h's decodeFp8, as everywhere else.
+//
 // The emulation checks the kernels' indexing, fragment and descriptor use,
 // staging and reductions on machines without a GPU; it does not model the
 // asynchronous proxies, timing, or the tensor cores' internal FP8 rounding.
 //
 //===----------------------------------------------------------------------===//
 
+#include "octet/Runtime/CudaEmulatorAbi.h"
+#include "octet/Runtime/Numerics.h"
 #include "octet/Runtime/OctetRuntime.h"
 
 #include <atomic>
-#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -99,27 +104,23 @@ thread_local int threadIndex = 0;
 // Element formats
 //===----------------------------------------------------------------------===//
 
-// Type codes shared with octet-emulate-cuda.
-enum : int32_t { kS8 = 0, kU8 = 1, kE4M3 = 2, kE5M2 = 3 };
+// Operand type codes (`type`, from octet-emulate-cuda): CudaEmulatorAbi.h.
+using octet::emu::OperandType;
+using octet::emu::SpecialRegister;
 
 int32_t intCode(uint8_t byte, int32_t type) {
-  return type == kU8 ? int32_t(byte) : int32_t(int8_t(byte));
+  return type == int32_t(OperandType::u8) ? int32_t(byte)
+                                          : int32_t(int8_t(byte));
 }
 
-/// Exact FP8 decoding (OCP E4M3FN / E5M2).
+/// Exact FP8 decoding (OCP E4M3FN / E5M2), the numerics contract's
+/// (Numerics.h).
 float fp8Value(uint8_t byte, int32_t type) {
-  bool e4m3 = type == kE4M3;
-  int manBits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
-  int exp = (byte >> manBits) & (e4m3 ? 0xF : 0x1F);
-  int man = byte & ((1 << manBits) - 1);
-  float sign = (byte & 0x80) ? -1.0f : 1.0f;
-  if (e4m3 && exp == 0xF && man == 0x7)
-    return NAN;
-  if (!e4m3 && exp == 0x1F)
-    return man ? NAN : sign * INFINITY;
-  if (exp == 0)
-    return sign * std::ldexp(float(man), 1 - bias - manBits);
-  return sign * std::ldexp(float((1 << manBits) | man), exp - bias - manBits);
+  using octet::numerics::StorageFormat;
+  return octet::numerics::decodeFp8(byte,
+                                    type == int32_t(OperandType::e4m3)
+                                        ? StorageFormat::F8E4M3FN
+                                        : StorageFormat::F8E5M2);
 }
 
 uint8_t byteOf(uint32_t word, int i) { return uint8_t(word >> (8 * i)); }
@@ -200,33 +201,34 @@ OCTET_RUNTIME_EXPORT void octet_emu_launch(void (*kernel)(void **),
   delete launch;
 }
 
-/// Special registers: 0-2 tid.x/y/z, 3-5 ctaid.x/y/z, 6-8 nctaid.x/y/z,
-/// 9-11 ntid.x/y/z, 12 laneid, 13 warpid.
+/// Special registers, numbered as CudaEmulatorAbi.h's SpecialRegister:
+/// 0-2 tid.x/y/z, 3-5 ctaid.x/y/z, 6-8 nctaid.x/y/z, 9-11 ntid.x/y/z,
+/// 12 laneid, 13 warpid.
 OCTET_RUNTIME_EXPORT int32_t octet_emu_sreg(int32_t which) {
   Launch *l = current;
   int64_t bx = l->block[0], by = l->block[1];
-  switch (which) {
-  case 0:
+  switch (SpecialRegister(which)) {
+  case SpecialRegister::tidX:
     return int32_t(threadIndex % bx);
-  case 1:
+  case SpecialRegister::tidY:
     return int32_t((threadIndex / bx) % by);
-  case 2:
+  case SpecialRegister::tidZ:
     return int32_t(threadIndex / (bx * by));
-  case 3:
-  case 4:
-  case 5:
-    return int32_t(l->blockIndex[which - 3]);
-  case 6:
-  case 7:
-  case 8:
-    return int32_t(l->grid[which - 6]);
-  case 9:
-  case 10:
-  case 11:
-    return int32_t(l->block[which - 9]);
-  case 12:
+  case SpecialRegister::ctaidX:
+  case SpecialRegister::ctaidY:
+  case SpecialRegister::ctaidZ:
+    return int32_t(l->blockIndex[which - int32_t(SpecialRegister::ctaidX)]);
+  case SpecialRegister::nctaidX:
+  case SpecialRegister::nctaidY:
+  case SpecialRegister::nctaidZ:
+    return int32_t(l->grid[which - int32_t(SpecialRegister::nctaidX)]);
+  case SpecialRegister::ntidX:
+  case SpecialRegister::ntidY:
+  case SpecialRegister::ntidZ:
+    return int32_t(l->block[which - int32_t(SpecialRegister::ntidX)]);
+  case SpecialRegister::laneId:
     return laneIndex();
-  case 13:
+  case SpecialRegister::warpId:
     return warpIndex();
   }
   die("unknown special register");

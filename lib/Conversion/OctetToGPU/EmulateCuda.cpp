@@ -13,10 +13,14 @@
 //    the arguments; gpu.alloc/memcpy/memset/dealloc become memref ops on
 //    host memory; gpu.wait disappears.
 //
+// The integer codes passed to the emulator (operand types, special
+// registers) are declared once, in octet/Runtime/CudaEmulatorAbi.h.
+//
 //===----------------------------------------------------------------------===//
 
 #include "octet/Conversion/OctetToGPU/OctetToGPU.h"
 #include "octet/Conversion/Passes.h"
+#include "octet/Runtime/CudaEmulatorAbi.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,8 +43,9 @@ using namespace mlir::octet;
 
 namespace {
 
-// Type codes of the emulator (CudaEmulator.cpp).
-constexpr int32_t kS8 = 0, kU8 = 1, kE4M3 = 2, kE5M2 = 3;
+// The codes the emulator's entry points take (CudaEmulator.cpp).
+using OperandType = ::octet::emu::OperandType;
+using SpecialRegister = ::octet::emu::SpecialRegister;
 
 class Emulator {
 public:
@@ -96,7 +101,7 @@ private:
   LogicalResult rewriteKernelBody(func::FuncOp func);
   Value emulateMma(func::FuncOp func, Location loc, Type structType,
                    ValueRange a, ValueRange bRegs, ValueRange c,
-                   int32_t typeA, int32_t typeB);
+                   OperandType typeA, OperandType typeB);
   LogicalResult rewriteHost(func::FuncOp func);
 
   ModuleOp module;
@@ -107,43 +112,43 @@ private:
   llvm::StringMap<func::FuncOp> trampolines;
 };
 
-int32_t mmaTypeCode(NVVM::MMATypes t) {
+OperandType mmaTypeCode(NVVM::MMATypes t) {
   switch (t) {
   case NVVM::MMATypes::u8:
-    return kU8;
+    return OperandType::u8;
   case NVVM::MMATypes::e4m3:
-    return kE4M3;
+    return OperandType::e4m3;
   case NVVM::MMATypes::e5m2:
-    return kE5M2;
+    return OperandType::e5m2;
   default:
-    return kS8;
+    return OperandType::s8;
   }
 }
 
-int32_t wgmmaTypeCode(NVVM::WGMMATypes t) {
+OperandType wgmmaTypeCode(NVVM::WGMMATypes t) {
   switch (t) {
   case NVVM::WGMMATypes::u8:
-    return kU8;
+    return OperandType::u8;
   case NVVM::WGMMATypes::e4m3:
-    return kE4M3;
+    return OperandType::e4m3;
   case NVVM::WGMMATypes::e5m2:
-    return kE5M2;
+    return OperandType::e5m2;
   default:
-    return kS8;
+    return OperandType::s8;
   }
 }
 
-int32_t ptxTypeCode(StringRef t) {
-  return llvm::StringSwitch<int32_t>(t)
-      .Case("u8", kU8)
-      .Case("e4m3", kE4M3)
-      .Case("e5m2", kE5M2)
-      .Default(kS8);
+OperandType ptxTypeCode(StringRef t) {
+  return llvm::StringSwitch<OperandType>(t)
+      .Case("u8", OperandType::u8)
+      .Case("e4m3", OperandType::e4m3)
+      .Case("e5m2", OperandType::e5m2)
+      .Default(OperandType::s8);
 }
 
 Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
                            ValueRange a, ValueRange bRegs, ValueRange c,
-                           int32_t typeA, int32_t typeB) {
+                           OperandType typeA, OperandType typeB) {
   Type i32 = b.getI32Type();
   bool floatAcc = isa<FloatType>(c[0].getType());
   Value in = stackArray(func, i32, 10);
@@ -156,7 +161,8 @@ Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
   for (auto [i, v] : llvm::enumerate(all))
     LLVM::StoreOp::create(b, loc, v, element(loc, in, i32, 10, i));
   call(loc, "octet_emu_mma_sync", {},
-       {in, out, cst32(loc, typeA), cst32(loc, typeB), cst32(loc, floatAcc)});
+       {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB)),
+        cst32(loc, floatAcc)});
   Value result = LLVM::UndefOp::create(b, loc, structType);
   for (int64_t i = 0; i < 4; ++i) {
     Value v = LLVM::LoadOp::create(b, loc, i32, element(loc, out, i32, 4, i));
@@ -191,33 +197,33 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
       op->getResult(0).replaceAllUsesWith(v);
       op->erase();
     };
-    auto sreg = [&](int32_t code) {
-      replace(call(loc, "octet_emu_sreg", {i32}, {cst32(loc, code)}));
+    auto sreg = [&](SpecialRegister r) {
+      replace(call(loc, "octet_emu_sreg", {i32}, {cst32(loc, int32_t(r))}));
     };
     if (auto asCast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
       replace(asCast.getArg());
     } else if (isa<LLVM::AddressOfOp>(op)) {
       replace(call(loc, "octet_emu_shared", {ptr}, {}));
     } else if (isa<NVVM::ThreadIdXOp>(op)) {
-      sreg(0);
+      sreg(SpecialRegister::tidX);
     } else if (isa<NVVM::ThreadIdYOp>(op)) {
-      sreg(1);
+      sreg(SpecialRegister::tidY);
     } else if (isa<NVVM::ThreadIdZOp>(op)) {
-      sreg(2);
+      sreg(SpecialRegister::tidZ);
     } else if (isa<NVVM::BlockIdXOp>(op)) {
-      sreg(3);
+      sreg(SpecialRegister::ctaidX);
     } else if (isa<NVVM::BlockIdYOp>(op)) {
-      sreg(4);
+      sreg(SpecialRegister::ctaidY);
     } else if (isa<NVVM::BlockIdZOp>(op)) {
-      sreg(5);
+      sreg(SpecialRegister::ctaidZ);
     } else if (isa<NVVM::GridDimXOp>(op)) {
-      sreg(6);
+      sreg(SpecialRegister::nctaidX);
     } else if (isa<NVVM::GridDimYOp>(op)) {
-      sreg(7);
+      sreg(SpecialRegister::nctaidY);
     } else if (isa<NVVM::GridDimZOp>(op)) {
-      sreg(8);
+      sreg(SpecialRegister::nctaidZ);
     } else if (isa<NVVM::BlockDimXOp>(op)) {
-      sreg(9);
+      sreg(SpecialRegister::ntidX);
     } else if (isa<NVVM::Barrier0Op>(op)) {
       call(loc, "octet_emu_barrier", {}, {});
       op->erase();
@@ -264,8 +270,10 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
       }
       call(loc, "octet_emu_wgmma", {},
            {acc, cst32(loc, wg.getShape().getN()), wg.getDescriptorA(),
-            wg.getDescriptorB(), cst32(loc, wgmmaTypeCode(wg.getTypeA())),
-            cst32(loc, wgmmaTypeCode(wg.getTypeB())), cst32(loc, floatAcc)});
+            wg.getDescriptorB(),
+            cst32(loc, int32_t(wgmmaTypeCode(wg.getTypeA()))),
+            cst32(loc, int32_t(wgmmaTypeCode(wg.getTypeB()))),
+            cst32(loc, floatAcc)});
       Value result = LLVM::UndefOp::create(b, loc, structType);
       for (int64_t i = 0; i < n; ++i) {
         Value v =
@@ -414,7 +422,7 @@ LogicalResult Emulator::run() {
 }
 
 struct OctetEmulateCudaPass
-    : octet::impl::OctetEmulateCudaBase<OctetEmulateCudaPass> {
+    : mlir::octet::impl::OctetEmulateCudaBase<OctetEmulateCudaPass> {
   void runOnOperation() override {
     if (failed(Emulator(getOperation()).run()))
       signalPassFailure();

@@ -1,0 +1,187 @@
+//===- MatmulCommon.cpp - Shared pieces of the matmul kernels -------------===//
+//
+// What the four octet.matmul kernel families (MatmulCommon.h) share: the
+// kernel parameters, the index of a quantization parameter for a row or a
+// column, the fused epilogue (the same as the CPU lowering's,
+// MatmulLowering.cpp, op for op), code extension and FP8 decoding, and the
+// staging of K-contiguous 8-bit tiles into shared memory used by the
+// tensor-core kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulCommon.h"
+
+#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+
+namespace mlir {
+namespace octet {
+namespace cuda {
+
+//===----------------------------------------------------------------------===//
+// Operands and the epilogue
+//===----------------------------------------------------------------------===//
+
+SmallVector<Type> matmulParamTypes(KernelBuilder &kb) {
+  SmallVector<Type> types(kM, kb.ptr);
+  types.append(kNumMatmulParams - kM, kb.i64);
+  return types;
+}
+
+/// Index of an lhs parameter (scale, zero point) for row `m` of batch `bi`:
+/// per_tensor -> 0, per_axis(rows) -> m, per-token (per_group over K,
+/// shape [B x] M x 1) -> bi * M + m.
+Value lhsParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value m,
+                    Value bi, Value M) {
+  switch (c.lhsScheme->getGranularity()) {
+  case Granularity::per_tensor:
+    return kb.c64(0);
+  case Granularity::per_axis:
+    return m;
+  case Granularity::per_group:
+    return bi ? kb.add(kb.mul(bi, M), m) : m;
+  }
+  return m;
+}
+
+/// Index of an rhs parameter for column `n` (not per_group).
+Value rhsParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n) {
+  return c.rhsScheme.getGranularity() == Granularity::per_tensor ? kb.c64(0)
+                                                                 : n;
+}
+
+/// Index of an output parameter for column `n`.
+Value outParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n) {
+  return c.outScheme->getGranularity() == Granularity::per_tensor
+             ? kb.c64(0)
+             : n;
+}
+
+/// The epilogue for output (bi, m, n), exactly MatmulLowering's:
+/// integer: acc - za*colsum - zb*rowsum + K*za*zb (unless the zero points are
+/// already in `acc`), float(acc) * (sa * sb) (+ bias) (relu), then quantize
+/// or round to the result type. For per-group rhs `acc` is already
+/// sum_g float(acc_g) * sb[g, n] and only sa is applied.
+void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
+                  Value acc, Value m, Value n, Value bi, bool zpInAcc) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value y = acc;
+  if (c.intAcc()) {
+    if (!zpInAcc) {
+      Value za, zb;
+      if (c.lhsZp)
+        za = kb.loadElem(p.za, kb.i32, lhsParamIndex(kb, c, m, bi, p.M));
+      if (c.rhsZp)
+        zb = kb.loadElem(p.zb, kb.i32, rhsParamIndex(kb, c, n));
+      if (za)
+        y = kb.sub(y, kb.mul(za, kb.loadElem(p.colSum, kb.i32, n)));
+      if (zb)
+        y = kb.sub(y, kb.mul(zb, kb.loadElem(p.rowSum, kb.i32, m)));
+      if (za && zb)
+        y = kb.add(y, kb.mul(kb.trunc(p.K, kb.i32), kb.mul(za, zb)));
+    }
+    y = kb.sitofp(y);
+  }
+  Value sa;
+  if (c.lhsScheme)
+    sa = kb.loadElem(p.sa, kb.f32, lhsParamIndex(kb, c, m, bi, p.M));
+  if (!c.grouped()) {
+    Value s = kb.loadElem(p.sb, kb.f32, rhsParamIndex(kb, c, n));
+    if (sa)
+      s = kb.mulF(sa, s);
+    y = kb.mulF(y, s);
+  } else if (sa) {
+    y = kb.mulF(y, sa);
+  }
+  if (c.bias)
+    y = kb.addF(y, kb.loadElem(p.bias, kb.f32, n));
+  if (c.relu)
+    y = arith::MaximumFOp::create(b, loc, y, kb.cF32(0.0f));
+  Value row = bi ? kb.add(kb.mul(bi, p.M), m) : m;
+  Value index = kb.add(kb.mul(row, p.N), n);
+  Value result;
+  if (c.outScheme) {
+    Value oi = outParamIndex(kb, c, n);
+    Value os = kb.loadElem(p.os, kb.f32, oi);
+    Value oz = c.outZp ? kb.loadElem(p.oz, kb.i32, oi) : Value();
+    result = emitQuantize(b, loc, y, os, oz, *c.outScheme);
+  } else if (c.resultElem.isBF16()) {
+    result = emitTruncF32ToBF16(b, loc, y);
+  } else if (c.resultElem.isF16()) {
+    result = arith::TruncFOp::create(b, loc, kb.f16, y);
+  } else {
+    result = y;
+  }
+  storeTensorElem(kb, result, p.out, index);
+}
+
+/// A stored code as an i32 per the scheme's signedness.
+Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme) {
+  return scheme.isUnsigned() ? kb.zext(code, kb.i32) : kb.sext(code, kb.i32);
+}
+
+/// Decodes an FP8 code (a value of the FP8 type) to f32.
+Value decodeFp8(KernelBuilder &kb, Value code, SchemeAttr scheme) {
+  Value bits = kb.zext(kb.bitcast(code, kb.i8), kb.i32);
+  return emitFp8BitsToF32(kb.b, kb.loc, bits, scheme.getFormat());
+}
+
+//===----------------------------------------------------------------------===//
+// Staging tiles of K-contiguous 8-bit matrices into shared memory
+//===----------------------------------------------------------------------===//
+
+/// Copies rows [row0, row0 + rows) x bytes [k0, k0 + 16 * chunksPerRow) of
+/// the [limit x K] matrix `src` into shared memory at `dst`, one 16-byte
+/// chunk per (thread, step). `place(row, chunk)` is the chunk's byte offset
+/// in the tile. Outside the matrix the tile is zero. With K % 16 == 0 the
+/// copies are cp.async (completed by the caller's wait_group); otherwise
+/// byte loads and shared stores.
+void stageTile(KernelBuilder &kb, Value dst, Value src, Value row0,
+               Value limit, Value k0, Value K, Value kAligned, Value tid,
+               int64_t threads, int64_t rows, int64_t chunksPerRow,
+               function_ref<Value(Value, Value)> place) {
+  int64_t chunks = rows * chunksPerRow;
+  for (int64_t j = 0; j < chunks / threads; ++j) {
+    Value c = kb.add(tid, kb.c32(j * threads));
+    Value r = kb.divU(c, kb.c32(chunksPerRow));
+    Value ch = kb.remU(c, kb.c32(chunksPerRow));
+    Value gRow = kb.add(row0, kb.wide(r));
+    Value gK = kb.add(k0, kb.wide(kb.mul(ch, kb.c32(16))));
+    Value rowOk = kb.ult(gRow, limit);
+    Value sdst = kb.gepBytes(dst, place(r, ch));
+    Value offset = kb.add(kb.mul(gRow, K), gK);
+    kb.ifElse(
+        kAligned, {},
+        [&] {
+          Value ok = kb.andB(rowOk, kb.ult(gK, K));
+          Value srcPtr = kb.gepBytes(src, kb.select(ok, offset, kb.c64(0)));
+          Value bytes = kb.select(ok, kb.c32(16), kb.c32(0));
+          NVVM::CpAsyncOp::create(
+              kb.b, kb.loc, sdst, srcPtr, kb.b.getI32IntegerAttr(16),
+              NVVM::LoadCacheModifierKindAttr::get(
+                  kb.ctx, NVVM::LoadCacheModifierKind::CG),
+              bytes);
+          return SmallVector<Value>{};
+        },
+        [&] {
+          for (int64_t i = 0; i < 16; ++i) {
+            Value k = kb.add(gK, kb.c64(i));
+            Value ok = kb.andB(rowOk, kb.ult(k, K));
+            SmallVector<Value> v = kb.ifElse(
+                ok, {kb.i8},
+                [&] {
+                  return SmallVector<Value>{kb.load(
+                      kb.i8, kb.gepBytes(src, kb.add(offset, kb.c64(i))), 1,
+                      /*invariant=*/true)};
+                },
+                [&] { return SmallVector<Value>{kb.cInt(kb.i8, 0)}; });
+            kb.store(v[0], kb.gepBytes(sdst, kb.c32(i)), 1);
+          }
+          return SmallVector<Value>{};
+        });
+  }
+}
+
+} // namespace cuda
+} // namespace octet
+} // namespace mlir

@@ -1,0 +1,94 @@
+//===- MatmulCommon.h - Shared pieces of the matmul kernels -----*- C++ -*-===//
+//
+// Internal to the OctetToGPU lowering: what the four octet.matmul kernel
+// families share (the kernel parameters as values, the index of a
+// quantization parameter, the fused epilogue, code extension and FP8
+// decoding, staging 8-bit tiles into shared memory; MatmulCommon.cpp), and
+// the body builder of each family (SimtMatmul.cpp, MmaSyncKernel.cpp,
+// WgmmaKernel.cpp, GemvKernel.cpp), which buildMatmulKernel
+// (MatmulKernels.cpp) dispatches to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_LIB_CONVERSION_OCTETTOGPU_MATMULCOMMON_H
+#define OCTET_LIB_CONVERSION_OCTETTOGPU_MATMULCOMMON_H
+
+#include "KernelCommon.h"
+
+namespace mlir {
+namespace octet {
+namespace cuda {
+
+//===----------------------------------------------------------------------===//
+// Operands and the epilogue (MatmulCommon.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The kernel parameters, global pointers already cast.
+struct Params {
+  Value a, b, out, sa, za, sb, zb, rowSum, colSum, bias, os, oz, ws, counters;
+  Value M, N, K, batch, kChunk;
+
+  Params(KernelBuilder &kb, ValueRange p)
+      : a(kb.global(p[kA])), b(kb.global(p[kB])), out(kb.global(p[kOut])),
+        sa(kb.global(p[kSa])), za(kb.global(p[kZa])), sb(kb.global(p[kSb])),
+        zb(kb.global(p[kZb])), rowSum(kb.global(p[kRowSum])),
+        colSum(kb.global(p[kColSum])), bias(kb.global(p[kBias])),
+        os(kb.global(p[kOs])), oz(kb.global(p[kOz])),
+        ws(kb.global(p[kWorkspace])), counters(kb.global(p[kCounters])),
+        M(p[kM]), N(p[kN]), K(p[kK]), batch(p[kBatch]), kChunk(p[kKChunk]) {}
+};
+
+/// The types of the matmul kernel parameters, in MatmulParam order.
+SmallVector<Type> matmulParamTypes(KernelBuilder &kb);
+
+/// Index of an lhs parameter (scale, zero point) for row `m` of batch `bi`
+/// (null when not batched).
+Value lhsParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value m,
+                    Value bi, Value M);
+/// Index of an rhs parameter for column `n` (not per_group).
+Value rhsParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n);
+/// Index of an output parameter for column `n`.
+Value outParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n);
+
+/// Applies the fused epilogue to the accumulator `acc` of output (bi, m, n)
+/// and stores the result (exactly MatmulLowering's epilogue). `zpInAcc`:
+/// the zero points are already folded into `acc`.
+void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
+                  Value acc, Value m, Value n, Value bi, bool zpInAcc);
+
+/// A stored code as an i32 per the scheme's signedness.
+Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme);
+
+/// Decodes an FP8 code (a value of the FP8 type) to f32.
+Value decodeFp8(KernelBuilder &kb, Value code, SchemeAttr scheme);
+
+/// Copies a [rows x 16 * chunksPerRow] byte tile of the K-contiguous
+/// [limit x K] matrix `src` (rows from `row0`, bytes from `k0`) into shared
+/// memory at `dst`, zero outside the matrix; `place(row, chunk)` gives a
+/// 16-byte chunk's offset in the tile. cp.async when `kAligned` holds.
+void stageTile(KernelBuilder &kb, Value dst, Value src, Value row0,
+               Value limit, Value k0, Value K, Value kAligned, Value tid,
+               int64_t threads, int64_t rows, int64_t chunksPerRow,
+               function_ref<Value(Value, Value)> place);
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies, one per MatmulKernelKind
+//===----------------------------------------------------------------------===//
+
+/// simt (SimtMatmul.cpp): one thread per output, 16 x 16 threads a block.
+void buildSimtBody(KernelBuilder &kb, const MatmulConfig &c, const Params &p);
+/// mma_sync (MmaSyncKernel.cpp): 128 x 128 tiles of mma.sync.m16n8k32.
+void buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
+                      const Params &p);
+/// wgmma (WgmmaKernel.cpp): 128 x tileN tiles of wgmma.mma_async m64nNk32.
+void buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
+                    const Params &p);
+/// gemv (GemvKernel.cpp): weight-only products, K split over blocks.
+void buildGemvBody(KernelBuilder &kb, const MatmulConfig &c,
+                   const Params &p);
+
+} // namespace cuda
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_LIB_CONVERSION_OCTETTOGPU_MATMULCOMMON_H
