@@ -14,7 +14,7 @@
 #define OCTET_LIB_CONVERSION_OCTETTOCPU_KERNELEMITTER_H
 
 #include "octet/Conversion/OctetToCPU/CpuKernels.h"
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -197,8 +197,7 @@ private:
       return load(f32, at(A, mul(index, cst(4))), 4);
     Value bits = arith::ExtUIOp::create(b, loc, i32,
                                         load(i8, at(A, index), 1));
-    return emitFp8BitsToF32(b, loc, bits,
-                            static_cast<StorageFormat>(c.lhsFp8 - 1));
+    return emitFp8BitsToF32(b, loc, bits, *c.lhsFp8);
   }
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }

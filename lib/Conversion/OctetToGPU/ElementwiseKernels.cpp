@@ -8,7 +8,7 @@
 
 #include "KernelCommon.h"
 
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/raw_ostream.h"

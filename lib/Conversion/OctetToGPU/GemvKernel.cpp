@@ -19,7 +19,7 @@
 
 #include "MatmulCommon.h"
 
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 #include <tuple>
 

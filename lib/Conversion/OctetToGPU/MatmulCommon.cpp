@@ -11,7 +11,8 @@
 
 #include "MatmulCommon.h"
 
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/MatmulEpilogue.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 namespace mlir {
 namespace octet {
@@ -56,62 +57,48 @@ Value outParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n) {
              : n;
 }
 
-/// The epilogue for output (bi, m, n), exactly MatmulLowering's:
-/// integer: acc - za*colsum - zb*rowsum + K*za*zb (unless the zero points are
-/// already in `acc`), float(acc) * (sa * sb) (+ bias) (relu), then quantize
-/// or round to the result type. For per-group rhs `acc` is already
-/// sum_g float(acc_g) * sb[g, n] and only sa is applied.
+/// The epilogue for output (bi, m, n): the shared one
+/// (OctetCommon/MatmulEpilogue.h) on the parameters of this element, unless
+/// the zero points are already in `acc` (`zpInAcc`). For per-group rhs
+/// `acc` is already sum_g float(acc_g) * sb[g, n] and only sa is applied.
 void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
                   Value acc, Value m, Value n, Value bi, bool zpInAcc) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value y = acc;
-  if (c.intAcc()) {
-    if (!zpInAcc) {
-      Value za, zb;
-      if (c.lhsZp)
-        za = kb.loadElem(p.za, kb.i32, lhsParamIndex(kb, c, m, bi, p.M));
-      if (c.rhsZp)
-        zb = kb.loadElem(p.zb, kb.i32, rhsParamIndex(kb, c, n));
-      if (za)
-        y = kb.sub(y, kb.mul(za, kb.loadElem(p.colSum, kb.i32, n)));
-      if (zb)
-        y = kb.sub(y, kb.mul(zb, kb.loadElem(p.rowSum, kb.i32, m)));
-      if (za && zb)
-        y = kb.add(y, kb.mul(kb.trunc(p.K, kb.i32), kb.mul(za, zb)));
+  MatmulEpilogueOperands o;
+  o.acc = acc;
+  if (c.intAcc() && !zpInAcc) {
+    if (c.lhsZp) {
+      o.lhsZeroPoint =
+          kb.loadElem(p.za, kb.i32, lhsParamIndex(kb, c, m, bi, p.M));
+      o.colSum = kb.loadElem(p.colSum, kb.i32, n);
     }
-    y = kb.sitofp(y);
+    if (c.rhsZp) {
+      o.rhsZeroPoint = kb.loadElem(p.zb, kb.i32, rhsParamIndex(kb, c, n));
+      o.rowSum = kb.loadElem(p.rowSum, kb.i32, m);
+    }
+    if (c.lhsZp && c.rhsZp)
+      o.kCount = kb.trunc(p.K, kb.i32);
   }
-  Value sa;
   if (c.lhsScheme)
-    sa = kb.loadElem(p.sa, kb.f32, lhsParamIndex(kb, c, m, bi, p.M));
-  if (!c.grouped()) {
-    Value s = kb.loadElem(p.sb, kb.f32, rhsParamIndex(kb, c, n));
-    if (sa)
-      s = kb.mulF(sa, s);
-    y = kb.mulF(y, s);
-  } else if (sa) {
-    y = kb.mulF(y, sa);
-  }
+    o.lhsScale = kb.loadElem(p.sa, kb.f32, lhsParamIndex(kb, c, m, bi, p.M));
+  if (!c.grouped())
+    o.rhsScale = kb.loadElem(p.sb, kb.f32, rhsParamIndex(kb, c, n));
   if (c.bias)
-    y = kb.addF(y, kb.loadElem(p.bias, kb.f32, n));
-  if (c.relu)
-    y = arith::MaximumFOp::create(b, loc, y, kb.cF32(0.0f));
+    o.bias = kb.loadElem(p.bias, kb.f32, n);
+  MatmulEpilogueResult r;
+  r.relu = c.relu;
+  r.resultElem = c.resultElem;
+  if (c.outScheme) {
+    r.outScheme = *c.outScheme;
+    Value oi = outParamIndex(kb, c, n);
+    o.outScale = kb.loadElem(p.os, kb.f32, oi);
+    if (c.outZp)
+      o.outZeroPoint = kb.loadElem(p.oz, kb.i32, oi);
+  }
+  Value result = emitMatmulEpilogue(b, loc, o, r);
   Value row = bi ? kb.add(kb.mul(bi, p.M), m) : m;
   Value index = kb.add(kb.mul(row, p.N), n);
-  Value result;
-  if (c.outScheme) {
-    Value oi = outParamIndex(kb, c, n);
-    Value os = kb.loadElem(p.os, kb.f32, oi);
-    Value oz = c.outZp ? kb.loadElem(p.oz, kb.i32, oi) : Value();
-    result = emitQuantize(b, loc, y, os, oz, *c.outScheme);
-  } else if (c.resultElem.isBF16()) {
-    result = emitTruncF32ToBF16(b, loc, y);
-  } else if (c.resultElem.isF16()) {
-    result = arith::TruncFOp::create(b, loc, kb.f16, y);
-  } else {
-    result = y;
-  }
   storeTensorElem(kb, result, p.out, index);
 }
 

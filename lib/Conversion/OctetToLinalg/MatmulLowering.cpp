@@ -13,7 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/MatmulEpilogue.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -196,83 +197,6 @@ static SmallVector<unsigned> paramDims(SchemeAttr scheme, bool batched,
     return dims;
   }
   return dims;
-}
-
-/// Zero-point correction of an i32 code sum:
-/// acc - za*colsum - zb*rowsum + K*za*zb, in wrapping i32 (exact when the
-/// true sum fits, which the verifier guarantees). Null `za` / `zb` drop
-/// their terms; `kCount` is K (or the group size) as i32.
-static Value emitZeroPointCorrection(OpBuilder &b, Location loc, Value acc,
-                                     Value za, Value colSum, Value zb,
-                                     Value rowSum, Value kCount) {
-  if (za)
-    acc = arith::SubIOp::create(b, loc, acc,
-                                arith::MulIOp::create(b, loc, za, colSum));
-  if (zb)
-    acc = arith::SubIOp::create(b, loc, acc,
-                                arith::MulIOp::create(b, loc, zb, rowSum));
-  if (za && zb)
-    acc = arith::AddIOp::create(
-        b, loc, acc,
-        arith::MulIOp::create(b, loc, kCount,
-                              arith::MulIOp::create(b, loc, za, zb)));
-  return acc;
-}
-
-/// The scalars one element of the final epilogue reads. A null value is
-/// an absent operand.
-struct EpilogueElementValues {
-  /// i32 code sum (integer accumulation), f32 sum (FP8 / float lhs), or
-  /// for groups the f32 sum over groups already scaled by sb.
-  Value acc;
-  Value lhsScale; ///< sa; null for a float lhs.
-  Value rhsScale; ///< sb; null for groups (applied per group before).
-  /// za and colsum(B): the lhs zero-point term (integer accumulation only).
-  Value lhsZeroPoint, colSum;
-  /// zb and rowsum(A): the rhs zero-point term (integer accumulation only).
-  Value rhsZeroPoint, rowSum;
-  Value kCount; ///< K as i32, used when both zero points are present.
-  Value bias;
-  /// Output quantization parameters, when the result is quantized.
-  Value outScale, outZeroPoint;
-};
-
-/// One element of the final epilogue: zero-point correction and sitofp
-/// (integer accumulation), float(acc) * (sa * sb) (or * sa for groups),
-/// + bias, ReLU, then quantize per `outScheme` or convert to `resultElem`.
-static Value emitEpilogueElement(OpBuilder &b, Location loc,
-                                 const EpilogueElementValues &v, bool grouped,
-                                 bool intAcc, bool relu,
-                                 std::optional<SchemeAttr> outScheme,
-                                 Type resultElem) {
-  Type f32 = b.getF32Type();
-  Value y = v.acc;
-  if (!grouped) {
-    if (intAcc) {
-      y = emitZeroPointCorrection(b, loc, y, v.lhsZeroPoint, v.colSum,
-                                  v.rhsZeroPoint, v.rowSum, v.kCount);
-      y = arith::SIToFPOp::create(b, loc, f32, y);
-    }
-    // float(acc) * (sa * sb).
-    Value s = v.rhsScale;
-    if (v.lhsScale)
-      s = arith::MulFOp::create(b, loc, v.lhsScale, s);
-    y = arith::MulFOp::create(b, loc, y, s);
-  } else if (v.lhsScale) {
-    y = arith::MulFOp::create(b, loc, y, v.lhsScale);
-  }
-  if (v.bias)
-    y = arith::AddFOp::create(b, loc, y, v.bias);
-  if (relu)
-    y = arith::MaximumFOp::create(
-        b, loc, y, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
-  if (outScheme)
-    return emitQuantize(b, loc, y, v.outScale, v.outZeroPoint, *outScheme);
-  if (resultElem.isBF16())
-    y = emitTruncF32ToBF16(b, loc, y);
-  else if (resultElem != f32)
-    y = arith::TruncFOp::create(b, loc, resultElem, y);
-  return y;
 }
 
 /// The per-op state of one octet.matmul lowering, and its steps in the
@@ -577,10 +501,14 @@ void MatmulSteps::emitGroupSum() {
       [&](OpBuilder &nb2, Location l, ValueRange args) {
         Value a = args[0];
         if (intAcc) {
-          a = emitZeroPointCorrection(nb2, l, a, lhsZp ? args[zaIdx] : Value(),
-                                      lhsZp ? args[csIdx] : Value(),
-                                      rhsZp ? args[zbIdx] : Value(),
-                                      rhsZp ? args[rsIdx] : Value(), kCount);
+          MatmulEpilogueOperands zp;
+          zp.acc = a;
+          zp.lhsZeroPoint = lhsZp ? args[zaIdx] : Value();
+          zp.colSum = lhsZp ? args[csIdx] : Value();
+          zp.rhsZeroPoint = rhsZp ? args[zbIdx] : Value();
+          zp.rowSum = rhsZp ? args[rsIdx] : Value();
+          zp.kCount = kCount;
+          a = emitZeroPointCorrection(nb2, l, zp);
           a = arith::SIToFPOp::create(nb2, l, f32, a);
         }
         Value t = arith::MulFOp::create(nb2, l, a, args[1]);
@@ -653,7 +581,7 @@ Value MatmulSteps::emitEpilogue() {
         auto arg = [&](std::optional<unsigned> i) {
           return i ? args[*i] : Value();
         };
-        EpilogueElementValues v;
+        MatmulEpilogueOperands v;
         v.acc = args[accI];
         v.lhsScale = arg(saI);
         v.rhsScale = arg(sbI);
@@ -665,8 +593,11 @@ Value MatmulSteps::emitEpilogue() {
         v.bias = arg(biasI);
         v.outScale = arg(osI);
         v.outZeroPoint = arg(ozI);
-        return SmallVector<Value>{emitEpilogueElement(
-            nb2, l, v, grouped, intAcc, relu, outScheme, resElem)};
+        MatmulEpilogueResult r;
+        r.relu = relu;
+        r.outScheme = outScheme;
+        r.resultElem = resElem;
+        return SmallVector<Value>{emitMatmulEpilogue(nb2, l, v, r)};
       })[0];
 }
 

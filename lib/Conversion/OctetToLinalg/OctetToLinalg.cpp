@@ -1,7 +1,7 @@
 //===- OctetToLinalg.cpp - Lower octet ops to linalg.generic --------------===//
 
 #include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 #include "octet/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -109,7 +109,6 @@ static Value buildGeneric(
     Type finalType,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   MLIRContext *ctx = b.getContext();
-  auto inType = cast<RankedTensorType>(space.input.getType());
   SmallVector<OpFoldResult> sizes =
       tensor::getMixedSizes(b, loc, space.input);
   Value init = tensor::EmptyOp::create(b, loc, sizes, resultElementType);
@@ -126,7 +125,6 @@ static Value buildGeneric(
   maps.push_back(id);
   SmallVector<utils::IteratorType> iterators(space.rank,
                                              utils::IteratorType::parallel);
-  (void)inType;
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "octet/Conversion/OctetToLinalg/ScalarNumerics.h"
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

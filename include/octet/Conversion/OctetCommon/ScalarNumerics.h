@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H
-#define OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H
+#ifndef OCTET_CONVERSION_OCTETCOMMON_SCALARNUMERICS_H
+#define OCTET_CONVERSION_OCTETCOMMON_SCALARNUMERICS_H
 
 #include "octet/Dialect/Octet/IR/Octet.h"
 
@@ -57,4 +57,4 @@ Value emitFp8BitsToF32(OpBuilder &b, Location loc, Value bits,
 } // namespace octet
 } // namespace mlir
 
-#endif // OCTET_CONVERSION_OCTETTOLINALG_SCALARNUMERICS_H
+#endif // OCTET_CONVERSION_OCTETCOMMON_SCALARNUMERICS_H
