@@ -11,6 +11,7 @@
 #include "octet/Transforms/Passes.h"
 
 #include "octet/Runtime/Calibration.h"
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
 #include "octet/Runtime/Numerics.h"
 #include "octet/Target/Capabilities.h"
 #include "octet/Target/FormatResolution.h"
@@ -161,7 +162,7 @@ struct OctetQuantizeActivationsPass
           << "'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2";
       return signalPassFailure();
     }
-    bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(*fmt));
+    bool fp8 = num::isFloat8(toNumerics(*fmt));
     if (fp8 && !symmetric) {
       getOperation()->emitError()
           << "octet-quantize-activations: FP8 activations are symmetric; "
@@ -188,7 +189,7 @@ struct OctetQuantizeActivationsPass
   bool compatible(ActivationSite &site, StorageFormat fmt) {
     if (!site.weight)
       return true;
-    bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(fmt));
+    bool fp8 = num::isFloat8(toNumerics(fmt));
     if (site.weight.getScheme().isFloat8() == fp8)
       return true;
     site.op->emitRemark()
@@ -354,7 +355,7 @@ struct OctetQuantizeActivationsPass
     if (failed(readStats(table)))
       return signalPassFailure();
 
-    auto format = static_cast<num::StorageFormat>(fmt);
+    auto format = toNumerics(fmt);
     auto [qmin, qmax] = getFullRange(fmt);
     num::IntRange range{qmin, qmax};
     bool fp8 = num::isFloat8(format);

@@ -27,11 +27,9 @@ using namespace mlir::octet::cpu;
 // Kernel description
 //===----------------------------------------------------------------------===//
 
-/// "e4m3" / "e5m2" for an FP8 field of GemmConfig (1 + StorageFormat).
-static std::string fp8Name(int64_t field) {
-  return static_cast<StorageFormat>(field - 1) == StorageFormat::f8E5M2
-             ? "e5m2"
-             : "e4m3";
+/// "e4m3" / "e5m2" for an FP8 field of GemmConfig.
+static std::string fp8Name(std::optional<StorageFormat> format) {
+  return format == StorageFormat::f8E5M2 ? "e5m2" : "e4m3";
 }
 
 static const char *paramName(Param p) {
@@ -156,8 +154,12 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("batched", c.batched);
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
-  add("lhs_fp8", c.lhsFp8);
-  add("rhs_fp8", c.rhsFp8);
+  if (c.lhsFp8)
+    fields.push_back(b.getNamedAttr(
+        "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
+  if (c.rhsFp8)
+    fields.push_back(b.getNamedAttr(
+        "rhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.rhsFp8))));
   if (c.outScheme)
     fields.push_back(b.getNamedAttr("out_scheme", c.outScheme));
   return b.getDictionaryAttr(fields);
@@ -196,10 +198,18 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.batched = get("batched");
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
-  c.lhsFp8 = get("lhs_fp8");
-  c.rhsFp8 = get("rhs_fp8");
-  if (c.lhsFp8 < 0 || c.lhsFp8 > 8 || c.rhsFp8 < 0 || c.rhsFp8 > 8)
-    ok = false;
+  auto fp8 = [&](StringRef name) -> std::optional<StorageFormat> {
+    auto v = attr.getAs<StringAttr>(name);
+    if (!v)
+      return std::nullopt;
+    std::optional<StorageFormat> format = symbolizeStorageFormat(v.getValue());
+    if (!format || (*format != StorageFormat::f8E4M3FN &&
+                    *format != StorageFormat::f8E5M2))
+      ok = false;
+    return format;
+  };
+  c.lhsFp8 = fp8("lhs_fp8");
+  c.rhsFp8 = fp8("rhs_fp8");
   if (c.group < 0 || c.group % 8 != 0)
     ok = false;
   c.outScheme = attr.getAs<SchemeAttr>("out_scheme");

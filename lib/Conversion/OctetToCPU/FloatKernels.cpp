@@ -22,8 +22,7 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (c.rhsFp8) {
     Value codes = loadVec(i8, c.w, ptr, mask);
     Value bits = arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes);
-    return emitFp8BitsToF32(b, loc, bits,
-                            static_cast<StorageFormat>(c.rhsFp8 - 1));
+    return emitFp8BitsToF32(b, loc, bits, *c.rhsFp8);
   }
   if (c.rhsNibbles) {
     // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes

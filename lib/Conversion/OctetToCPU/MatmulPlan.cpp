@@ -188,9 +188,9 @@ static LogicalResult planWeightOnly(MatmulOp op,
   c.weightOnly = true;
   c.isa = Isa::fma;
   if (fp8) {
-    c.rhsFp8 = 1 + static_cast<int64_t>(rhsScheme.getFormat());
+    c.rhsFp8 = rhsScheme.getFormat();
     if (lhsFp8) {
-      c.lhsFp8 = 1 + static_cast<int64_t>(lhsFp8->getFormat());
+      c.lhsFp8 = lhsFp8->getFormat();
       std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
       if (!sa)
         return reject(why, "lhs scale is not per-tensor or per-row");

@@ -11,6 +11,8 @@
 
 #include "QuantizeWeightsInternal.h"
 
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -154,7 +156,7 @@ struct Kernel {
   Kernel(MLIRContext *ctx, const Config &cfg, SchemeAttr scheme,
          ArrayRef<int64_t> shape)
       : ctx(ctx), cfg(cfg), layout(scheme, shape),
-        format(static_cast<num::StorageFormat>(scheme.getFormat())),
+        format(toNumerics(scheme.getFormat())),
         range{scheme.getQmin(), scheme.getQmax()},
         symmetric(scheme.isFloat8() || scheme.getSymmetric()),
         saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip) {}

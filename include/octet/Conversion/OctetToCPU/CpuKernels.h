@@ -54,9 +54,9 @@ struct GemmConfig {
   int64_t group = 0;
   bool rhsNibbles = false;
   /// FP8 operands of the f32 loop nests (decoded per the numerics
-  /// contract): 0, or 1 + the StorageFormat (f8E4M3FN / f8E5M2) of the
-  /// lhs (an FP8 W8A8) and of the rhs codes.
-  int64_t lhsFp8 = 0, rhsFp8 = 0;
+  /// contract): the format (f8E4M3FN / f8E5M2) of an FP8 lhs (W8A8 FP8)
+  /// and of FP8 rhs codes; none for other operands.
+  std::optional<StorageFormat> lhsFp8, rhsFp8;
   /// Requantized output scheme (null: f32 output).
   SchemeAttr outScheme;
 

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
 #include "octet/Runtime/Numerics.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -22,34 +23,20 @@ void OctetDialect::registerAttributes() {
       >();
 }
 
-static_assert(static_cast<int>(StorageFormat::i8) ==
-                  static_cast<int>(num::StorageFormat::I8) &&
-              static_cast<int>(StorageFormat::u8) ==
-                  static_cast<int>(num::StorageFormat::U8) &&
-              static_cast<int>(StorageFormat::i4) ==
-                  static_cast<int>(num::StorageFormat::I4) &&
-              static_cast<int>(StorageFormat::u4) ==
-                  static_cast<int>(num::StorageFormat::U4) &&
-              static_cast<int>(StorageFormat::f8E4M3FN) ==
-                  static_cast<int>(num::StorageFormat::F8E4M3FN) &&
-              static_cast<int>(StorageFormat::f8E5M2) ==
-                  static_cast<int>(num::StorageFormat::F8E5M2),
-              "dialect and numerics storage formats must agree");
-
 std::pair<int32_t, int32_t> mlir::octet::getFullRange(StorageFormat format) {
   num::IntRange r =
-      num::fullRange(static_cast<num::StorageFormat>(format));
+      num::fullRange(toNumerics(format));
   return {r.qmin, r.qmax};
 }
 
 bool SchemeAttr::isFloat8() const {
-  return num::isFloat8(static_cast<num::StorageFormat>(getFormat()));
+  return num::isFloat8(toNumerics(getFormat()));
 }
 bool SchemeAttr::isUnsigned() const {
-  return num::isUnsigned(static_cast<num::StorageFormat>(getFormat()));
+  return num::isUnsigned(toNumerics(getFormat()));
 }
 unsigned SchemeAttr::getStorageBits() const {
-  return num::storageBits(static_cast<num::StorageFormat>(getFormat()));
+  return num::storageBits(toNumerics(getFormat()));
 }
 bool SchemeAttr::hasNarrowRange() const {
   auto full = getFullRange(getFormat());
@@ -95,7 +82,7 @@ SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    StorageFormat format, Granularity granularity, int64_t axis,
                    int64_t groupSize, bool symmetric, bool saturate,
                    int32_t qmin, int32_t qmax) {
-  bool fp8 = num::isFloat8(static_cast<num::StorageFormat>(format));
+  bool fp8 = num::isFloat8(toNumerics(format));
   if (fp8) {
     if (!symmetric)
       return emitError() << "FP8 schemes are symmetric; '"

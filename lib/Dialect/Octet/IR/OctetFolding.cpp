@@ -3,6 +3,7 @@
 #include "octet/Dialect/Octet/IR/OctetFolding.h"
 
 #include "mlir/IR/Matchers.h"
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
 #include "octet/Runtime/Numerics.h"
 
 using namespace mlir;
@@ -162,7 +163,7 @@ DenseElementsAttr mlir::octet::foldQuantize(DenseElementsAttr input,
     if (!(v > 0.0f) || !std::isfinite(v))
       return {}; // The verifier reports invalid scales.
 
-  auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+  auto format = toNumerics(scheme.getFormat());
   ParamIndexer index(scheme, resultType.getShape());
   SmallVector<int32_t> codes(x.size());
   for (size_t i = 0, e = x.size(); i < e; ++i) {
@@ -189,7 +190,7 @@ mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
   std::vector<num::RangeStats> stats(scaleType.getNumElements());
   for (size_t i = 0, e = x.size(); i < e; ++i)
     stats[index(i)].add(x[i]);
-  auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+  auto format = toNumerics(scheme.getFormat());
   num::IntRange range{scheme.getQmin(), scheme.getQmax()};
   bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
   SmallVector<float> scales;

@@ -1,0 +1,48 @@
+//===- OctetNumerics.h - The dialect's formats in the C++ rules -*- C++ -*-===//
+//
+// The one bridge between the dialect's StorageFormat (generated from
+// OctetEnums.td) and the runtime's numerics::StorageFormat
+// (octet/Runtime/Numerics.h, which has no MLIR dependency and is what the
+// runtime, constant folding and compile-time quantization compute with).
+// The two enums have the same enumerators in the same order; this header
+// checks it, so no other file casts between them.
+//
+// Not included by Octet.h: the runtime's global `::octet` namespace would
+// make `octet::` ambiguous in files that say `using namespace mlir`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OCTET_DIALECT_OCTET_IR_OCTETNUMERICS_H
+#define OCTET_DIALECT_OCTET_IR_OCTETNUMERICS_H
+
+#include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Runtime/Numerics.h"
+
+namespace mlir {
+namespace octet {
+
+static_assert(static_cast<int>(StorageFormat::i8) ==
+                      static_cast<int>(::octet::numerics::StorageFormat::I8) &&
+                  static_cast<int>(StorageFormat::u8) ==
+                      static_cast<int>(::octet::numerics::StorageFormat::U8) &&
+                  static_cast<int>(StorageFormat::i4) ==
+                      static_cast<int>(::octet::numerics::StorageFormat::I4) &&
+                  static_cast<int>(StorageFormat::u4) ==
+                      static_cast<int>(::octet::numerics::StorageFormat::U4) &&
+                  static_cast<int>(StorageFormat::f8E4M3FN) ==
+                      static_cast<int>(
+                          ::octet::numerics::StorageFormat::F8E4M3FN) &&
+                  static_cast<int>(StorageFormat::f8E5M2) ==
+                      static_cast<int>(
+                          ::octet::numerics::StorageFormat::F8E5M2),
+              "dialect and numerics storage formats must agree");
+
+/// The runtime's format of a dialect format.
+inline ::octet::numerics::StorageFormat toNumerics(StorageFormat format) {
+  return static_cast<::octet::numerics::StorageFormat>(format);
+}
+
+} // namespace octet
+} // namespace mlir
+
+#endif // OCTET_DIALECT_OCTET_IR_OCTETNUMERICS_H
