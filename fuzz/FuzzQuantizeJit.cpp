@@ -221,8 +221,8 @@ const Compiled &compile(const Scheme &sc) {
   if (!module)
     octet_fuzz::fail("the generated module does not parse", text);
   PassManager pm(&ctx);
-  if (failed(mlir::octet::buildLowerToHostPipeline(pm)) ||
-      failed(pm.run(*module)))
+  mlir::octet::buildLowerToHostPipeline(pm);
+  if (failed(pm.run(*module)))
     octet_fuzz::fail("octet-lower-to-host failed on a valid module", text);
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder)

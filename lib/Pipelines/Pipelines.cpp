@@ -2,7 +2,17 @@
 
 #include "octet/Pipelines/Pipelines.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "octet/Conversion/Passes.h"
 #include "octet/Target/Capabilities.h"
 #include "octet/Target/Passes.h"
@@ -12,52 +22,66 @@
 #include <cstdlib>
 
 using namespace mlir;
+using namespace mlir::octet;
 
-StringRef octet::getLowerToHostPipeline() {
-  return "convert-octet-to-cpu,"
-         "convert-octet-to-linalg,"
-         "func.func(convert-elementwise-to-linalg),"
-         "canonicalize,"
-         "func.func(linalg-fuse-elementwise-ops),"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-deallocation-pipeline,"
-         "octet-emit-cpu-kernels,"
-         "convert-bufferization-to-memref,"
-         "octet-parallelize-loops,"
-         "convert-linalg-to-loops,"
-         "expand-strided-metadata,"
-         "lower-affine,"
-         "convert-scf-to-cf,"
-         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-         "arith-expand{include-bf16=true},"
-         "convert-vector-to-llvm,"
-         "convert-math-to-llvm,"
-         "convert-arith-to-llvm,"
-         "convert-cf-to-llvm,"
-         "finalize-memref-to-llvm,"
-         "convert-func-to-llvm,"
-         "convert-index-to-llvm,"
-         "reconcile-unrealized-casts";
+void octet::buildLowerToHostPipeline(OpPassManager &pm,
+                                     const HostPipelineOptions &options) {
+  if (options.isa != CpuKernelIsa::none) {
+    ConvertOctetToCPUOptions cpu;
+    cpu.kernelIsa = options.isa;
+    cpu.floatKernels = options.floatKernels;
+    pm.addPass(createConvertOctetToCPU(cpu));
+  }
+  pm.addPass(createConvertOctetToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createOctetEmitCpuKernels());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createOctetParallelizeLoops());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 std::string octet::getLowerToHostPipeline(const HostPipelineOptions &options) {
-  StringRef text = getLowerToHostPipeline();
-  if (options.isa == CpuKernelIsa::automatic && options.floatKernels)
-    return text.str();
-  StringRef first = "convert-octet-to-cpu,";
-  assert(text.starts_with(first) && "the lowering starts with the kernels");
-  return ("convert-octet-to-cpu{isa=" + stringifyCpuKernelIsa(options.isa) +
-          " float-kernels=" +
-          (options.floatKernels ? "true" : "false") + "}," +
-          text.drop_front(first.size()))
-      .str();
+  OpPassManager pm(ModuleOp::getOperationName());
+  buildLowerToHostPipeline(pm, options);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  // The passes of the module pass manager, without its anchor.
+  StringRef body = text;
+  if (body.consume_front("builtin.module(") && body.consume_back(")"))
+    return body.str();
+  return text;
 }
 
-LogicalResult
-octet::buildLowerToHostPipeline(OpPassManager &pm,
-                                const HostPipelineOptions &options) {
-  return parsePassPipeline(getLowerToHostPipeline(options), pm, llvm::errs());
+StringRef octet::getLowerToHostPipeline() {
+  static const std::string text = getLowerToHostPipeline({});
+  return text;
 }
 
 namespace {
@@ -98,46 +122,86 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
 };
 } // namespace
 
-FailureOr<std::string> octet::getQuantizePipeline(StringRef recipe,
-                                                  StringRef stats,
-                                                  StringRef method,
-                                                  int64_t groupSize,
-                                                  StringRef report) {
-  std::string weights, activations;
-  std::string rep = report.empty() ? "" : (" report=" + report).str();
-  if (recipe == "w8a16" || recipe == "w8a8-dynamic" ||
-      recipe == "w8a8-static")
-    weights = "octet-quantize-weights{format=i8 granularity=per-channel" +
-              rep + "}";
-  else if (recipe == "w4a16")
-    weights = ("octet-quantize-weights{format=i4 granularity=per-group "
-               "group-size=" +
-               Twine(groupSize) + rep + "}")
-                  .str();
-  else if (recipe == "w8a8")
-    weights = "octet-quantize-weights{format=auto recipe=w8a8 "
-              "granularity=per-channel" +
-              rep + "}";
-  else if (recipe == "w8a8-fp8")
-    weights = "octet-quantize-weights{format=f8E4M3FN "
-              "granularity=per-channel" +
-              rep + "}";
-  else
-    return failure();
-  if (recipe == "w8a8-dynamic")
-    activations = "octet-quantize-activations{mode=dynamic format=i8},";
-  else if (recipe == "w8a8")
-    activations = "octet-quantize-activations{mode=dynamic format=auto "
-                  "recipe=w8a8},";
-  else if (recipe == "w8a8-fp8")
-    activations =
-        "octet-quantize-activations{mode=dynamic format=f8E4M3FN},";
-  else if (recipe == "w8a8-static")
-    activations = ("octet-quantize-activations{mode=static format=i8 "
-                   "stats=" +
-                   stats + " method=" + method + "},")
-                      .str();
-  return weights + "," + activations + "octet-fold-scales,canonicalize,cse";
+namespace {
+/// One quantization recipe: what octet-quantize runs for it. The one list
+/// of recipe names (octet-quantize, octet-pipeline, their errors and docs).
+struct RecipeInfo {
+  QuantRecipe recipe;
+  StringRef name;
+  StringRef weightFormat;      ///< octet-quantize-weights format=
+  StringRef weightRecipe;      ///< its recipe= (format=auto resolution)
+  StringRef weightGranularity; ///< per-channel | per-group
+  StringRef activationMode;    ///< "" (weight-only), dynamic, static
+  StringRef activationFormat;  ///< octet-quantize-activations format=
+  StringRef activationRecipe;  ///< its recipe= (format=auto resolution)
+};
+constexpr RecipeInfo kRecipes[] = {
+    {QuantRecipe::w8a16, "w8a16", "i8", "w8a16", "per-channel", "", "", ""},
+    {QuantRecipe::w4a16, "w4a16", "i4", "w8a16", "per-group", "", "", ""},
+    {QuantRecipe::w8a8, "w8a8", "auto", "w8a8", "per-channel", "dynamic",
+     "auto", "w8a8"},
+    {QuantRecipe::w8a8_dynamic, "w8a8-dynamic", "i8", "w8a16", "per-channel",
+     "dynamic", "i8", "w8a8"},
+    {QuantRecipe::w8a8_static, "w8a8-static", "i8", "w8a16", "per-channel",
+     "static", "i8", "w8a8"},
+    {QuantRecipe::w8a8_fp8, "w8a8-fp8", "f8E4M3FN", "w8a16", "per-channel",
+     "dynamic", "f8E4M3FN", "w8a8"},
+};
+
+const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
+  for (const RecipeInfo &info : kRecipes)
+    if (info.recipe == recipe)
+      return info;
+  llvm_unreachable("every recipe has a row");
+}
+} // namespace
+
+StringRef octet::stringifyQuantRecipe(QuantRecipe recipe) {
+  return getRecipeInfo(recipe).name;
+}
+
+std::optional<QuantRecipe> octet::symbolizeQuantRecipe(StringRef name) {
+  for (const RecipeInfo &info : kRecipes)
+    if (info.name == name)
+      return info.recipe;
+  return std::nullopt;
+}
+
+std::string octet::getValidQuantRecipeNames() {
+  std::string text;
+  for (size_t i = 0; i < std::size(kRecipes); ++i) {
+    if (i)
+      text += i + 1 == std::size(kRecipes) ? " or " : ", ";
+    text += kRecipes[i].name.str();
+  }
+  return text;
+}
+
+void octet::buildQuantizePipeline(OpPassManager &pm,
+                                  const QuantizeSpec &spec) {
+  const RecipeInfo &info = getRecipeInfo(spec.recipe);
+  OctetQuantizeWeightsOptions weights;
+  weights.format = info.weightFormat.str();
+  weights.recipe = info.weightRecipe.str();
+  weights.granularity = info.weightGranularity.str();
+  if (spec.recipe == QuantRecipe::w4a16)
+    weights.groupSize = spec.groupSize;
+  weights.report = spec.report;
+  pm.addPass(createOctetQuantizeWeights(weights));
+  if (!info.activationMode.empty()) {
+    OctetQuantizeActivationsOptions activations;
+    activations.mode = info.activationMode.str();
+    activations.format = info.activationFormat.str();
+    activations.recipe = info.activationRecipe.str();
+    if (spec.recipe == QuantRecipe::w8a8_static) {
+      activations.stats = spec.stats;
+      activations.method = spec.method;
+    }
+    pm.addPass(createOctetQuantizeActivations(activations));
+  }
+  pm.addPass(createOctetFoldScales());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 std::string octet::getDefaultCudaToolkit() {
@@ -148,58 +212,74 @@ std::string octet::getDefaultCudaToolkit() {
   return "";
 }
 
-std::string octet::getLowerToCudaPipeline(const CudaPipelineOptions &o) {
-  std::string toolkit = o.toolkit.empty() ? getDefaultCudaToolkit() : o.toolkit;
-  std::string p;
-  llvm::raw_string_ostream os(p);
-  if (!o.chip.empty())
-    os << "octet-set-target{target=" << o.chip << "},";
-  os << (o.strict ? "octet-select-lowering{strict=true}," : "octet-select-lowering,")
-     << "octet-outline-for-cuda,"
-        "func.func(convert-elementwise-to-linalg),"
-        "canonicalize,"
-        "func.func(linalg-fuse-elementwise-ops),"
-        "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map},"
-        "buffer-deallocation-pipeline,"
-        "convert-bufferization-to-memref,"
-     << "convert-octet-to-gpu{wgmma-tile-n=" << o.wgmmaTileN
-     << " wgmma-stages=" << o.wgmmaStages << " gemv-rows=" << o.gemvRows;
-  if (!o.manifest.empty())
-    os << " manifest=" << o.manifest;
-  os << "},";
-  if (o.emulate)
-    os << "octet-emulate-cuda,";
-  os << "convert-linalg-to-loops,"
-        "expand-strided-metadata,"
-        "lower-affine,";
-  if (!o.emulate)
-    os << "gpu.module(convert-scf-to-cf,"
-          "convert-gpu-to-nvvm,convert-nvvm-to-llvm,canonicalize,cse,"
-          "reconcile-unrealized-casts),";
-  os << "convert-scf-to-cf,"
-        "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-        "arith-expand{include-bf16=true},"
-        "convert-vector-to-llvm,"
-        "convert-math-to-llvm,"
-        "convert-arith-to-llvm,"
-        "convert-cf-to-llvm,"
-        "finalize-memref-to-llvm,"
-        "convert-func-to-llvm,";
-  if (o.emulate) {
-    os << "convert-index-to-llvm,reconcile-unrealized-casts";
-    return p;
+void octet::buildLowerToCudaPipeline(OpPassManager &pm,
+                                     const CudaPipelineOptions &o) {
+  if (!o.chip.empty()) {
+    OctetSetTargetOptions target;
+    target.targetName = o.chip;
+    pm.addPass(createOctetSetTarget(target));
   }
-  os << "gpu-to-llvm,"
-        "convert-index-to-llvm,"
-        "reconcile-unrealized-casts,"
-     << "gpu-module-to-binary{format=" << o.format;
-  if (!toolkit.empty())
-    os << " toolkit=" << toolkit;
-  os << "}";
-  return p;
+  OctetSelectLoweringOptions select;
+  select.strict = o.strict;
+  pm.addPass(createOctetSelectLowering(select));
+  pm.addPass(createOctetOutlineForCuda());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  ConvertOctetToGPUOptions gpu;
+  gpu.wgmmaTileN = o.wgmmaTileN;
+  gpu.wgmmaStages = o.wgmmaStages;
+  gpu.gemvRows = o.gemvRows;
+  gpu.manifest = o.manifest;
+  pm.addPass(createConvertOctetToGPU(gpu));
+  if (o.emulate)
+    pm.addPass(createOctetEmulateCuda());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  if (!o.emulate) {
+    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+    kernels.addPass(createSCFToControlFlowPass());
+    kernels.addPass(createConvertGpuOpsToNVVMOps());
+    kernels.addPass(createConvertNVVMToLLVMPass());
+    kernels.addPass(createCanonicalizerPass());
+    kernels.addPass(createCSEPass());
+    kernels.addPass(createReconcileUnrealizedCastsPass());
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  arith::ArithEmulateUnsupportedFloatsOptions emulateFloats;
+  emulateFloats.sourceTypeStrs = {"bf16"};
+  emulateFloats.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateFloats));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  if (o.emulate) {
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    return;
+  }
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = o.format;
+  binary.toolkitPath = o.toolkit.empty() ? getDefaultCudaToolkit() : o.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
 }
-
 
 namespace {
 /// Options of the octet-lower-to-cuda pipeline.
@@ -269,8 +349,9 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
 };
 } // namespace
 
-FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
-                                               std::string &error) {
+LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
+                                        const OctetPipelineSpec &spec,
+                                        std::string &error) {
   // `host` is resolved by octet-set-target from the running CPU.
   const target::TargetInfo *info = target::lookupTarget(spec.target);
   if (!info && spec.target != "host") {
@@ -278,12 +359,10 @@ FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
             "'; valid targets: host, " + target::getValidTargetNames();
     return failure();
   }
-  FailureOr<std::string> quantize = getQuantizePipeline(
-      spec.recipe, spec.stats, spec.method, spec.groupSize, spec.report);
-  if (failed(quantize)) {
+  std::optional<QuantRecipe> recipe = symbolizeQuantRecipe(spec.recipe);
+  if (!recipe) {
     error = "octet-pipeline: unknown recipe '" + spec.recipe +
-            "'; expected w8a16, w4a16, w8a8, w8a8-dynamic, w8a8-static or "
-            "w8a8-fp8";
+            "'; expected " + getValidQuantRecipeNames();
     return failure();
   }
   if (spec.cudaFormat != "bin" && spec.cudaFormat != "isa") {
@@ -291,21 +370,31 @@ FailureOr<std::string> octet::getOctetPipeline(const OctetPipelineSpec &spec,
             "'; expected bin or isa";
     return failure();
   }
-  std::string p = "octet-set-target{target=" + spec.target + "}," + *quantize;
+  OctetSetTargetOptions target;
+  target.targetName = spec.target;
+  pm.addPass(createOctetSetTarget(target));
+  QuantizeSpec quantize;
+  quantize.recipe = *recipe;
+  quantize.stats = spec.stats;
+  quantize.method = spec.method;
+  quantize.groupSize = spec.groupSize;
+  quantize.report = spec.report;
+  buildQuantizePipeline(pm, quantize);
   bool cuda = info && info->arch == target::Arch::cuda;
-  if (!spec.lower || !cuda)
-    p += spec.strict ? ",octet-select-lowering{strict=true}"
-                     : ",octet-select-lowering";
-  if (!spec.lower)
-    return p;
-  if (cuda) {
+  if (cuda && spec.lower) {
     // The CUDA lowering selects the strategies itself (its first pass).
     CudaPipelineOptions o;
     o.format = spec.cudaFormat;
     o.strict = spec.strict;
-    return p + "," + getLowerToCudaPipeline(o);
+    buildLowerToCudaPipeline(pm, o);
+    return success();
   }
-  return p + "," + getLowerToHostPipeline().str();
+  OctetSelectLoweringOptions select;
+  select.strict = spec.strict;
+  pm.addPass(createOctetSelectLowering(select));
+  if (spec.lower)
+    buildLowerToHostPipeline(pm);
+  return success();
 }
 
 namespace {
@@ -347,10 +436,9 @@ void octet::registerOctetPipelines() {
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
         std::string error;
-        FailureOr<std::string> text = getOctetPipeline(spec, error);
-        if (failed(text))
+        if (failed(buildOctetPipeline(pm, spec, error)))
           return errorHandler(error);
-        return parsePassPipeline(*text, pm, llvm::errs());
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(OctetPipelineOptions());
@@ -366,15 +454,19 @@ void octet::registerOctetPipelines() {
         QuantizeOptions opts;
         if (failed(opts.parseFromString(optionsStr)))
           return failure();
-        FailureOr<std::string> text =
-            getQuantizePipeline(opts.recipe, opts.stats, opts.method,
-                                opts.groupSize, opts.report);
-        if (failed(text))
+        std::optional<QuantRecipe> recipe = symbolizeQuantRecipe(opts.recipe);
+        if (!recipe)
           return errorHandler("octet-quantize: unknown recipe '" +
-                              opts.recipe +
-                              "'; expected w8a16, w4a16, w8a8, w8a8-dynamic, "
-                              "w8a8-static or w8a8-fp8");
-        return parsePassPipeline(*text, pm, llvm::errs());
+                              opts.recipe + "'; expected " +
+                              getValidQuantRecipeNames());
+        QuantizeSpec spec;
+        spec.recipe = *recipe;
+        spec.stats = opts.stats;
+        spec.method = opts.method;
+        spec.groupSize = opts.groupSize;
+        spec.report = opts.report;
+        buildQuantizePipeline(pm, spec);
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(QuantizeOptions());
@@ -403,7 +495,8 @@ void octet::registerOctetPipelines() {
                               "amx-int8 or none");
         o.isa = *isa;
         o.floatKernels = opts.floatKernels;
-        return buildLowerToHostPipeline(pm, o);
+        buildLowerToHostPipeline(pm, o);
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(LowerToHostOptions());
@@ -430,7 +523,8 @@ void octet::registerOctetPipelines() {
         o.wgmmaStages = opts.wgmmaStages;
         o.gemvRows = opts.gemvRows;
         o.emulate = opts.emulate;
-        return parsePassPipeline(getLowerToCudaPipeline(o), pm, llvm::errs());
+        buildLowerToCudaPipeline(pm, o);
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(CudaOptions());

@@ -521,7 +521,6 @@ void lowerModule(ModuleOp module, MLIRContext &context,
                  const CompileOptions &opts) {
   const std::string &kind = opts.kind;
   PassManager pm(&context);
-  LogicalResult built = failure();
   if (opts.cudaTarget) {
     octet::CudaPipelineOptions cudaOptions;
     cudaOptions.chip = opts.cudaTarget->name.str();
@@ -536,12 +535,11 @@ void lowerModule(ModuleOp module, MLIRContext &context,
       fail("--emulate-gpu builds host code only; it has no --emit=" + kind);
     cudaOptions.toolkit = cudaPath;
     cudaOptions.manifest = manifestFile;
-    built = parsePassPipeline(octet::getLowerToCudaPipeline(cudaOptions), pm,
-                              llvm::errs());
+    octet::buildLowerToCudaPipeline(pm, cudaOptions);
   } else {
-    built = octet::buildLowerToHostPipeline(pm);
+    octet::buildLowerToHostPipeline(pm);
   }
-  if (failed(applyPassManagerCLOptions(pm)) || failed(built))
+  if (failed(applyPassManagerCLOptions(pm)))
     fail("cannot build the lowering pipeline");
   if (failed(pm.run(module)))
     fail("lowering '" + inputFile + "' failed");

@@ -9,10 +9,6 @@
 namespace mlir {
 namespace octet {
 
-/// The textual form of the host-CPU lowering: octet ops -> linalg ->
-/// bufferized loops -> LLVM dialect, ready for the ExecutionEngine.
-llvm::StringRef getLowerToHostPipeline();
-
 /// Options of the host-CPU lowering (`octet-lower-to-host{...}`): which
 /// generated kernels convert-octet-to-cpu uses.
 struct HostPipelineOptions {
@@ -24,24 +20,48 @@ struct HostPipelineOptions {
   bool floatKernels = true;
 };
 
-/// The textual host-CPU lowering with `options`.
+/// Appends the host-CPU lowering to `pm` (a module-level pass manager):
+/// octet ops -> linalg -> bufferized loops -> LLVM dialect, ready for the
+/// ExecutionEngine. The passes are created directly (typed options), so
+/// nothing needs to be registered first.
+void buildLowerToHostPipeline(OpPassManager &pm,
+                              const HostPipelineOptions &options = {});
+
+/// The textual form of buildLowerToHostPipeline (printed from it, without
+/// the builtin.module anchor), for --pipeline style interfaces and the C
+/// API.
 std::string getLowerToHostPipeline(const HostPipelineOptions &options);
+/// The textual form with the default options.
+llvm::StringRef getLowerToHostPipeline();
 
-/// Appends the host-CPU lowering to `pm` (a module-level pass manager).
-/// The pipeline is parsed from its textual form, so every pass it names
-/// must be registered first: call mlir::registerAllPasses() and
-/// registerAllOctetPasses() once before (the tools do; a fuzz harness that
-/// did not failed with "does not refer to a registered pass").
-LogicalResult buildLowerToHostPipeline(OpPassManager &pm,
-                                       const HostPipelineOptions &options = {});
+/// The quantization recipes of octet-quantize and octet-pipeline (one
+/// list, in Pipelines.cpp, defines what each runs).
+enum class QuantRecipe {
+  w8a16,        ///< INT8 per-channel weights, float activations.
+  w4a16,        ///< INT4 per-group weights (group-size), float activations.
+  w8a8,         ///< INT8 or FP8 per the module's #octet.target, dynamic.
+  w8a8_dynamic, ///< INT8 weights and dynamic per-token INT8 activations.
+  w8a8_static,  ///< INT8 weights, calibrated (static) INT8 activations.
+  w8a8_fp8      ///< FP8 E4M3 weights and dynamic per-token activations.
+};
+/// "w8a16", "w4a16", "w8a8", "w8a8-dynamic", "w8a8-static", "w8a8-fp8".
+llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
+std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
+/// "w8a16, w4a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8".
+std::string getValidQuantRecipeNames();
 
-/// The textual pass pipeline of a quantization recipe (w8a16, w4a16,
-/// w8a8-dynamic, w8a8-static, w8a8-fp8), or failure for an unknown one.
-FailureOr<std::string> getQuantizePipeline(llvm::StringRef recipe,
-                                           llvm::StringRef stats,
-                                           llvm::StringRef method,
-                                           int64_t groupSize,
-                                           llvm::StringRef report);
+/// What octet-quantize takes.
+struct QuantizeSpec {
+  QuantRecipe recipe = QuantRecipe::w8a16;
+  std::string stats;            ///< w8a8-static: calibration statistics.
+  std::string method = "minmax"; ///< w8a8-static: minmax, percentile:P, mse.
+  int64_t groupSize = 128;      ///< w4a16: elements per group along K.
+  std::string report;           ///< Weight quantization report (JSON).
+};
+
+/// Appends a recipe's quantization: octet-quantize-weights, then (W8A8)
+/// octet-quantize-activations, octet-fold-scales, canonicalize, cse.
+void buildQuantizePipeline(OpPassManager &pm, const QuantizeSpec &spec);
 
 /// Options of the CUDA lowering (`octet-lower-to-cuda`, docs/cuda.md).
 struct CudaPipelineOptions {
@@ -56,10 +76,11 @@ struct CudaPipelineOptions {
                               ///< (octet-emulate-cuda), for tests.
 };
 
-/// The textual form of the CUDA lowering: target, strategy selection,
+/// Appends the CUDA lowering: target, strategy selection,
 /// octet-outline-for-cuda, bufferization, convert-octet-to-gpu, NVVM for the
 /// kernels, LLVM for the host code, then gpu-module-to-binary (ptxas).
-std::string getLowerToCudaPipeline(const CudaPipelineOptions &options);
+void buildLowerToCudaPipeline(OpPassManager &pm,
+                              const CudaPipelineOptions &options);
 
 /// The CUDA toolkit used when none is given: $OCTET_CUDA_PATH, else
 /// /usr/local/cuda when it has bin/ptxas, else "".
@@ -67,7 +88,7 @@ std::string getDefaultCudaToolkit();
 
 /// What `octet-pipeline` takes: a recipe and a chip.
 struct OctetPipelineSpec {
-  std::string recipe = "w8a8"; ///< As in getQuantizePipeline.
+  std::string recipe = "w8a8"; ///< A QuantRecipe name.
   std::string target = "host"; ///< A name of the target table.
   std::string stats, method = "minmax", report;
   int64_t groupSize = 128;
@@ -76,11 +97,13 @@ struct OctetPipelineSpec {
   std::string cudaFormat = "bin";
 };
 
-/// The textual pipeline of `octet-pipeline`: octet-set-target, the recipe,
+/// Appends `octet-pipeline`: octet-set-target, the recipe,
 /// octet-select-lowering, then the host or CUDA lowering. On failure
-/// (unknown target, recipe or format) `error` says why.
-FailureOr<std::string> getOctetPipeline(const OctetPipelineSpec &spec,
-                                        std::string &error);
+/// (unknown target, recipe or format) `error` says why and nothing is
+/// added.
+LogicalResult buildOctetPipeline(OpPassManager &pm,
+                                 const OctetPipelineSpec &spec,
+                                 std::string &error);
 
 /// Registers octet's named pipelines (`octet-lower-to-host`).
 void registerOctetPipelines();
