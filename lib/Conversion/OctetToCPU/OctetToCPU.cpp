@@ -45,35 +45,8 @@ using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cpu;
 
-StringRef mlir::octet::stringifyCpuKernelIsa(CpuKernelIsa isa) {
-  switch (isa) {
-  case CpuKernelIsa::automatic:
-    return "auto";
-  case CpuKernelIsa::avx2:
-    return "avx2";
-  case CpuKernelIsa::avx512_vnni:
-    return "avx512-vnni";
-  case CpuKernelIsa::amx_int8:
-    return "amx-int8";
-  case CpuKernelIsa::none:
-    return "none";
-  }
-  return "";
-}
-
-std::optional<CpuKernelIsa> mlir::octet::symbolizeCpuKernelIsa(StringRef name) {
-  for (CpuKernelIsa isa :
-       {CpuKernelIsa::automatic, CpuKernelIsa::avx2, CpuKernelIsa::avx512_vnni,
-        CpuKernelIsa::amx_int8, CpuKernelIsa::none})
-    if (stringifyCpuKernelIsa(isa) == name)
-      return isa;
-  return std::nullopt;
-}
-
-namespace {
-
 /// The x86 level `isa` selects strategies for; null for automatic/none.
-const target::TargetInfo *getForcedLevel(CpuKernelIsa isa) {
+static const target::TargetInfo *getForcedLevel(CpuKernelIsa isa) {
   switch (isa) {
   case CpuKernelIsa::avx2:
     return &target::getTargetInfo(target::TargetId::avx2);
@@ -87,6 +60,23 @@ const target::TargetInfo *getForcedLevel(CpuKernelIsa isa) {
   }
   return nullptr;
 }
+
+StringRef mlir::octet::stringifyCpuKernelIsa(CpuKernelIsa isa) {
+  if (const target::TargetInfo *level = getForcedLevel(isa))
+    return level->name; // The capability table's name of the level.
+  return isa == CpuKernelIsa::none ? "none" : "auto";
+}
+
+std::optional<CpuKernelIsa> mlir::octet::symbolizeCpuKernelIsa(StringRef name) {
+  for (CpuKernelIsa isa :
+       {CpuKernelIsa::automatic, CpuKernelIsa::avx2, CpuKernelIsa::avx512_vnni,
+        CpuKernelIsa::amx_int8, CpuKernelIsa::none})
+    if (stringifyCpuKernelIsa(isa) == name)
+      return isa;
+  return std::nullopt;
+}
+
+namespace {
 
 struct ConvertOctetToCPUPass
     : public mlir::octet::impl::ConvertOctetToCPUBase<ConvertOctetToCPUPass> {

@@ -353,7 +353,8 @@ void Outliner::run(StringRef name) {
   op->erase();
 }
 
-func::FuncOp Outliner::buildTask(StringRef name, unsigned numSlots) {
+func::FuncOp Outliner::buildTask(StringRef name,
+                                 [[maybe_unused]] unsigned numSlots) {
   linalg::LinalgOp op = s.op;
   MLIRContext *ctx = module.getContext();
   OpBuilder mb(ctx);
@@ -420,7 +421,6 @@ func::FuncOp Outliner::buildTask(StringRef name, unsigned numSlots) {
   for (Value v : s.constants)
     mapping.map(v, tb.clone(*v.getDefiningOp())->getResult(
                        cast<OpResult>(v).getResultNumber()));
-  (void)numSlots;
   assert(next == numSlots && "slot layout mismatch");
 
   // The task's part of the prefix: one range of d0 when the prefix is one

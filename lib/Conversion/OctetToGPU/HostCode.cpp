@@ -102,8 +102,7 @@ SmallVector<Value> cuda::computeParamsBody(HostCode &h, KernelModule &km,
       config.key(), "compute_params", [&](OpBuilder &b, StringRef name) {
         return buildComputeParamsKernel(b, h.loc, name, config);
       });
-  auto [dims, numel] = sizesOf(h, input);
-  (void)numel;
+  SmallVector<Value> dims = sizesOf(h, input).first;
   // Parameter tensors: the input shape with the grouped dimension reduced.
   SchemeAttr scheme = config.scheme;
   auto paramSizes = [&](MemRefType type) {

@@ -128,10 +128,8 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
     NVVM::CpAsyncCommitGroupOp::create(kb.b, kb.loc);
   }
   Value kTiles = kb.ceilDiv(p.K, kb.c64(kBK));
-  Type accT = c.intAcc() ? Type(kb.i32) : Type(kb.f32);
   Value zero = c.intAcc() ? kb.c32(0) : kb.cF32(0.0f);
   SmallVector<Value> init(kMt * kNt * 4, zero);
-  (void)accT;
 
   SmallVector<Value> acc = kb.forLoop(
       kb.c64(0), kTiles, kb.c64(1), init, [&](Value kt, ValueRange it) {
