@@ -24,15 +24,10 @@
 using namespace mlir;
 using namespace mlir::octet;
 
-void octet::buildLowerToHostPipeline(OpPassManager &pm,
-                                     const HostPipelineOptions &options) {
-  if (options.isa != CpuKernelIsa::none) {
-    ConvertOctetToCPUOptions cpu;
-    cpu.kernelIsa = options.isa;
-    cpu.floatKernels = options.floatKernels;
-    pm.addPass(createConvertOctetToCPU(cpu));
-  }
-  pm.addPass(createConvertOctetToLinalg());
+/// Element-wise linalg, fusion, then One-Shot Bufferize (identity layouts
+/// at function boundaries) and buffer deallocation: the part the host and
+/// CUDA lowerings share before their backends.
+static void addFuseAndBufferize(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
@@ -42,12 +37,19 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createOctetEmitCpuKernels());
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createOctetParallelizeLoops());
+}
+
+/// Linalg on buffers to loops, with strided metadata and affine expanded.
+static void addLowerToLoops(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+}
+
+/// Host code to the LLVM dialect: bf16 arithmetic emulated in f32, then
+/// every dialect's conversion; `gpuLaunches` adds gpu-to-llvm for the
+/// launches of CUDA kernels.
+static void addLowerToLLVM(OpPassManager &pm, bool gpuLaunches) {
   pm.addPass(createSCFToControlFlowPass());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
@@ -62,8 +64,27 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  if (gpuLaunches)
+    pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void octet::buildLowerToHostPipeline(OpPassManager &pm,
+                                     const HostPipelineOptions &options) {
+  if (options.isa != CpuKernelIsa::none) {
+    ConvertOctetToCPUOptions cpu;
+    cpu.kernelIsa = options.isa;
+    cpu.floatKernels = options.floatKernels;
+    pm.addPass(createConvertOctetToCPU(cpu));
+  }
+  pm.addPass(createConvertOctetToLinalg());
+  addFuseAndBufferize(pm);
+  pm.addPass(createOctetEmitCpuKernels());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createOctetParallelizeLoops());
+  addLowerToLoops(pm);
+  addLowerToLLVM(pm, /*gpuLaunches=*/false);
 }
 
 std::string octet::getLowerToHostPipeline(const HostPipelineOptions &options) {
@@ -223,15 +244,7 @@ void octet::buildLowerToCudaPipeline(OpPassManager &pm,
   select.strict = o.strict;
   pm.addPass(createOctetSelectLowering(select));
   pm.addPass(createOctetOutlineForCuda());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  addFuseAndBufferize(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   ConvertOctetToGPUOptions gpu;
   gpu.wgmmaTileN = o.wgmmaTileN;
@@ -241,40 +254,20 @@ void octet::buildLowerToCudaPipeline(OpPassManager &pm,
   pm.addPass(createConvertOctetToGPU(gpu));
   if (o.emulate)
     pm.addPass(createOctetEmulateCuda());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  if (!o.emulate) {
-    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-    kernels.addPass(createSCFToControlFlowPass());
-    kernels.addPass(createConvertGpuOpsToNVVMOps());
-    kernels.addPass(createConvertNVVMToLLVMPass());
-    kernels.addPass(createCanonicalizerPass());
-    kernels.addPass(createCSEPass());
-    kernels.addPass(createReconcileUnrealizedCastsPass());
-  }
-  pm.addPass(createSCFToControlFlowPass());
-  arith::ArithEmulateUnsupportedFloatsOptions emulateFloats;
-  emulateFloats.sourceTypeStrs = {"bf16"};
-  emulateFloats.targetTypeStr = "f32";
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateFloats));
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
+  addLowerToLoops(pm);
   if (o.emulate) {
-    pm.addPass(createConvertIndexToLLVMPass());
-    pm.addPass(createReconcileUnrealizedCastsPass());
+    // The kernels are host functions now (octet-emulate-cuda).
+    addLowerToLLVM(pm, /*gpuLaunches=*/false);
     return;
   }
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  addLowerToLLVM(pm, /*gpuLaunches=*/true);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = o.format;
   binary.toolkitPath = o.toolkit.empty() ? getDefaultCudaToolkit() : o.toolkit;
