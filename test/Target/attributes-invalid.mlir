@@ -19,3 +19,11 @@ func.func private @bad_kind() attributes {s = #octet.strategy<kind = fast>}
 
 // expected-error@+1 {{struct is missing required parameter: kind}}
 func.func private @missing_kind() attributes {s = #octet.strategy<unit = "AMX">}
+
+// -----
+
+// The unit is the typed KernelUnit: a spelling the capability table does not
+// have is a parse error that lists the valid ones.
+// expected-error@+2 {{expected ::mlir::octet::KernelUnit to be one of: , mma.sync, wgmma, tcgen05.mma, SIMT, CUDA elementwise, AMX, AVX512-VNNI, AVX-VNNI, AVX-VNNI-INT8, AVX2, FMA, AVX-512 FMA, NEON dotprod, NEON i8mm, NEON FMA, vector}}
+// expected-error@+1 {{failed to parse Octet_StrategyAttr parameter 'unit'}}
+func.func private @bad_unit() attributes {s = #octet.strategy<kind = native, unit = "AVX-1024">}
