@@ -544,21 +544,18 @@ Value MatmulSteps::emitEpilogue() {
   if (lhsScheme)
     saI = add(lhsScaleV, eLhsParam);
   if (!grouped) {
+    // Per-axis rhs parameters are one value per column N ([N]), shared
+    // by every batch of a batched rhs.
     SmallVector<unsigned> sbDims;
-    if (rhsScheme.getGranularity() == Granularity::per_axis) {
-      if (rhsBatched)
-        sbDims.push_back(eB);
+    if (rhsScheme.getGranularity() == Granularity::per_axis)
       sbDims.push_back(eN);
-    }
     sbI = add(adaptor.getRhsScale(), sbDims);
     if (lhsZp) {
       zaI = add(lhsZp, eLhsParam);
       csI = add(colSum, eWithBatch({eN}, rhsBatched));
     }
     if (rhsZp) {
-      zbI = add(rhsZp, rhsScheme.getGranularity() == Granularity::per_axis
-                           ? eWithBatch({eN}, rhsBatched)
-                           : SmallVector<unsigned>{});
+      zbI = add(rhsZp, sbDims);
       rsI = add(rowSum, eWithBatch({eM}, batched));
     }
   }

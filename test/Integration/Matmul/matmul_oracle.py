@@ -63,11 +63,15 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
     grouped = rs.gran == "per_group"
     G = K // rs.group if grouped else 1
     gsz = K // G
+    # The rhs zero points over the whole rhs (its scheme's axis counts the
+    # batch dimension of a batched rhs), sliced per batch below.
+    zb_full = None if zb is None else rs.expand(zb, B.shape)
     out = []
     for bi in range(A.shape[0]):
         a, b = A[bi], Bb[bi]
         sbb = sb[bi] if (sb.ndim == 3) else sb
-        zbb = None if zb is None else (zb[bi] if zb.ndim == 3 else zb)
+        zbb = None if zb is None else (
+            zb_full[bi] if B.ndim == 3 else zb_full)
         M, N = a.shape[0], b.shape[1]
         if ls is not None and not rs.format.is_fp8:
             ai = a.astype(np.int64)
@@ -76,7 +80,7 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
                 ai = ai - (zab.reshape(-1, 1) if zab.ndim == 1 else zab)
             bi_ = b.astype(np.int64)
             if zbb is not None:
-                bi_ = bi_ - rs.expand(zbb, b.shape)
+                bi_ = bi_ - zbb
             accs = [ai[:, g * gsz:(g + 1) * gsz] @ bi_[g * gsz:(g + 1) * gsz]
                     for g in range(G)]
             for acc in accs:
@@ -92,7 +96,7 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
             else:
                 bint = b.astype(np.int32)
                 if zbb is not None:
-                    bint = bint - rs.expand(zbb, b.shape)
+                    bint = bint - zbb
                 bf = bint.astype(np.float32)
             accs = []
             for g in range(G):
@@ -299,6 +303,17 @@ CASES = {
         lshape=(3, 32), rshape=(32, 4)),
     "batched_both_group": dict(lhs=None, rhs=S("i8", "per_group", 1, 8),
                                lshape=(2, 3, 16), rshape=(2, 16, 4)),
+    # A batched rhs with per-column ([N]) parameters shared by the batches
+    # (the lowering once indexed them as [B, N]: an invalid linalg.generic).
+    "batched_rhs_per_axis": dict(lhs=None, rhs=S("i8", "per_axis", 2),
+                                 lshape=(2, 3, 16), rshape=(2, 16, 4)),
+    "batched_rhs_per_axis_zp": dict(
+        lhs=None, rhs=S("u8", "per_axis", 2, symmetric=False),
+        lshape=(2, 3, 16), rshape=(2, 16, 4)),
+    "batched_both_per_axis_zp": dict(
+        lhs=S("u8", "per_axis", 1, symmetric=False),
+        rhs=S("u8", "per_axis", 2, symmetric=False),
+        lshape=(2, 3, 16), rshape=(2, 16, 4)),
 }
 
 if __name__ == "__main__":
