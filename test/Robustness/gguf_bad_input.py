@@ -55,6 +55,37 @@ def with_array_count(data, key, count):
     return bytes(out)
 
 
+def with_u32(data, key, value):
+    """`data` with the UINT32 metadata value of `key` replaced."""
+    kv = read_header(data).kvs[key]
+    out = bytearray(data)
+    struct.pack_into("<I", out, kv.end - 4, value)
+    return bytes(out)
+
+
+def with_string(data, key, new):
+    """`data` with the STRING value of `key` replaced (the same length)."""
+    kv = read_header(data).kvs[key]
+    assert len(new.encode()) == len(kv.value.encode())
+    out = bytearray(data)
+    out[kv.end - len(new.encode()):kv.end] = new.encode()
+    return bytes(out)
+
+
+def with_string_item(data, key, index, new):
+    """`data` with item `index` of string array `key` replaced by `new`
+    (the same length in UTF-8)."""
+    kv = read_header(data).kvs[key]
+    at = kv.start + 8 + len(key.encode()) + 4 + 4 + 8
+    for item in kv.value[:index]:
+        at += 8 + len(item.encode())
+    old = kv.value[index].encode()
+    assert len(new.encode()) == len(old)
+    out = bytearray(data)
+    out[at + 8:at + 8 + len(old)] = new.encode()
+    return bytes(out)
+
+
 def cases():
     """(file name, bytes or None for no file, what the message must name)."""
     good = tiny_llama_bytes()
@@ -77,6 +108,12 @@ def cases():
          "llama.attention.layer_norm_rms_epsilon"),
         ("wrong-key-type.gguf", with_key_type(good, "llama.block_count", 6),
          "llama.block_count"),
+        ("bad-heads.gguf", with_u32(good, "llama.attention.head_count", 3),
+         "llama.attention.head_count"),
+        ("other-tokenizer.gguf", with_string(good, "tokenizer.ggml.model", "bert"),
+         "tokenizer.ggml.model"),
+        ("bad-merge.gguf", with_string_item(good, "tokenizer.ggml.merges", 2, "r x"),
+         "tokenizer.ggml.merges[2]"),
         ("huge-array.gguf", with_array_count(good, "tokenizer.ggml.token_type", 2**40),
          "tokenizer.ggml.token_type"),
         ("not-gguf.gguf", b"this is a text file, not a model\n", "not a GGUF file"),
