@@ -68,6 +68,7 @@ class Image:
 # ---------------------------------------------------------------------------
 
 def truncate(rng, img, data):
+    """Cut the image short (half the time inside the header)."""
     limit = img.header.data_start if rng.random() < 0.5 else len(data)
     return bytes(data[:rng.randrange(0, limit)])
 
@@ -80,18 +81,22 @@ def _flip(rng, data, lo, hi):
 
 
 def flip_header(rng, img, data):
+    """Flip or set 1-4 bytes of the header."""
     return _flip(rng, data, 0, img.header.header_end)
 
 
 def flip_tensor_info(rng, img, data):
+    """Flip or set 1-4 bytes of the tensor infos."""
     return _flip(rng, data, img.header.tensors[0].start, img.header.header_end)
 
 
 def flip_data(rng, img, data):
+    """Flip or set 1-4 bytes of the tensor data."""
     return _flip(rng, data, img.header.data_start, len(data))
 
 
 def architecture(rng, img, data):
+    """Another general.architecture, or a bad length for it."""
     kv = img.header.kvs["general.architecture"]
     value_at = kv.end - len(kv.value)
     if rng.random() < 0.5:
@@ -103,6 +108,7 @@ def architecture(rng, img, data):
 
 
 def tensor_type(rng, img, data):
+    """A tensor's type id replaced (known, unknown, unsupported)."""
     info = rng.choice(img.header.tensors)
     struct.pack_into("<I", data, info.type_offset, rng.choice(TYPE_IDS))
     return bytes(data)
@@ -138,6 +144,7 @@ def _field_offsets(img, rng):
 
 
 def interesting_field(rng, img, data):
+    """An extreme value in a length, count, type, dim or offset field."""
     at, size = _field_offsets(img, rng)
     value = rng.choice(INTERESTING_U64) % (1 << (8 * size))
     data[at:at + size] = value.to_bytes(size, "little")
@@ -145,6 +152,7 @@ def interesting_field(rng, img, data):
 
 
 def duplicate_key(rng, img, data):
+    """A metadata entry twice (counts and padding fixed)."""
     kvs = list(img.kv_chunks)
     i = rng.randrange(len(kvs))
     kvs.insert(rng.randrange(len(kvs) + 1), kvs[i])
@@ -152,12 +160,14 @@ def duplicate_key(rng, img, data):
 
 
 def remove_key(rng, img, data):
+    """A metadata entry removed (counts and padding fixed)."""
     kvs = list(img.kv_chunks)
     del kvs[rng.randrange(len(kvs))]
     return img.assemble(kvs, img.ti_chunks)
 
 
 def edit_tensor_infos(rng, img, data):
+    """A tensor info removed or duplicated."""
     tis = list(img.ti_chunks)
     i = rng.randrange(len(tis))
     if rng.random() < 0.5:
@@ -231,6 +241,7 @@ def run_one(img, seed, stats):
 
 
 def main():
+    """Run the mutations; exit status 1 on a finding."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)

@@ -25,6 +25,7 @@ KEYS = ("layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "rope_theta"
 
 
 def compare(model, reader_tensors, name):
+    """Tensor `name` as read here equals GGUFReader + dequantize."""
     ours = model.tensor(name)
     ref = reader_tensors[name]
     theirs = gguf.quants.dequantize(ref.data, ref.tensor_type)
@@ -35,6 +36,7 @@ def compare(model, reader_tensors, name):
 
 
 def main(argv):
+    """Run the comparison on argv[1] or SmolLM2; 0 if all agree."""
     path = argv[1] if len(argv) > 1 else gguf_llama.find_smollm2()
     model = gguf_llama.load(path)
     print("config: " + ", ".join(f"{k}={model.config[k]}" for k in KEYS))

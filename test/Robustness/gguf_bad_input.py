@@ -123,6 +123,7 @@ def cases():
 
 
 def run_case(outdir, name, data, culprit):
+    """Write and load one case; True if it gives the promised GGUFError."""
     path = os.path.join(outdir, name)
     if data is not None:
         with open(path, "wb") as f:
@@ -162,6 +163,7 @@ def check_types(outdir):
 
 
 def main(argv):
+    """Run every case and the type check; 0 if all keep the promise."""
     outdir = argv[1]
     os.makedirs(outdir, exist_ok=True)
     ok = all([run_case(outdir, *case) for case in cases()])

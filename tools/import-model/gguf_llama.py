@@ -116,26 +116,31 @@ class _Cursor:
         self.buf, self.path, self.pos, self.size = buf, path, 0, len(buf)
 
     def fail(self, message):
+        """Raise GGUFError with the file name in front of `message`."""
         raise GGUFError(f"{self.path}: {message}")
 
     def need(self, n, what):
+        """Fail unless `n` bytes are left at the current position."""
         if n > self.size - self.pos:
             self.fail(f"truncated file: {what} needs {n} bytes at offset "
                       f"{self.pos} but the file ends at {self.size}")
 
     def unpack(self, fmt, what):
+        """Read one little-endian struct value of format `fmt`."""
         self.need(struct.calcsize("<" + fmt), what)
         value = struct.unpack_from("<" + fmt, self.buf, self.pos)[0]
         self.pos += struct.calcsize("<" + fmt)
         return value
 
     def raw(self, n, what):
+        """Read `n` bytes."""
         self.need(n, what)
         data = bytes(self.buf[self.pos:self.pos + n])
         self.pos += n
         return data
 
     def string(self, what):
+        """Read a GGUF string (u64 length, UTF-8 bytes)."""
         n = self.unpack("Q", f"the length of {what}")
         data = self.raw(n, what)
         try:
@@ -314,6 +319,7 @@ class _Meta:
         self.kvs, self.path = kvs, path
 
     def fail(self, message):
+        """Raise GGUFError with the file name in front of `message`."""
         raise GGUFError(f"{self.path}: {message}")
 
     def _kv(self, key, default):
@@ -327,6 +333,7 @@ class _Meta:
         self.fail(f"metadata key '{key}' has type {found}, expected {expected}")
 
     def string(self, key, default=_REQUIRED):
+        """A STRING value (`default` if absent and not required)."""
         kv = self._kv(key, default)
         if kv is None:
             return default
@@ -359,6 +366,7 @@ class _Meta:
         return float(kv.value)
 
     def flag(self, key, default):
+        """A BOOL value (`default` if absent)."""
         kv = self._kv(key, default)
         if kv is None:
             return default
@@ -367,6 +375,7 @@ class _Meta:
         return kv.value
 
     def array(self, key, item_types, expected):
+        """An ARRAY whose items are of one of `item_types`."""
         kv = self._kv(key, _REQUIRED)
         if kv.vtype != GGUFValueType.ARRAY or kv.item_type not in item_types:
             self._wrong(key, kv, expected)
