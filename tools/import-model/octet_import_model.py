@@ -661,6 +661,72 @@ def describe(model):
     return json.dumps(out, indent=1)
 
 
+def _error(msg):
+    sys.stderr.write("octet_import_model: error: %s\n" % msg)
+    return 1
+
+
+def import_gguf(args):
+    """--gguf: the decoder of a GGUF file as MLIR (nothing is written when
+    the file is rejected)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gguf_llama
+    import llama_mlir
+    try:
+        model = gguf_llama.load(args.gguf)
+    except gguf_llama.GGUFError as e:
+        return _error(str(e))
+    if args.describe:
+        print(json.dumps({"config": model.config,
+                          "tensors": {n: model.tensor_type(n)
+                                      for n in model.tensor_names()}},
+                         indent=1))
+        return 0
+    if args.max_len < 1 or args.max_len > model.config["context_length"]:
+        return _error("--max-len %d: must be in [1, %d] (the model's context "
+                      "length)" % (args.max_len,
+                                   model.config["context_length"]))
+    if args.layers is not None:
+        if not 1 <= args.layers <= model.config["layers"]:
+            return _error("--layers %d: the model has %d blocks"
+                          % (args.layers, model.config["layers"]))
+        model.config["layers"] = args.layers
+    scales = None
+    if args.kv_cache != "f32":
+        if not args.kv_scales:
+            return _error("--kv-cache=%s needs --kv-scales" % args.kv_cache)
+        try:
+            scales = read_kv_scales(args.kv_scales, model.config)
+        except ValueError as e:
+            return _error(str(e))
+    try:
+        lines, em = llama_mlir.emit_module(
+            model, args.max_len, args.kv_cache, scales, args.return_hidden,
+            os.path.basename(args.gguf), args.quantize_embeddings)
+    except gguf_llama.GGUFError as e:
+        return _error(str(e))
+    llama_mlir.write_module("/dev/stdout" if args.output == "-"
+                            else args.output, lines, em)
+    return 0
+
+
+def read_kv_scales(path, config):
+    """[layers][2][kv_heads] positive finite scales from a JSON file."""
+    try:
+        with open(path) as fh:
+            scales = np.asarray(json.load(fh)["scales"], np.float64)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError("%s: cannot read the KV-cache scales (%s)"
+                         % (path, e))
+    want = (config["layers"], 2, config["kv_heads"])
+    if scales.shape != want:
+        raise ValueError("%s: 'scales' has shape %s, expected %s"
+                         % (path, list(scales.shape), list(want)))
+    if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+        raise ValueError("%s: every scale must be finite and > 0" % path)
+    return scales.astype(np.float32)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model-dir", help="Hugging Face model directory "
@@ -680,10 +746,29 @@ def main(argv=None):
     ap.add_argument("--quantize-norms", choices=["i8", "f8E4M3FN"],
                     help="quantize the LayerNorm weights and biases (per "
                     "tensor) with octet ops")
+    ap.add_argument("--gguf", metavar="FILE",
+                    help="import a Llama-architecture decoder from a GGUF "
+                    "file instead (entry points @prefill and @decode with "
+                    "a KV cache; see llama_mlir.py)")
+    ap.add_argument("--max-len", type=int, default=2048,
+                    help="--gguf: positions of the KV cache (default 2048)")
+    ap.add_argument("--kv-cache", choices=["f32", "i8", "f8E4M3FN"],
+                    default="f32",
+                    help="--gguf: element type of the KV cache (i8 and "
+                    "f8E4M3FN need --kv-scales)")
+    ap.add_argument("--kv-scales", metavar="JSON",
+                    help="--gguf: per-head K/V scales, "
+                    "{\"scales\": [layers][2][kv_heads]} (examples/llm "
+                    "calibrates them)")
+    ap.add_argument("--layers", type=int,
+                    help="--gguf: import only the first N blocks (a "
+                    "truncated model for quick tests)")
     ap.add_argument("--describe", action="store_true",
                     help="print the config and tensor shapes as JSON")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
+    if args.gguf:
+        return import_gguf(args)
     model = Model(find_model_dir(args))
     if args.describe:
         print(describe(model))

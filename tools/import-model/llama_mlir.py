@@ -1,0 +1,567 @@
+"""A Llama-architecture decoder (read from GGUF) as MLIR for Octet.
+
+Used by octet_import_model.py --gguf. The module holds one private function
+`@step` and two public entry points that call it:
+
+    @prefill(%ids: tensor<?xi32>, %pos: tensor<?xi32>, %cache: memref<CACHE>)
+        -> tensor<?xVxf32>
+    @decode(%id: tensor<1xi32>, %pos: tensor<1xi32>, %cache: memref<CACHE>)
+        -> tensor<1xVxf32>
+
+`ids` are S tokens at the consecutive positions `pos` (pos[i] = pos[0] + i),
+the result is the logits of every token. The KV cache is an in/out buffer
+CACHE = LAYERS x 2 x KV_HEADS x MAX_LEN x HEAD_DIM (K at index 0, V at 1,
+K after RoPE) of f32, or of i8 / f8E4M3FN codes with --kv-cache: the step
+writes the S new rows in place (`bufferization.to_tensor ... restrict
+writable` and `bufferization.materialize_in_destination`, so One-Shot
+Bufferize updates the caller's buffer: S x KV_HEADS x HEAD_DIM elements per
+layer and K/V are written, nothing else of the cache is copied) and attends
+over cache[..., 0 : pos[0] + S, :] with a causal mask.
+
+Weights are `dense_resource` blobs of the GGUF tensors dequantized to f32
+(the float model octet quantizes); every op has a location named after its
+GGUF tensor (`blk.3.attn_q`, `blk.3.ffn_down`, `output`, ...) so that
+`--octet-quantize-weights skip=REGEX` and the per-layer reports speak the
+file's language. Linear layers are `linalg.matmul` with the weight in
+[out, in] layout (a transposed-rhs indexing map), the form octet's passes
+quantize.
+
+RoPE follows the GGUF (llama.cpp LLAMA_ROPE_TYPE_NORM) convention: the
+converter permuted the rows of attn_q/attn_k so that adjacent pairs
+(x[2i], x[2i+1]) rotate by pos * theta^(-2i/head_dim); the cos/sin tables
+(MAX_LEN x HEAD_DIM/2, computed in float64, stored f32) are constants.
+"""
+
+import numpy as np
+
+KV_CACHE_TYPES = {"f32": "f32", "i8": "i8", "f8E4M3FN": "f8E4M3FN"}
+
+
+def f32(v):
+    v = np.float32(v)
+    if not np.isfinite(v):
+        return "0x%08X" % int(np.array(v, "<f4").view("<u4"))
+    return "%.9e" % float(v)
+
+
+def ttype(shape, elt="f32"):
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    return "tensor<%sx%s>" % (dims, elt) if shape else "tensor<%s>" % elt
+
+
+def amap(dims, results):
+    return "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(results))
+
+
+class LlamaEmitter:
+    """Emits the body of @step line by line."""
+
+    def __init__(self, model, max_len, kv_cache="f32", kv_scales=None,
+                 return_hidden=False, quantize_embeddings=None):
+        c = model.config
+        self.m = model
+        self.L, self.D, self.H = c["layers"], c["hidden"], c["heads"]
+        self.KV, self.Dh, self.F = c["kv_heads"], c["head_dim"], c["ffn"]
+        self.V, self.eps = c["vocab"], c["rms_eps"]
+        self.G = self.H // self.KV
+        self.M = max_len
+        self.theta = c["rope_theta"]
+        self.kv = kv_cache
+        self.kv_scales = kv_scales
+        self.return_hidden = return_hidden
+        self.embed_format = quantize_embeddings
+        self.lines = []
+        self.n = 0
+        self.resources = []
+        self.consts = {}
+
+    # -- plumbing -------------------------------------------------------------
+    def fresh(self, hint="v"):
+        self.n += 1
+        return "%%%s_%d" % (hint, self.n)
+
+    def emit(self, text, loc=None):
+        if loc is not None:
+            text += ' loc("%s")' % loc
+        self.lines.append("    " + text)
+
+    def resource(self, key, array, loc, elt="f32"):
+        """A dense_resource constant (one per key, emitted once)."""
+        if key in self.consts:
+            return self.consts[key]
+        self.resources.append((key, np.ascontiguousarray(array, "<f4")))
+        v = self.fresh("w")
+        self.emit("%s = arith.constant dense_resource<%s> : %s"
+                  % (v, key, ttype(array.shape, elt)), loc=loc)
+        self.consts[key] = v
+        return v
+
+    def weight(self, name):
+        arr = self.m.tensor(name) if name != "output.weight" else \
+            self.m.output_weight()
+        key = name.replace(".", "_")
+        return self.resource(key, arr, name), list(arr.shape)
+
+    def index(self, value):
+        v = self.fresh("c")
+        self.emit("%s = arith.constant %d : index" % (v, value))
+        return v
+
+    def dim(self, tensor, ty, i):
+        v = self.fresh("d")
+        self.emit("%s = tensor.dim %s, %s : %s" % (v, tensor, self.index(i),
+                                                  ty))
+        return v
+
+    def empty(self, shape, dyn, loc, elt="f32"):
+        """tensor.empty with `dyn` the SSA sizes of the None dims."""
+        v = self.fresh("e")
+        self.emit("%s = tensor.empty(%s) : %s" % (v, ", ".join(dyn),
+                                                 ttype(shape, elt)), loc=loc)
+        return v
+
+    def filled(self, shape, dyn, value, loc):
+        e = self.empty(shape, dyn, loc)
+        c = self.fresh("c")
+        self.emit("%s = arith.constant %s : f32" % (c, f32(value)), loc=loc)
+        v = self.fresh("z")
+        self.emit("%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s"
+                  % (v, c, e, ttype(shape), ttype(shape)), loc=loc)
+        return v
+
+    def generic(self, ins, out, out_shape, dims, iters, body, loc,
+                out_map=None, out_elt="f32"):
+        """ins: [(value, type, map results, block arg type)]; `out` the init
+        tensor; body uses %a0.. and %acc and ends with linalg.yield."""
+        maps = [amap(dims, m) for _, _, m, _ in ins]
+        maps.append(amap(dims, out_map if out_map is not None else dims))
+        v = self.fresh("g")
+        ot = ttype(out_shape, out_elt)
+        self.lines.append(
+            "    %s = linalg.generic {indexing_maps = [%s], iterator_types = "
+            "[%s]} ins(%s : %s) outs(%s : %s) {"
+            % (v, ", ".join(maps), ", ".join('"%s"' % i for i in iters),
+               ", ".join(x for x, _, _, _ in ins),
+               ", ".join(t for _, t, _, _ in ins), out, ot))
+        args = ["%%a%d: %s" % (i, e) for i, (_, _, _, e) in enumerate(ins)]
+        self.lines.append("    ^bb0(%s):" % ", ".join(args + ["%%acc: %s"
+                                                             % out_elt]))
+        self.lines += ["      " + l for l in body]
+        self.lines.append('    } -> %s loc("%s")' % (ot, loc))
+        return v
+
+    # -- layers ---------------------------------------------------------------
+    def embed(self, ids, S):
+        """Rows ids[s] of the embedding table; with quantize_embeddings,
+        each gathered row goes through octet's per-row quantize/dequantize
+        (the same numbers as quantizing the table per row, computed for
+        the S rows used)."""
+        rows = self.gather(ids, S)
+        if not self.embed_format:
+            return rows
+        fmt = self.embed_format
+        storage = "i8" if fmt in ("i8", "u8") else fmt
+        scheme = "<%s, per_axis(0)>" % fmt
+        t, st = ttype([None, self.D]), ttype([None])
+        s, q, d = self.fresh("s"), self.fresh("q"), self.fresh("dq")
+        self.emit("%s = octet.compute_params %s as %s : %s -> %s"
+                  % (s, rows, scheme, t, st), loc="token_embd")
+        self.emit("%s = octet.quantize %s scale(%s : %s) as %s : %s -> %s"
+                  % (q, rows, s, st, scheme, t,
+                     ttype([None, self.D], storage)), loc="token_embd")
+        self.emit("%s = octet.dequantize %s scale(%s : %s) as %s : %s -> %s"
+                  % (d, q, s, st, scheme, ttype([None, self.D], storage), t),
+                  loc="token_embd")
+        return d
+
+    def gather(self, ids, S):
+        table, shape = self.weight("token_embd.weight")
+        out = self.empty([None, self.D], [S], "token_embd")
+        return self.generic(
+            [(ids, ttype([None], "i32"), ["s"], "i32")], out,
+            [None, self.D], ["s", "d"], ["parallel", "parallel"],
+            ["%row = arith.index_cast %a0 : i32 to index",
+             "%col = linalg.index 1 : index",
+             "%%r = tensor.extract %s[%%row, %%col] : %s" % (table,
+                                                            ttype(shape)),
+             "linalg.yield %r : f32"], "token_embd")
+
+    def rms_norm(self, x, S, name):
+        w, _ = self.weight(name + ".weight")
+        loc = name.rsplit(".", 1)[0] if name.endswith(".weight") else name
+        acc = self.filled([None], [S], 0.0, name)
+        ss = self.generic([(x, ttype([None, self.D]), ["s", "d"], "f32")],
+                          acc, [None], ["s", "d"], ["parallel", "reduction"],
+                          ["%q = arith.mulf %a0, %a0 : f32",
+                           "%r = arith.addf %q, %acc : f32",
+                           "linalg.yield %r : f32"], name, out_map=["s"])
+        out = self.empty([None, self.D], [S], name)
+        return self.generic(
+            [(x, ttype([None, self.D]), ["s", "d"], "f32"),
+             (ss, ttype([None]), ["s"], "f32"),
+             (w, ttype([self.D]), ["d"], "f32")], out, [None, self.D],
+            ["s", "d"], ["parallel", "parallel"],
+            ["%%n = arith.constant %s : f32" % f32(self.D),
+             "%%e = arith.constant %s : f32" % f32(self.eps),
+             "%ms = arith.divf %a1, %n : f32",
+             "%me = arith.addf %ms, %e : f32",
+             "%rs = math.rsqrt %me : f32",
+             "%y = arith.mulf %a0, %rs : f32",
+             "%r = arith.mulf %y, %a2 : f32",
+             "linalg.yield %r : f32"], name)
+
+    def linear(self, x, S, k, name):
+        """y[S, n] = x[S, k] @ W[n, k]^T (no bias in Llama)."""
+        w, shape = self.weight(name + ".weight")
+        n = shape[0]
+        assert shape[1] == k, (name, shape, k)
+        init = self.filled([None, n], [S], 0.0, name)
+        y = self.fresh("mm")
+        self.emit("%s = linalg.matmul indexing_maps = [%s, %s, %s] ins(%s, %s "
+                  ": %s, %s) outs(%s : %s) -> %s"
+                  % (y, amap(["m", "n", "k"], ["m", "k"]),
+                     amap(["m", "n", "k"], ["n", "k"]),
+                     amap(["m", "n", "k"], ["m", "n"]), x, w,
+                     ttype([None, k]), ttype([n, k]), init,
+                     ttype([None, n]), ttype([None, n])), loc=name)
+        return y, n
+
+    def rope(self, x, pos, S, heads, loc):
+        """Adjacent-pair rotary embedding of x[S, heads * Dh] at pos[S]."""
+        half = self.Dh // 2
+        inv = self.theta ** (-np.arange(0, self.Dh, 2, dtype=np.float64)
+                             / self.Dh)
+        ang = np.arange(self.M, dtype=np.float64)[:, None] * inv[None, :]
+        cos = self.resource("rope_cos", np.cos(ang).astype(np.float32),
+                            "rope")
+        sin = self.resource("rope_sin", np.sin(ang).astype(np.float32),
+                            "rope")
+        n = heads * self.Dh
+        out = self.empty([None, n], [S], loc)
+        tab = ttype([self.M, half])
+        return self.generic(
+            [(x, ttype([None, n]), ["s", "c"], "f32"),
+             (pos, ttype([None], "i32"), ["s"], "i32")], out, [None, n],
+            ["s", "c"], ["parallel", "parallel"],
+            ["%s = linalg.index 0 : index",
+             "%c = linalg.index 1 : index",
+             "%z0 = arith.constant 0 : index",
+             "%one = arith.constant 1 : index",
+             "%%dh = arith.constant %d : index" % self.Dh,
+             "%cp = arith.xori %c, %one : index",
+             "%%xp = tensor.extract %s[%%s, %%cp] : %s" % (x, ttype([None, n])),
+             "%i = arith.remui %c, %dh : index",
+             "%pair = arith.shrui %i, %one : index",
+             "%odd = arith.andi %i, %one : index",
+             "%p = arith.index_cast %a1 : i32 to index",
+             "%%cs = tensor.extract %s[%%p, %%pair] : %s" % (cos, tab),
+             "%%sn = tensor.extract %s[%%p, %%pair] : %s" % (sin, tab),
+             "%xc = arith.mulf %a0, %cs : f32",
+             "%ps = arith.mulf %xp, %sn : f32",
+             "%lo = arith.subf %xc, %ps : f32",
+             "%hi = arith.addf %xc, %ps : f32",
+             "%isodd = arith.cmpi ne, %odd, %z0 : index",
+             "%r = arith.select %isodd, %hi, %lo : f32",
+             "linalg.yield %r : f32"], loc)
+
+    # -- KV cache and attention ------------------------------------------------
+    def cache_type(self):
+        return "%s" % self.kv
+
+    def kv_heads_first(self, x, S, loc):
+        """x[S, KV * Dh] -> [KV, S, Dh]."""
+        e = self.fresh("r")
+        self.emit("%s = tensor.expand_shape %s [[0], [1, 2]] output_shape "
+                  "[%s, %d, %d] : %s into %s"
+                  % (e, x, S, self.KV, self.Dh, ttype([None, self.KV * self.Dh]),
+                     ttype([None, self.KV, self.Dh])), loc=loc)
+        init = self.empty([self.KV, None, self.Dh], [S], loc)
+        t = self.fresh("tr")
+        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+                  "permutation = [1, 0, 2]"
+                  % (t, e, ttype([None, self.KV, self.Dh]), init,
+                     ttype([self.KV, None, self.Dh])), loc=loc)
+        return t
+
+    def kv_scheme(self):
+        return "<%s, per_axis(0)>" % self.kv
+
+    def kv_scale(self, layer, which, loc):
+        """The calibrated per-head scales of layer `layer`, K (0) or V (1)."""
+        s = self.fresh("ks")
+        vals = ", ".join(f32(v) for v in self.kv_scales[layer][which])
+        self.emit("%s = arith.constant dense<[%s]> : %s"
+                  % (s, vals, ttype([self.KV])), loc=loc)
+        return s
+
+    def store_kv(self, cache, kv, layer, which, S, p0, loc):
+        """cache[layer, which, :, p0 : p0 + S, :] = kv (quantized to the
+        cache's codes with the per-head scales)."""
+        ty = ttype([self.KV, None, self.Dh])
+        if self.kv != "f32":
+            s = self.kv_scale(layer, which, loc)
+            q = self.fresh("kq")
+            self.emit("%s = octet.quantize %s scale(%s : %s) as %s : %s -> %s"
+                      % (q, kv, s, ttype([self.KV]), self.kv_scheme(), ty,
+                         ttype([self.KV, None, self.Dh], self.kv)), loc=loc)
+            kv = q
+        v = self.fresh("cache")
+        self.emit("%s = tensor.insert_slice %s into %s[%d, %d, 0, %s, 0] "
+                  "[1, 1, %d, %s, %d] [1, 1, 1, 1, 1] : %s into %s"
+                  % (v, kv, cache, layer, which, p0, self.KV, S, self.Dh,
+                     ttype([self.KV, None, self.Dh], self.kv),
+                     self.cache_tensor()), loc=loc)
+        return v
+
+    def load_kv(self, cache, layer, which, n, loc):
+        """cache[layer, which, :, 0 : n, :] as f32."""
+        v = self.fresh("kv")
+        ty = ttype([self.KV, None, self.Dh], self.kv)
+        self.emit("%s = tensor.extract_slice %s[%d, %d, 0, 0, 0] "
+                  "[1, 1, %d, %s, %d] [1, 1, 1, 1, 1] : %s to %s"
+                  % (v, cache, layer, which, self.KV, n, self.Dh,
+                     self.cache_tensor(), ty), loc=loc)
+        if self.kv == "f32":
+            return v
+        s = self.kv_scale(layer, which, loc)
+        d = self.fresh("kd")
+        self.emit("%s = octet.dequantize %s scale(%s : %s) as %s : %s -> %s"
+                  % (d, v, s, ttype([self.KV]), self.kv_scheme(), ty,
+                     ttype([self.KV, None, self.Dh])), loc=loc)
+        return d
+
+    def cache_shape(self):
+        return [self.L, 2, self.KV, self.M, self.Dh]
+
+    def cache_tensor(self):
+        return ttype(self.cache_shape(), self.kv)
+
+    def cache_memref(self):
+        return "memref<%sx%s>" % ("x".join(map(str, self.cache_shape())),
+                                  self.kv)
+
+    def attention(self, q, k_all, v_all, pos, S, n, loc):
+        """Causal GQA attention of q[S, H * Dh] over k/v[KV, n, Dh]."""
+        KV, G, Dh = self.KV, self.G, self.Dh
+        q4 = self.fresh("r")
+        self.emit("%s = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape "
+                  "[%s, %d, %d, %d] : %s into %s"
+                  % (q4, q, S, KV, G, Dh, ttype([None, self.H * Dh]),
+                     ttype([None, KV, G, Dh])), loc=loc)
+        sshape = [KV, G, None, None]
+        kvt = ttype([KV, None, Dh])
+        init = self.filled(sshape, [S, n], 0.0, loc + ".scores")
+        sc = self.generic(
+            [(q4, ttype([None, KV, G, Dh]), ["s", "h", "g", "d"], "f32"),
+             (k_all, kvt, ["h", "j", "d"], "f32")], init, sshape,
+            ["h", "g", "s", "j", "d"], ["parallel"] * 4 + ["reduction"],
+            ["%m = arith.mulf %a0, %a1 : f32",
+             "%r = arith.addf %m, %acc : f32",
+             "linalg.yield %r : f32"], loc + ".scores",
+            out_map=["h", "g", "s", "j"])
+        d4 = ["h", "g", "s", "j"]
+        st = ttype(sshape)
+        masked = self.generic(
+            [(sc, st, d4, "f32"), (pos, ttype([None], "i32"), ["s"], "i32")],
+            self.empty(sshape, [S, n], loc + ".softmax"), sshape, d4,
+            ["parallel"] * 4,
+            ["%j = linalg.index 3 : index",
+             "%ji = arith.index_cast %j : index to i32",
+             "%ok = arith.cmpi sle, %ji, %a1 : i32",
+             "%%sc = arith.constant %s : f32" % f32(1.0 / np.sqrt(Dh)),
+             "%%ninf = arith.constant %s : f32" % f32(-np.inf),
+             "%v = arith.mulf %a0, %sc : f32",
+             "%r = arith.select %ok, %v, %ninf : f32",
+             "linalg.yield %r : f32"], loc + ".softmax")
+        rshape = [KV, G, None]
+        mx = self.generic([(masked, st, d4, "f32")],
+                          self.filled(rshape, [S], -np.inf, loc + ".softmax"),
+                          rshape, d4, ["parallel"] * 3 + ["reduction"],
+                          ["%r = arith.maximumf %a0, %acc : f32",
+                           "linalg.yield %r : f32"], loc + ".softmax",
+                          out_map=["h", "g", "s"])
+        ex = self.generic([(masked, st, d4, "f32"),
+                           (mx, ttype(rshape), ["h", "g", "s"], "f32")],
+                          self.empty(sshape, [S, n], loc + ".softmax"),
+                          sshape, d4, ["parallel"] * 4,
+                          ["%c = arith.subf %a0, %a1 : f32",
+                           "%r = math.exp %c : f32",
+                           "linalg.yield %r : f32"], loc + ".softmax")
+        sm = self.generic([(ex, st, d4, "f32")],
+                          self.filled(rshape, [S], 0.0, loc + ".softmax"),
+                          rshape, d4, ["parallel"] * 3 + ["reduction"],
+                          ["%r = arith.addf %a0, %acc : f32",
+                           "linalg.yield %r : f32"], loc + ".softmax",
+                          out_map=["h", "g", "s"])
+        pr = self.generic([(ex, st, d4, "f32"),
+                           (sm, ttype(rshape), ["h", "g", "s"], "f32")],
+                          self.empty(sshape, [S, n], loc + ".softmax"),
+                          sshape, d4, ["parallel"] * 4,
+                          ["%r = arith.divf %a0, %a1 : f32",
+                           "linalg.yield %r : f32"], loc + ".softmax")
+        cshape = [None, KV, G, Dh]
+        ctx = self.generic(
+            [(pr, st, ["h", "g", "s", "j"], "f32"),
+             (v_all, kvt, ["h", "j", "d"], "f32")],
+            self.filled(cshape, [S], 0.0, loc + ".context"), cshape,
+            ["s", "h", "g", "d", "j"], ["parallel"] * 4 + ["reduction"],
+            ["%m = arith.mulf %a0, %a1 : f32",
+             "%r = arith.addf %m, %acc : f32",
+             "linalg.yield %r : f32"], loc + ".context",
+            out_map=["s", "h", "g", "d"])
+        c2 = self.fresh("r")
+        self.emit("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s"
+                  % (c2, ctx, ttype(cshape), ttype([None, self.H * Dh])),
+                  loc=loc)
+        return c2
+
+    def add(self, a, b, S, n, loc):
+        t = ttype([None, n])
+        return self.generic([(a, t, ["s", "d"], "f32"),
+                             (b, t, ["s", "d"], "f32")],
+                            self.empty([None, n], [S], loc), [None, n],
+                            ["s", "d"], ["parallel", "parallel"],
+                            ["%r = arith.addf %a0, %a1 : f32",
+                             "linalg.yield %r : f32"], loc)
+
+    def swiglu(self, g, u, S, loc):
+        t = ttype([None, self.F])
+        return self.generic([(g, t, ["s", "f"], "f32"),
+                             (u, t, ["s", "f"], "f32")],
+                            self.empty([None, self.F], [S], loc),
+                            [None, self.F], ["s", "f"],
+                            ["parallel", "parallel"],
+                            ["%one = arith.constant 1.0 : f32",
+                             "%ng = arith.negf %a0 : f32",
+                             "%e = math.exp %ng : f32",
+                             "%den = arith.addf %e, %one : f32",
+                             "%sg = arith.divf %a0, %den : f32",
+                             "%r = arith.mulf %sg, %a1 : f32",
+                             "linalg.yield %r : f32"], loc)
+
+    # -- the step -------------------------------------------------------------
+    def block(self, x, cache, pos, S, p0, n, l):
+        p = "blk.%d." % l
+        D = self.D
+        h = self.rms_norm(x, S, p + "attn_norm")
+        q, _ = self.linear(h, S, D, p + "attn_q")
+        k, nk = self.linear(h, S, D, p + "attn_k")
+        v, _ = self.linear(h, S, D, p + "attn_v")
+        q = self.rope(q, pos, S, self.H, p + "attn_q.rope")
+        k = self.rope(k, pos, S, self.KV, p + "attn_k.rope")
+        cache = self.store_kv(cache, self.kv_heads_first(k, S, p + "cache_k"),
+                              l, 0, S, p0, p + "cache_k")
+        cache = self.store_kv(cache, self.kv_heads_first(v, S, p + "cache_v"),
+                              l, 1, S, p0, p + "cache_v")
+        k_all = self.load_kv(cache, l, 0, n, p + "cache_k")
+        v_all = self.load_kv(cache, l, 1, n, p + "cache_v")
+        a = self.attention(q, k_all, v_all, pos, S, n, p + "attn")
+        o, _ = self.linear(a, S, D, p + "attn_output")
+        x = self.add(x, o, S, D, p + "attn_residual")
+        h = self.rms_norm(x, S, p + "ffn_norm")
+        g, _ = self.linear(h, S, D, p + "ffn_gate")
+        u, _ = self.linear(h, S, D, p + "ffn_up")
+        m = self.swiglu(g, u, S, p + "ffn_swiglu")
+        d, _ = self.linear(m, S, self.F, p + "ffn_down")
+        x = self.add(x, d, S, D, p + "ffn_residual")
+        return x, cache
+
+    def step(self):
+        """The body of @prefill; returns the result list."""
+        S = self.dim("%ids", ttype([None], "i32"), 0)
+        p0i = self.fresh("p0")
+        self.emit("%s = tensor.extract %%pos[%s] : %s"
+                  % (p0i, self.index(0), ttype([None], "i32")))
+        p0 = self.fresh("p0")
+        self.emit("%s = arith.index_cast %s : i32 to index" % (p0, p0i))
+        n = self.fresh("n")
+        self.emit("%s = arith.addi %s, %s : index" % (n, p0, S))
+        cache = self.fresh("cache")
+        self.emit("%s = bufferization.to_tensor %%cache restrict writable : "
+                  "%s to %s" % (cache, self.cache_memref(),
+                                self.cache_tensor()))
+        x = self.embed("%ids", S)
+        hidden = [x]
+        for l in range(self.L):
+            x, cache = self.block(x, cache, "%pos", S, p0, n, l)
+            hidden.append(x)
+        xn = self.rms_norm(x, S, "output_norm")
+        head = "output" if not self.m.config.get("tied_output") else \
+            "token_embd"
+        logits, _ = self.linear(xn, S, self.D, head) if head == "output" \
+            else self.lm_head_tied(xn, S)
+        self.emit("bufferization.materialize_in_destination %s in restrict "
+                  "writable %%cache : (%s, %s) -> ()"
+                  % (cache, self.cache_tensor(), self.cache_memref()))
+        res = [(logits, ttype([None, self.V]))]
+        if self.return_hidden:
+            res += [(h, ttype([None, self.D])) for h in hidden]
+        return res
+
+    def lm_head_tied(self, x, S):
+        """logits = x @ token_embd^T (the output head tied to the embedding
+        table; located `output` like an untied head)."""
+        w, shape = self.weight("token_embd.weight")
+        init = self.filled([None, self.V], [S], 0.0, "output")
+        y = self.fresh("mm")
+        self.emit("%s = linalg.matmul indexing_maps = [%s, %s, %s] ins(%s, %s "
+                  ": %s, %s) outs(%s : %s) -> %s"
+                  % (y, amap(["m", "n", "k"], ["m", "k"]),
+                     amap(["m", "n", "k"], ["n", "k"]),
+                     amap(["m", "n", "k"], ["m", "n"]), x, w,
+                     ttype([None, self.D]), ttype(shape), init,
+                     ttype([None, self.V]), ttype([None, self.V])),
+                  loc="output")
+        return y, self.V
+
+
+def emit_module(model, max_len=2048, kv_cache="f32", kv_scales=None,
+                return_hidden=False, source="", quantize_embeddings=None):
+    """The module text (without resources) and the emitter (its
+    resources)."""
+    em = LlamaEmitter(model, max_len, kv_cache, kv_scales, return_hidden,
+                      quantize_embeddings)
+    results = em.step()
+    c = model.config
+    rtypes = ", ".join(t for _, t in results)
+    cm = em.cache_memref()
+    ids_t = ttype([None], "i32")
+    out = ["// Generated by tools/import-model/octet_import_model.py --gguf "
+           "from %s" % source,
+           "// Llama decoder '%s': %d layers, hidden %d, FFN %d, %d heads, %d "
+           "KV heads, head dim %d, vocab %d, RoPE theta %g, RMSNorm eps %g;"
+           % (c.get("name", "?"), em.L, em.D, em.F, em.H, em.KV, em.Dh, em.V,
+              em.theta, em.eps),
+           "// KV cache %s (%s), at most %d positions."
+           % (cm, kv_cache, max_len),
+           "module {",
+           "  func.func @prefill(%%ids: %s, %%pos: %s, %%cache: %s) -> (%s) {"
+           % (ids_t, ids_t, cm, rtypes)]
+    out += em.lines
+    out.append("    return %s : %s" % (", ".join(r for r, _ in results),
+                                       rtypes))
+    out.append("  }")
+    # decode: one token, the same body.
+    one = ttype([1], "i32")
+    out += ["  func.func @decode(%%id: %s, %%pos: %s, %%cache: %s) -> %s {"
+            % (one, one, cm, ttype([1, em.V])),
+            "    %%i = tensor.cast %%id : %s to %s" % (one, ids_t),
+            "    %%p = tensor.cast %%pos : %s to %s" % (one, ids_t),
+            "    %%r:%d = func.call @prefill(%%i, %%p, %%cache) : (%s, %s, %s) "
+            "-> (%s)" % (len(results), ids_t, ids_t, cm, rtypes),
+            "    %%l = tensor.cast %%r#0 : %s to %s"
+            % (ttype([None, em.V]), ttype([1, em.V])),
+            "    return %%l : %s" % ttype([1, em.V]),
+            "  }", "}"]
+    return out, em
+
+
+def write_module(path, lines, em):
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+        fh.write("{-#\n  dialect_resources: {\n    builtin: {\n")
+        for i, (key, arr) in enumerate(em.resources):
+            fh.write('      %s: "0x04000000' % key)
+            fh.write(arr.tobytes().hex().upper())
+            fh.write('"%s\n' % ("," if i + 1 < len(em.resources) else ""))
+        fh.write("    }\n  }\n#-}\n")
