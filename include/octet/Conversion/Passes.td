@@ -455,6 +455,12 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
     operand is not a default-memory-space memref or an integer, index or
     float scalar. Threads: `OCTET_NUM_THREADS` (default: all cores).
 
+    First, a `memref.copy` between non-contiguous views (what a
+    `tensor.insert_slice` into a buffer, e.g. a KV cache, bufferizes to)
+    becomes `linalg.copy`: otherwise it would lower to a call of the C runner
+    utilities' `memrefCopy`, which compiled libraries do not link; as a
+    linalg op it becomes loops and, when large, parallel tasks.
+
     Runs in `octet-lower-to-host` after bufferization, before
     `convert-linalg-to-loops`.
 

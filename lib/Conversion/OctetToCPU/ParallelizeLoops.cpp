@@ -50,6 +50,27 @@ using namespace mlir::octet;
 
 namespace {
 
+/// A `memref.copy` between views that are not contiguous (a
+/// `tensor.insert_slice` into a KV cache bufferizes to one) lowers to a call
+/// of the C runner utilities' `memrefCopy`, which a compiled library does
+/// not link. As `linalg.copy` it becomes loops like every other op (and is
+/// split over the thread pool when large).
+void stridedCopiesToLinalg(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp copy) {
+    auto src = cast<MemRefType>(copy.getSource().getType());
+    auto dst = cast<MemRefType>(copy.getTarget().getType());
+    if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  }
+}
+
 /// Marks the outlined task functions (their ops are not parallelized
 /// again).
 constexpr llvm::StringLiteral kTaskAttrName = "octet.parallel_task";
@@ -501,6 +522,7 @@ struct OctetParallelizeLoopsPass
                             "and min-tasks >= 1";
       return signalPassFailure();
     }
+    stridedCopiesToLinalg(module);
     SmallVector<Split> splits;
     for (auto f : module.getOps<func::FuncOp>()) {
       if (f.isExternal() || f->hasAttr(kTaskAttrName))
