@@ -123,8 +123,18 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       llvm::cl::init("minmax")};
   PassOpts::Option<int64_t> groupSize{
       *this, "group-size",
-      llvm::cl::desc("w4a16: elements per group along K"),
+      llvm::cl::desc("w4a16: elements per group along K (0: one scale per "
+                     "output channel)"),
       llvm::cl::init(128)};
+  PassOpts::Option<std::string> skip{
+      *this, "skip",
+      llvm::cl::desc("Layers whose name matches this regex stay float"),
+      llvm::cl::init("")};
+  PassOpts::Option<bool> skipLmHead{
+      *this, "skip-lm-head",
+      llvm::cl::desc("Keep the vocabulary projection (lm_head, GGUF's "
+                     "output) float"),
+      llvm::cl::init(true)};
   PassOpts::Option<std::string> report{
       *this, "report",
       llvm::cl::desc("Per-layer weight quantization report (JSON)"),
@@ -205,9 +215,14 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.format = info.weightFormat.str();
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
-  if (spec.recipe == QuantRecipe::w4a16)
+  if (spec.recipe == QuantRecipe::w4a16) {
     weights.groupSize = spec.groupSize;
+    if (spec.groupSize == 0)
+      weights.granularity = "per-channel";
+  }
   weights.report = spec.report;
+  weights.skip = spec.skip;
+  weights.skipLmHead = spec.skipLmHead;
   pm.addPass(createOctetQuantizeWeights(weights));
   if (!info.activationMode.empty()) {
     OctetQuantizeActivationsOptions activations;
@@ -372,6 +387,8 @@ LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
   quantize.method = spec.method;
   quantize.groupSize = spec.groupSize;
   quantize.report = spec.report;
+  quantize.skip = spec.skip;
+  quantize.skipLmHead = spec.skipLmHead;
   buildQuantizePipeline(pm, quantize);
   bool cuda = info && info->arch == target::Arch::cuda;
   if (cuda && spec.lower) {
@@ -425,6 +442,8 @@ void octet::registerOctetPipelines() {
         spec.method = opts.method;
         spec.groupSize = opts.groupSize;
         spec.report = opts.report;
+        spec.skip = opts.skip;
+        spec.skipLmHead = opts.skipLmHead;
         spec.strict = opts.strict;
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
@@ -458,6 +477,8 @@ void octet::registerOctetPipelines() {
         spec.method = opts.method;
         spec.groupSize = opts.groupSize;
         spec.report = opts.report;
+        spec.skip = opts.skip;
+        spec.skipLmHead = opts.skipLmHead;
         buildQuantizePipeline(pm, spec);
         return success();
       },

@@ -55,8 +55,11 @@ struct QuantizeSpec {
   QuantRecipe recipe = QuantRecipe::w8a16;
   std::string stats;            ///< w8a8-static: calibration statistics.
   std::string method = "minmax"; ///< w8a8-static: minmax, percentile:P, mse.
-  int64_t groupSize = 128;      ///< w4a16: elements per group along K.
+  int64_t groupSize = 128;      ///< w4a16: elements per group along K
+                                ///< (0: one scale per output channel).
   std::string report;           ///< Weight quantization report (JSON).
+  std::string skip;             ///< Layers (regex) kept float.
+  bool skipLmHead = true;       ///< Keep the vocabulary projection float.
 };
 
 /// Appends a recipe's quantization: octet-quantize-weights, then (W8A8)
@@ -92,6 +95,8 @@ struct OctetPipelineSpec {
   std::string target = "host"; ///< A name of the target table.
   std::string stats, method = "minmax", report;
   int64_t groupSize = 128;
+  std::string skip;        ///< Layers (regex) kept float.
+  bool skipLmHead = true;  ///< Keep the vocabulary projection float.
   bool strict = false; ///< Unaccelerated formats are errors.
   bool lower = true;   ///< Lower for the chip after selection.
   std::string cudaFormat = "bin";

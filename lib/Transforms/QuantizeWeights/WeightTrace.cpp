@@ -277,6 +277,9 @@ std::string layerName(Operation *op, Operation *constant, unsigned index) {
 }
 
 bool isLmHead(StringRef name) {
+  // GGUF names the vocabulary projection `output` (output.weight).
+  if (name == "output")
+    return true;
   if (!name.ends_with("lm_head"))
     return false;
   StringRef before = name.drop_back(strlen("lm_head"));
