@@ -173,3 +173,22 @@ func.func @serial(%small: memref<8x8xf32>, %x: memref<512x512xf32>,
   }
   return
 }
+
+// -----
+
+// A copy into a strided view (what tensor.insert_slice into a KV cache
+// bufferizes to) becomes linalg.copy: as memref.copy it would lower to a
+// call of memrefCopy, which compiled libraries do not link. Contiguous
+// copies stay memref.copy (a memcpy).
+// CHECK-LABEL: func.func @strided_copy
+// CHECK-NOT: memref.copy %{{.*}}, %{{.*}} : memref<1x64xf32> to memref<1x64xf32, strided
+// CHECK: linalg.copy ins(%{{.*}} : memref<1x64xf32>) outs(%{{.*}} : memref<1x64xf32, strided<[64, 1], offset: ?>>)
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<8x64xf32> to memref<8x64xf32>
+func.func @strided_copy(%row: memref<1x64xf32>, %cache: memref<8x64xf32>,
+                        %pos: index, %out: memref<8x64xf32>) {
+  %v = memref.subview %cache[%pos, 0] [1, 64] [1, 1]
+      : memref<8x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+  memref.copy %row, %v : memref<1x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+  memref.copy %cache, %out : memref<8x64xf32> to memref<8x64xf32>
+  return
+}
