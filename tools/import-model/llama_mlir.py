@@ -348,13 +348,32 @@ class LlamaEmitter:
                   "[%s, %d, %d, %d] : %s into %s"
                   % (q4, q, S, KV, G, Dh, ttype([None, self.H * Dh]),
                      ttype([None, KV, G, Dh])), loc=loc)
+        # q as [KV, G, S, Dh]: a named transpose, which also keeps the
+        # elementwise fusion from pulling RoPE into the score loop (it would
+        # be recomputed for every key and stop the vectorization).
+        qt = self.fresh("qt")
+        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+                  "permutation = [1, 2, 0, 3]"
+                  % (qt, q4, ttype([None, KV, G, Dh]),
+                     self.empty([KV, G, None, Dh], [S], loc + ".scores"),
+                     ttype([KV, G, None, Dh])), loc=loc + ".scores")
         sshape = [KV, G, None, None]
         kvt = ttype([KV, None, Dh])
+        # K^T [KV, Dh, n], so that the score loop runs j innermost over
+        # contiguous memory (vectorized; d innermost would be a float
+        # reduction LLVM may not reorder). The copy is 1/G of the work.
+        kt = self.fresh("kt")
+        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+                  "permutation = [0, 2, 1]"
+                  % (kt, k_all, kvt,
+                     self.empty([KV, Dh, None], [n], loc + ".scores"),
+                     ttype([KV, Dh, None])), loc=loc + ".scores")
         init = self.filled(sshape, [S, n], 0.0, loc + ".scores")
         sc = self.generic(
-            [(q4, ttype([None, KV, G, Dh]), ["s", "h", "g", "d"], "f32"),
-             (k_all, kvt, ["h", "j", "d"], "f32")], init, sshape,
-            ["h", "g", "s", "j", "d"], ["parallel"] * 4 + ["reduction"],
+            [(qt, ttype([KV, G, None, Dh]), ["h", "g", "s", "d"], "f32"),
+             (kt, ttype([KV, Dh, None]), ["h", "d", "j"], "f32")], init,
+            sshape, ["h", "g", "s", "d", "j"],
+            ["parallel"] * 3 + ["reduction", "parallel"],
             ["%m = arith.mulf %a0, %a1 : f32",
              "%r = arith.addf %m, %acc : f32",
              "linalg.yield %r : f32"], loc + ".scores",
@@ -404,7 +423,8 @@ class LlamaEmitter:
             [(pr, st, ["h", "g", "s", "j"], "f32"),
              (v_all, kvt, ["h", "j", "d"], "f32")],
             self.filled(cshape, [S], 0.0, loc + ".context"), cshape,
-            ["s", "h", "g", "d", "j"], ["parallel"] * 4 + ["reduction"],
+            ["s", "h", "g", "j", "d"],
+            ["parallel"] * 3 + ["reduction", "parallel"],
             ["%m = arith.mulf %a0, %a1 : f32",
              "%r = arith.addf %m, %acc : f32",
              "linalg.yield %r : f32"], loc + ".context",
