@@ -216,9 +216,10 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
   if (spec.recipe == QuantRecipe::w4a16) {
-    weights.groupSize = spec.groupSize;
     if (spec.groupSize == 0)
       weights.granularity = "per-channel";
+    else
+      weights.groupSize = spec.groupSize;
   }
   weights.report = spec.report;
   weights.skip = spec.skip;

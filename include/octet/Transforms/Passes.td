@@ -74,7 +74,8 @@ def OctetQuantizeWeights
     **Skipped** (with a remark when `remarks` is set, and listed in the
     report): layers whose name matches `skip`, contractions or weight
     constants carrying a unit `octet.skip` attribute, layers named `lm_head`
-    (the final vocabulary projection, unless `skip-lm-head=false`) and weights
+    or `output` (the final vocabulary projection, as Hugging Face and GGUF
+    name it, unless `skip-lm-head=false`) and weights
     with fewer than `min-elements` elements. A layer's name is the first
     `NameLoc` of the contraction's location, else of the weight constant's,
     else `file:line:col`. A contraction without a constant weight is left
@@ -143,7 +144,8 @@ def OctetQuantizeWeights
            "(llvm::Regex, unanchored)">,
     Option<"skipLmHead", "skip-lm-head", "bool", /*default=*/"true",
            "Skip the final vocabulary projection (a layer named lm_head, "
-           "alone or as the last component of a dotted/slashed name)">,
+           "alone or as the last component of a dotted/slashed name, or "
+           "named output as in GGUF)">,
     Option<"minElements", "min-elements", "int64_t", /*default=*/"0",
            "Skip weights with fewer elements">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
