@@ -123,7 +123,7 @@ def cmd_decode_speed(args):
                 pos += 1
             times.append(time.perf_counter() - t0)
         m.reset()
-        w = np.asarray(score_ids(args, tok)[:512], np.int32)
+        w = np.asarray(tok.encode(eval_text("GPL-3"))[:512], np.int32)
         t0 = time.perf_counter()
         m.prefill(w, 0)
         prefill = time.perf_counter() - t0
