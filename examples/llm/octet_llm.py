@@ -189,7 +189,7 @@ WEIGHT_RECIPES = {
     "float": None,
     "w8a16": "recipe=w8a16",
     "w8a8-dynamic": "recipe=w8a8-dynamic",
-    "w8a8-static": "recipe=w8a8-static",
+    "w8a8-static": "recipe=w8a8-static method=mse",
     "w8a8-fp8": "recipe=w8a8-fp8",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
