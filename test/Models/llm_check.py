@@ -125,25 +125,29 @@ def check_decode(m, ref, ids, args):
           "only its own cache position")
 
 
-# Perplexity floors on the first 256 tokens of GPL-3, relative to the
-# float model measured in the same run. Justification (docs/llm-results.md,
-# 8 windows of 512): W8A16 is within 0.5% of float, W8A8 (dynamic, static,
-# FP8) within 2-5%, the 8-bit KV caches within 1%; 4-bit weights cost more
-# (per channel most). The floors leave 2-3x room above those for the
-# short slice's noise and still fail on a broken recipe (a wrong scale or
-# layout gives perplexities in the hundreds or thousands).
+# Perplexity floors on the first 256 tokens of GPL-3 (one window), as a
+# ratio to the float64 numpy reference's perplexity on the same tokens
+# (21.665). Measured on this slice (docs/llm-results.md has 8 windows of
+# 512): float 1.0000, w8a16 0.994, w8a8-dynamic 1.012, w8a8-fp8 1.007,
+# w8a8-static (mse) 1.380, w4a16 per channel 1.571, w4a16-g64 1.354,
+# float+kv-i8 0.995, float+kv-fp8 1.015, w8a16+head 0.988, w8a16+embed
+# 0.990. Every kernel is bit-identical across the ISAs it runs on (the
+# integer ones exact, the float ones in the reference order), so these
+# numbers do not depend on the CPU; the floors leave 2-4% for the 8-bit
+# recipes and ~15% for the 4-bit and static ones, and a broken scale,
+# layout or cache gives ratios of 2 to 1000.
 FLOORS = {
     "float": 1.001,
-    "w8a16": 1.02,
-    "w8a8-dynamic": 1.10,
-    "w8a8-static": 3.5,
-    "w8a8-fp8": 1.15,
-    "w4a16": 2.0,
-    "w4a16-g64": 1.5,
-    "float+kv-i8": 1.05,
-    "float+kv-fp8": 1.10,
-    "w8a16+head": 1.05,
-    "w8a16+embed": 1.05,
+    "w8a16": 1.03,
+    "w8a8-dynamic": 1.05,
+    "w8a8-static": 1.6,
+    "w8a8-fp8": 1.05,
+    "w4a16": 1.8,
+    "w4a16-g64": 1.55,
+    "float+kv-i8": 1.03,
+    "float+kv-fp8": 1.05,
+    "w8a16+head": 1.03,
+    "w8a16+embed": 1.03,
 }
 
 
