@@ -170,8 +170,20 @@ def make_q8_0(src, threads):
     params.allow_requantize = True
     params.nthread = threads
     tmp = out + ".tmp"
-    rc = llama_cpp.llama_model_quantize(src.encode(), tmp.encode(),
-                                        ctypes.byref(params))
+    # llama.cpp logs every tensor to stderr: into OUT.log instead.
+    print("making %s with llama_model_quantize (log: %s.log) ..." %
+          (out, out), flush=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(out + ".log", "w") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            rc = llama_cpp.llama_model_quantize(src.encode(), tmp.encode(),
+                                                ctypes.byref(params))
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
     if rc != 0:
         sys.exit("llm_llamacpp: llama_model_quantize(Q8_0) returned %d" % rc)
     os.replace(tmp, out)
@@ -304,6 +316,7 @@ def measure(args):
             "llama_cpp_python": getattr(llama_cpp, "__version__", "?"),
             "system_info": llama_cpp.llama_print_system_info().decode(
                 errors="replace").strip(),
+            "loadavg_start": os.getloadavg()[0],
         },
         "install_seconds": install_seconds(),
         "text": os.path.abspath(args.text),
@@ -318,6 +331,11 @@ def measure(args):
         ],
         "models": [],
     }
+    if res["machine"]["loadavg_start"] > 0.5:
+        print("warning: load average %.2f: other processes share the CPU; "
+              "the speed numbers (2 threads most of all: llama.cpp's OpenMP "
+              "threads spin on a busy core) will be low and noisy" %
+              res["machine"]["loadavg_start"], flush=True)
     with open(args.text, encoding="utf-8") as f:
         text = f.read()
 
@@ -359,6 +377,7 @@ def measure(args):
                                            args.steps, args.runs)
             del llm
         res["models"].append(entry)
+    res["machine"]["loadavg_end"] = os.getloadavg()[0]
     return res
 
 
@@ -370,6 +389,8 @@ def report(res, threads_list):
            "%.0f s" % res["install_seconds"] if res["install_seconds"]
            else "?"))
     print("llama.cpp: %s" % m["system_info"])
+    print("load average (1 min): %.2f at the start, %.2f at the end" %
+          (m["loadavg_start"], m["loadavg_end"]))
     tk = res["tokenizer"]
     print("tokenizer: %s, pre-tokenizer %r (recognised: the model loaded), "
           "add_bos_token %s, vocab %d; scored text %s: %d tokens" %
