@@ -291,13 +291,14 @@ class Builder:
         run([tool(self.bindir, "octet-opt"), src,
              "--octet-quantize-weights", "--octet-instrument", "-o", inst],
             "octet-instrument")
-        ids = np.asarray(self.calib_ids, np.int32)
+        ids = np.asarray(self.calib_ids[:self.max_len], np.int32)
         np.save(self.path("calib_ids.npy"), ids)
         np.save(self.path("calib_pos.npy"), np.arange(len(ids),
                                                       dtype=np.int32))
         np.save(self.path("calib_cache.npy"),
                 np.zeros((self.config["layers"], 2, self.config["kv_heads"],
-                          len(ids), self.config["head_dim"]), np.float32))
+                          self.max_len, self.config["head_dim"]),
+                         np.float32))
         self.log("calibrating on %d tokens (octet-run --calibrate)"
                  % len(ids))
         run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
