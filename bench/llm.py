@@ -12,7 +12,7 @@ bytes per token, the time of a 512-token prefill, decode tokens/s at batch
 1 for each thread count (64 steps after a 64-token prompt, median of 3),
 and the physical limit of decode: the bytes a step must read (weights +
 the KV cache of the context) / the machine's measured read bandwidth
-(bench/read_bandwidth.c, same thread count); `limit ratio` = measured step
+(bench/native/read_bandwidth.c, same thread count); `limit ratio` = measured step
 time / that limit.
 
 --llamacpp also runs bench/llm_llamacpp.py (llama-cpp-python, installed on
@@ -81,7 +81,7 @@ def read_bandwidth(threads, workdir):
     if not os.path.exists(lib):
         subprocess.check_call(["clang", "-O3", "-march=native", "-shared",
                                "-fPIC", "-pthread",
-                               os.path.join(HERE, "read_bandwidth.c"), "-o",
+                               os.path.join(HERE, "native", "read_bandwidth.c"), "-o",
                                lib])
     f = ctypes.CDLL(lib).octet_read_bandwidth
     f.restype = ctypes.c_double
