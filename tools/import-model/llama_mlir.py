@@ -34,23 +34,7 @@ converter permuted the rows of attn_q/attn_k so that adjacent pairs
 
 import numpy as np
 
-KV_CACHE_TYPES = {"f32": "f32", "i8": "i8", "f8E4M3FN": "f8E4M3FN"}
-
-
-def f32(v):
-    v = np.float32(v)
-    if not np.isfinite(v):
-        return "0x%08X" % int(np.array(v, "<f4").view("<u4"))
-    return "%.9e" % float(v)
-
-
-def ttype(shape, elt="f32"):
-    dims = "x".join("?" if d is None else str(d) for d in shape)
-    return "tensor<%sx%s>" % (dims, elt) if shape else "tensor<%s>" % elt
-
-
-def amap(dims, results):
-    return "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(results))
+from octet_import_model import amap, f32, ttype, write_resources
 
 
 class LlamaEmitter:
@@ -97,8 +81,7 @@ class LlamaEmitter:
         return v
 
     def weight(self, name):
-        arr = self.m.tensor(name) if name != "output.weight" else \
-            self.m.output_weight()
+        arr = self.m.tensor(name)
         key = name.replace(".", "_")
         return self.resource(key, arr, name), list(arr.shape)
 
@@ -188,7 +171,6 @@ class LlamaEmitter:
 
     def rms_norm(self, x, S, name):
         w, _ = self.weight(name + ".weight")
-        loc = name.rsplit(".", 1)[0] if name.endswith(".weight") else name
         acc = self.filled([None], [S], 0.0, name)
         ss = self.generic([(x, ttype([None, self.D]), ["s", "d"], "f32")],
                           acc, [None], ["s", "d"], ["parallel", "reduction"],
@@ -210,9 +192,10 @@ class LlamaEmitter:
              "%r = arith.mulf %y, %a2 : f32",
              "linalg.yield %r : f32"], name)
 
-    def linear(self, x, S, k, name):
-        """y[S, n] = x[S, k] @ W[n, k]^T (no bias in Llama)."""
-        w, shape = self.weight(name + ".weight")
+    def linear(self, x, S, k, name, weight=None):
+        """y[S, n] = x[S, k] @ W[n, k]^T (no bias in Llama), located `name`;
+        W is the tensor `weight` (default NAME.weight)."""
+        w, shape = self.weight(weight or name + ".weight")
         n = shape[0]
         assert shape[1] == k, (name, shape, k)
         init = self.filled([None, n], [S], 0.0, name)
@@ -265,9 +248,6 @@ class LlamaEmitter:
              "linalg.yield %r : f32"], loc)
 
     # -- KV cache and attention ------------------------------------------------
-    def cache_type(self):
-        return "%s" % self.kv
-
     def kv_heads_first(self, x, S, loc):
         """x[S, KV * Dh] -> [KV, S, Dh]."""
         e = self.fresh("r")
@@ -506,10 +486,11 @@ class LlamaEmitter:
             x, cache = self.block(x, cache, "%pos", S, p0, n, l)
             hidden.append(x)
         xn = self.rms_norm(x, S, "output_norm")
-        head = "output" if not self.m.config.get("tied_output") else \
-            "token_embd"
-        logits, _ = self.linear(xn, S, self.D, head) if head == "output" \
-            else self.lm_head_tied(xn, S)
+        # The output head, located `output` also when it is tied to the
+        # embedding table (the same constant then serves both).
+        logits, _ = self.linear(
+            xn, S, self.D, "output",
+            "token_embd.weight" if self.m.config.get("tied_output") else None)
         self.emit("bufferization.materialize_in_destination %s in restrict "
                   "writable %%cache : (%s, %s) -> ()"
                   % (cache, self.cache_tensor(), self.cache_memref()))
@@ -517,22 +498,6 @@ class LlamaEmitter:
         if self.return_hidden:
             res += [(h, ttype([None, self.D])) for h in hidden]
         return res
-
-    def lm_head_tied(self, x, S):
-        """logits = x @ token_embd^T (the output head tied to the embedding
-        table; located `output` like an untied head)."""
-        w, shape = self.weight("token_embd.weight")
-        init = self.filled([None, self.V], [S], 0.0, "output")
-        y = self.fresh("mm")
-        self.emit("%s = linalg.matmul indexing_maps = [%s, %s, %s] ins(%s, %s "
-                  ": %s, %s) outs(%s : %s) -> %s"
-                  % (y, amap(["m", "n", "k"], ["m", "k"]),
-                     amap(["m", "n", "k"], ["n", "k"]),
-                     amap(["m", "n", "k"], ["m", "n"]), x, w,
-                     ttype([None, self.D]), ttype(shape), init,
-                     ttype([None, self.V]), ttype([None, self.V])),
-                  loc="output")
-        return y, self.V
 
 
 def emit_module(model, max_len=2048, kv_cache="f32", kv_scales=None,
@@ -579,9 +544,4 @@ def emit_module(model, max_len=2048, kv_cache="f32", kv_scales=None,
 def write_module(path, lines, em):
     with open(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
-        fh.write("{-#\n  dialect_resources: {\n    builtin: {\n")
-        for i, (key, arr) in enumerate(em.resources):
-            fh.write('      %s: "0x04000000' % key)
-            fh.write(arr.tobytes().hex().upper())
-            fh.write('"%s\n' % ("," if i + 1 < len(em.resources) else ""))
-        fh.write("    }\n  }\n#-}\n")
+        write_resources(fh, em.resources)

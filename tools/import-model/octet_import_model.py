@@ -215,8 +215,9 @@ def f32(v):
 
 
 def ttype(shape, elt="f32"):
-    return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), elt) \
-        if shape else "tensor<%s>" % elt
+    """tensor<...> of `shape` (None for a dynamic dimension)."""
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    return "tensor<%sx%s>" % (dims, elt) if shape else "tensor<%s>" % elt
 
 
 def amap(dims, results):
@@ -653,16 +654,21 @@ def emit_model(model, batch, seq, entry="forward", return_hidden=False,
     return head, em
 
 
+def write_resources(fh, resources):
+    """The dialect_resources section: each (key, f32 array) as a blob."""
+    fh.write("{-#\n  dialect_resources: {\n    builtin: {\n")
+    for i, (key, arr) in enumerate(resources):
+        fh.write('      %s: "0x04000000' % key)
+        fh.write(arr.tobytes().hex().upper())
+        fh.write('"%s\n' % ("," if i + 1 < len(resources) else ""))
+    fh.write("    }\n  }\n#-}\n")
+
+
 def write_mlir(path, head, em):
     with open(path, "w") as fh:
         fh.write("\n".join(head) + "\n")
         fh.write(em.text() + "\n}\n")
-        fh.write("{-#\n  dialect_resources: {\n    builtin: {\n")
-        for i, (key, arr) in enumerate(em.resources):
-            fh.write('      %s: "0x04000000' % key)
-            fh.write(arr.tobytes().hex().upper())
-            fh.write('"%s\n' % ("," if i + 1 < len(em.resources) else ""))
-        fh.write("    }\n  }\n#-}\n")
+        write_resources(fh, em.resources)
 
 
 def describe(model):
