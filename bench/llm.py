@@ -106,17 +106,17 @@ def weight_bytes(b, recipe):
     table = f32["token_embd.weight"]
     head = f32.get("output.weight", table)
     head_q = None
-    rep = b.path("report-%s.json" % recipe.name)
-    if recipe.weights == "w8a8-static":
-        # Its weights are quantized (as w8a16's: i8 per channel) before the
-        # observers go in; the recipe's own report sees them quantized.
-        rep = b.path("report-w8a16%s.json" % ("+head" if recipe.head
-                                             else ""))
-    if os.path.exists(rep):
-        with open(rep) as fh:
-            r = json.load(fh)
+    layers = {}
+    for rep in (b.path("report-%s.json" % recipe.name),
+                b.path("report-%s.activations.json" % recipe.name)):
+        if os.path.exists(rep):
+            with open(rep) as fh:
+                for layer in json.load(fh)["layers"]:
+                    if layer["quantized"] or layer["name"] not in layers:
+                        layers[layer["name"]] = layer
+    if layers:
         linear = 0
-        for layer in r["layers"]:
+        for layer in layers.values():
             after = layer.get("bytes_after", layer["bytes_before"])
             if layer["name"] == "output":
                 head_q = after if layer["quantized"] else None

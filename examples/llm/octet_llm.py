@@ -281,15 +281,19 @@ class Builder:
         run(cmd, "octet_import_model.py --gguf")
         return out
 
-    def calibration_stats(self, src):
-        """w8a8-static: observers on the float model, run by octet-run
-        --calibrate on the calibration text."""
+    def calibration_stats(self, src, report):
+        """w8a8-static: weights quantized (their report in `report`) and
+        observers on the activations, run by octet-run --calibrate on the
+        calibration text."""
         stats = self.path("stats-%s.json" % os.path.basename(src))
-        if os.path.exists(stats):
-            return src + ".instrumented", stats
         inst = src + ".instrumented"
+        if os.path.exists(stats) and os.path.exists(report):
+            return inst, stats
+        # --mlir-print-debuginfo: the second pass names layers (and finds
+        # the output head to skip) by their locations.
         run([tool(self.bindir, "octet-opt"), src,
-             "--octet-quantize-weights", "--octet-instrument", "-o", inst],
+             "--octet-quantize-weights=report=" + report,
+             "--octet-instrument", "--mlir-print-debuginfo", "-o", inst],
             "octet-instrument")
         ids = np.asarray(self.calib_ids[:self.max_len], np.int32)
         np.save(self.path("calib_ids.npy"), ids)
@@ -338,10 +342,15 @@ class Builder:
         mlir = src
         if opts:
             mlir = self.path("%s.mlir" % recipe.name.replace("+", "_"))
-            if recipe.weights == "w8a8-static":
-                src, stats = self.calibration_stats(src)
-                opts += " stats=%s" % stats
             report = self.path("report-%s.json" % recipe.name)
+            if recipe.weights == "w8a8-static":
+                # The weights are quantized before the observers go in;
+                # the recipe's pass then sees them quantized (its report,
+                # beside, lists what it adds: the head with +head).
+                src, stats = self.calibration_stats(src, report)
+                opts += " stats=%s" % stats
+                report = self.path("report-%s.activations.json"
+                                   % recipe.name)
             self.log("quantizing: octet-quantize=%s" % opts)
             t = time.time()
             run([tool(self.bindir, "octet-opt"), src,
