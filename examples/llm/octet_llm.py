@@ -264,7 +264,10 @@ class Builder:
         tag = "%s-%d%s%s" % (kv, max_len, "-embed" if embed else "",
                              "-hidden" if hidden else "")
         out = self.path("import-%s.mlir" % tag)
-        if os.path.exists(out):
+        here = os.path.dirname(IMPORTER)
+        if self.up_to_date(out, self.gguf, IMPORTER,
+                           os.path.join(here, "llama_mlir.py"),
+                           os.path.join(here, "gguf_llama.py")):
             return out
         cmd = [sys.executable, IMPORTER, "--gguf", self.gguf, "--max-len",
                str(max_len), "--kv-cache", kv, "-o", out]
@@ -331,13 +334,26 @@ class Builder:
                       fh)
         return out
 
+    def up_to_date(self, out, *inputs):
+        """True when `out` exists and is newer than each input file that
+        exists (the tools and sources it was made with)."""
+        if not os.path.exists(out):
+            return False
+        t = os.path.getmtime(out)
+        return all(os.path.getmtime(f) <= t for f in inputs
+                   if os.path.exists(f))
+
     def library(self, recipe):
-        """The compiled library of `recipe` (a Recipe)."""
+        """The compiled library of `recipe` (a Recipe); rebuilt when it is
+        older than its imported module, octet-opt or octet-compile (a
+        compiler change must not leave a benchmark measuring the old
+        kernels)."""
         lib = self.path("lib%s.so" % recipe.name.replace("+", "_"))
-        if os.path.exists(lib):
-            return lib
         scales = self.kv_scales(recipe.kv) if recipe.kv != "f32" else None
         src = self.import_mlir(recipe.kv, recipe.embed, scales)
+        if self.up_to_date(lib, src, tool(self.bindir, "octet-opt"),
+                           tool(self.bindir, "octet-compile")):
+            return lib
         opts = recipe.quantize_options()
         mlir = src
         if opts:

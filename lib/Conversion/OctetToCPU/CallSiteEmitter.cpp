@@ -296,8 +296,10 @@ void CallSiteEmitter::epilogueSlots(MatmulOp op,
 
 Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
                                        SmallVectorImpl<Value> &slots) {
-  // Decode (M < MR): one column strip of N / threads columns (a multiple
-  // of 64) per thread. Otherwise tiles of MC x NC.
+  // Decode (M < MR): one column strip of N / threads columns per thread,
+  // rounded up to the vector width only, so the threads get equal shares
+  // (rounding to the kernel's 8-vector groups gave one of two threads twice
+  // the other's columns at N = 192). Otherwise tiles of MC x NC.
   Value threads = arith::ExtSIOp::create(
       b, loc, i64, call("octet_get_num_threads", {i32}, {}));
   auto ceilDiv = [&](Value x, Value y) {
@@ -308,7 +310,7 @@ Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
         y);
   };
   Value strip = arith::MulIOp::create(
-      b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(64)), cst(64));
+      b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(c.w)), cst(c.w));
   slots[kNc] = strip;
   int64_t tilesN = (n + c.nc - 1) / c.nc;
   slots[kTilesN] = cst(tilesN);

@@ -189,7 +189,7 @@ void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
 
 void KernelEmitter::emitWeightOnlyDecode(Value t) {
   // Task t owns the column strip [n0, n0 + NC) with NC = N / threads
-  // (rounded up to 64, chosen at the call site): with one strip per thread
+  // (rounded up to the vector width, chosen at the call site): with one strip per thread
   // every thread streams runs of NC bytes, a row apart, the longest runs a
   // column split allows. Rows are taken kRows at a time: each group of 64
   // columns loads its running sums (L1/L2 scratch) once, adds kRows rows
