@@ -96,6 +96,13 @@ for _feat in ("avx2", "avx512_vnni", "amx_int8", "avx_vnni"):
 if _flags and "amx_int8" not in _flags:
     config.available_features.add("host-lacks-amx")
 
+# IREE's compiler and runtime in the project venv (scripts/setup installs
+# them): test/Integration/IREE.
+_venv_bin = os.path.dirname(config.python_executable)
+if all(os.access(os.path.join(_venv_bin, _t), os.X_OK)
+       for _t in ("iree-compile", "iree-run-module")):
+    config.available_features.add("iree")
+
 # Headless Chromium renders the HTML report (scripts/setup installs it).
 _chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if _chromium and getattr(config, "octet_asan_runtime", ""):

@@ -80,6 +80,45 @@ def OctetImportQuant : Pass<"octet-import-quant", "::mlir::ModuleOp"> {
   ];
 }
 
+def OctetStoreFp8AsI8 : Pass<"octet-store-fp8-as-i8", "::mlir::ModuleOp"> {
+  let summary = "Keep FP8 codes in i8 tensors (the same bytes) for consumers "
+                "without FP8 constants";
+  let description = [{
+    After `--convert-octet-to-linalg`, FP8 values are only stored and
+    moved: every computation on them goes through `arith.bitcast` to `i8`
+    and integer arithmetic on the bits (docs/numerics.md). This pass gives
+    every FP8 element type (`f8E4M3FN`, `f8E5M2`, ...) in tensor and memref
+    types, block arguments, function signatures and constants the type `i8`,
+    keeping the bytes, and removes the bitcasts that become `i8 -> i8`. The
+    numbers do not change.
+
+    It exists for consumers that cannot hold FP8 constants: IREE 3.13's
+    `iree-compile` stops with "unhandled float element bit width 8" when it
+    serializes a `dense_resource` of `f8E4M3FN` weights
+    (docs/ecosystem.md). A function argument or result of FP8 type becomes
+    `i8`: pass and read the codes as bytes.
+
+    An op that computes on FP8 values (anything but `arith.bitcast`,
+    `arith.constant`, `arith.select` and ops that only move or hold values:
+    `linalg.generic` bodies, `linalg.yield`, tensor and memref ops,
+    `func.*`, `scf.*`) is an error at the op, and nothing is rewritten.
+
+    Example:
+
+    ```mlir
+    %w = arith.constant dense_resource<w> : tensor<4x8xf8E4M3FN>
+    ... ^bb0(%in: f8E4M3FN, ...): %b = arith.bitcast %in : f8E4M3FN to i8
+    ```
+
+    becomes
+
+    ```mlir
+    %w = arith.constant dense_resource<w> : tensor<4x8xi8>
+    ... ^bb0(%in: i8, ...): (uses of %b use %in)
+    ```
+  }];
+}
+
 def OctetExportQuant : Pass<"octet-export-quant", "::mlir::ModuleOp"> {
   let summary = "Turn octet quantize/dequantize into upstream quant casts";
   let description = [{
