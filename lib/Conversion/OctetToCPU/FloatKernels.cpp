@@ -29,16 +29,27 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
     // bits [4i, 4i + 4) of the word.
     VectorType v32 = vec(c.w, i32);
     Value word = splat(load(i32, ptr, 1), c.w);
-    SmallVector<int32_t> shifts;
-    for (int64_t i = 0; i < c.w; ++i)
-      shifts.push_back(static_cast<int32_t>(4 * i));
-    Value sh = arith::ConstantOp::create(
-        b, loc, DenseIntElementsAttr::get(v32, shifts));
-    Value nib = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, word, sh), splat(cst32(15), c.w));
-    if (!c.rhsUnsigned) // sign-extend the 4-bit code: (x ^ 8) - 8
-      nib = sub(arith::XOrIOp::create(b, loc, nib, splat(cst32(8), c.w)),
-                splat(cst32(8), c.w));
+    auto shifts = [&](int64_t base, int64_t step) {
+      SmallVector<int32_t> v;
+      for (int64_t i = 0; i < c.w; ++i)
+        v.push_back(static_cast<int32_t>(base + step * i));
+      return arith::ConstantOp::create(b, loc,
+                                       DenseIntElementsAttr::get(v32, v));
+    };
+    Value nib;
+    if (c.rhsUnsigned) {
+      // (word >> 4i) & 15.
+      nib = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, word, shifts(0, 4)),
+          splat(cst32(15), c.w));
+    } else {
+      // Signed: the nibble to the top bits, then an arithmetic shift back
+      // sign-extends it: (word << (28 - 4i)) >>s 28 (two operations instead
+      // of shift, mask, xor and subtract).
+      nib = arith::ShRSIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
+          splat(cst32(28), c.w));
+    }
     if (zbv)
       nib = sub(nib, zbv);
     return arith::SIToFPOp::create(b, loc, vec(c.w, f32), nib);
