@@ -103,6 +103,13 @@ if all(os.access(os.path.join(_venv_bin, _t), os.X_OK)
        for _t in ("iree-compile", "iree-run-module")):
     config.available_features.add("iree")
 
+# The onnx package (its backend node tests) in the project venv:
+# test/Integration/ONNX.
+import subprocess as _sp
+if _sp.run([config.python_executable, "-c", "import onnx"],
+           capture_output=True).returncode == 0:
+    config.available_features.add("onnx")
+
 # Headless Chromium renders the HTML report (scripts/setup installs it).
 _chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if _chromium and getattr(config, "octet_asan_runtime", ""):
