@@ -76,6 +76,33 @@ def run(cmd, **kw):
     return p.stdout
 
 
+def write_inputs(tmp):
+    """The model, x and the calibration batches as files in `tmp`:
+    (model path, x path, [calibration paths])."""
+    model = os.path.join(tmp, "model.mlir")
+    open(model, "w").write(MODEL)
+    xp = os.path.join(tmp, "x.npy")
+    np.save(xp, x)
+    cal = []
+    for i, c in enumerate(x_cal):
+        cal.append(os.path.join(tmp, "cal%d.npy" % i))
+        np.save(cal[-1], c)
+    return model, xp, cal
+
+
+def recipe_source(recipe, model, cal, tmp, opt, octet_run):
+    """(source, extra recipe options): w8a8-static quantizes the weights,
+    instruments and calibrates first (stats in tmp/stats.json)."""
+    if recipe != "w8a8-static":
+        return model, ""
+    inst = os.path.join(tmp, "inst.mlir")
+    stats = os.path.join(tmp, "stats.json")
+    run([opt, model, "--octet-quantize-weights", "--octet-instrument",
+         "-o", inst])
+    run([octet_run, inst, "--calibrate=" + stats, "--input", ",".join(cal)])
+    return inst, " stats=" + stats
+
+
 # --- the oracle --------------------------------------------------------------
 
 def sym_params(absmax, target):
@@ -170,26 +197,12 @@ def main():
     octet_run = o.find_tool("octet-run")
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "model.mlir")
-        open(model, "w").write(MODEL)
-        xp = os.path.join(tmp, "x.npy")
-        np.save(xp, x)
-        cal = []
-        for i, c in enumerate(x_cal):
-            cal.append(os.path.join(tmp, "cal%d.npy" % i))
-            np.save(cal[-1], c)
+        model, xp, cal = write_inputs(tmp)
         y_float = o.run_octet(MODEL, "main", [x], 1)[0]
         stats = os.path.join(tmp, "stats.json")
         for recipe, floor in RECIPES.items():
-            src = model
-            extra = ""
-            if recipe == "w8a8-static":
-                inst = os.path.join(tmp, "inst.mlir")
-                run([opt, model, "--octet-quantize-weights", "--octet-instrument",
-                     "-o", inst])
-                run([octet_run, inst, "--calibrate=" + stats,
-                     "--input", ",".join(cal)])
-                src, extra = inst, " stats=" + stats
+            src, extra = recipe_source(recipe, model, cal, tmp, opt,
+                                       octet_run)
             weights, acts = {
                 "w8a16": ("format=i8 granularity=per-channel", None),
                 "w4a16": ("format=i4 granularity=per-group group-size=32",

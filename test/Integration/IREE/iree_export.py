@@ -74,25 +74,12 @@ def main():
     octet_run = o.find_tool("octet-run")
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "model.mlir")
-        open(model, "w").write(r.MODEL)
-        xp = os.path.join(tmp, "x.npy")
-        np.save(xp, r.x)
-        cal = []
-        for i, c in enumerate(r.x_cal):
-            cal.append(os.path.join(tmp, "cal%d.npy" % i))
-            np.save(cal[-1], c)
+        model, xp, cal = r.write_inputs(tmp)
         stats = os.path.join(tmp, "stats.json")
         a1 = np.abs(r.x) @ np.abs(r.w1)
         for recipe in r.RECIPES:
-            src, extra = model, ""
-            if recipe == "w8a8-static":
-                inst = os.path.join(tmp, "inst.mlir")
-                run([opt, model, "--octet-quantize-weights",
-                     "--octet-instrument", "-o", inst])
-                run([octet_run, inst, "--calibrate=" + stats, "--input",
-                     ",".join(cal)])
-                src, extra = inst, " stats=" + stats
+            src, extra = r.recipe_source(recipe, model, cal, tmp, opt,
+                                         octet_run)
             quant = os.path.join(tmp, recipe + ".mlir")
             run([opt, src, "--octet-quantize=recipe=%s group-size=32%s"
                  % (recipe, extra), "-o", quant])

@@ -92,6 +92,19 @@ def float_elt(dtype):
         np.dtype(dtype)]
 
 
+def zero_point_operand(sc, zp, fmt, shape, args, inputs):
+    """For an asymmetric scheme: appends the zero-point argument %z of
+    `shape` (ONNX's zero point, or zeros) to `args` and its codes to
+    `inputs`; returns (the op's `zero_point(...)` text, the codes)."""
+    if sc.symmetric:
+        return "", None
+    z = (codes_of(zp, fmt) if zp is not None else
+         np.zeros(shape, np.int32)).reshape(shape).astype(np.int32)
+    args.append("%%z: %s" % tensor_type(shape, "i32"))
+    inputs.append(z)
+    return " zero_point(%%z : %s)" % tensor_type(shape, "i32"), z
+
+
 def run_quantize(node, ins):
     x, scale = ins[0], ins[1]
     zp = ins[2] if len(ins) > 2 else None
@@ -115,14 +128,7 @@ def run_quantize(node, ins):
     args = ["%%x: %s" % tensor_type(x.shape, xe),
             "%%s: %s" % tensor_type(s32.shape, "f32")]
     inputs = [o.floats_to_npy(x, xe), s32]
-    zpart = ""
-    zcodes = None
-    if not sc.symmetric:
-        zcodes = (codes_of(zp, fmt) if zp is not None else
-                  np.zeros(s32.shape, np.int32)).reshape(s32.shape)
-        args.append("%%z: %s" % tensor_type(s32.shape, "i32"))
-        inputs.append(zcodes.astype(np.int32))
-        zpart = " zero_point(%%z : %s)" % tensor_type(s32.shape, "i32")
+    zpart, zcodes = zero_point_operand(sc, zp, fmt, s32.shape, args, inputs)
     q_t = tensor_type(x.shape, fmtinfo.storage)
     text = ("func.func @main(%s) -> %s {\n"
             "  %%q = octet.quantize %%x scale(%%s : %s)%s as %s : %s -> %s\n"
@@ -150,13 +156,7 @@ def run_dequantize(node, ins):
     q_t = tensor_type(c.shape, fmtinfo.storage)
     args = ["%%c: %s" % q_t, "%%s: %s" % tensor_type(s32.shape, "f32")]
     inputs = [o.codes_to_npy(codes, sc, nibble="sext"), s32]
-    zpart = ""
-    if not sc.symmetric:
-        z = (codes_of(zp, fmt) if zp is not None else
-             np.zeros(s32.shape, np.int32)).reshape(s32.shape)
-        args.append("%%z: %s" % tensor_type(s32.shape, "i32"))
-        inputs.append(z.astype(np.int32))
-        zpart = " zero_point(%%z : %s)" % tensor_type(s32.shape, "i32")
+    zpart, _ = zero_point_operand(sc, zp, fmt, s32.shape, args, inputs)
     y_t = tensor_type(c.shape, "f32")
     text = ("func.func @main(%s) -> %s {\n"
             "  %%y = octet.dequantize %%c scale(%%s : %s)%s as %s : %s -> %s\n"
