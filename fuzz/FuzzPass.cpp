@@ -40,7 +40,7 @@ static bool allowedName(llvm::StringRef name) {
       "octet-lower-observers", "octet-print-capabilities",
       "octet-test-resolve-format", "convert-octet-to-cpu",
       "octet-emit-cpu-kernels", "octet-outline-for-cuda",
-      "convert-octet-to-gpu",
+      "convert-octet-to-gpu", "octet-store-fp8-as-i8",
       // cleanups the tests and pipelines use
       "canonicalize", "cse",
       // anchors
