@@ -339,21 +339,23 @@ class LlamaEmitter:
                      ttype([KV, G, None, Dh])), loc=loc + ".scores")
         sshape = [KV, G, None, None]
         kvt = ttype([KV, None, Dh])
-        # Scores with d innermost, reading K [KV, n, Dh] from the cache as
-        # it is. The f32 sum over d may be reassociated (DESIGN.md's
-        # Bounds: `fastmath<reassoc,contract>`), so LLVM vectorizes it as a
-        # reduction. (The loop used to run j innermost over a K^T copy: a
-        # strided gather of the whole cache prefix every step, 12% of a
-        # decode step at 16-616 positions; without it decode at 64-1864
-        # positions went 23.6 -> 30.7 tok/s, docs/llm-results.md.)
+        # K^T [KV, Dh, n], so that the score loop runs j innermost over
+        # contiguous memory (vectorized; d innermost would be a float
+        # reduction LLVM may not reorder). The copy is 1/G of the work.
+        kt = self.fresh("kt")
+        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+                  "permutation = [0, 2, 1]"
+                  % (kt, k_all, kvt,
+                     self.empty([KV, Dh, None], [n], loc + ".scores"),
+                     ttype([KV, Dh, None])), loc=loc + ".scores")
         init = self.filled(sshape, [S, n], 0.0, loc + ".scores")
         sc = self.generic(
             [(qt, ttype([KV, G, None, Dh]), ["h", "g", "s", "d"], "f32"),
-             (k_all, kvt, ["h", "j", "d"], "f32")], init,
-            sshape, ["h", "g", "s", "j", "d"],
-            ["parallel"] * 4 + ["reduction"],
-            ["%m = arith.mulf %a0, %a1 fastmath<reassoc,contract> : f32",
-             "%r = arith.addf %m, %acc fastmath<reassoc,contract> : f32",
+             (kt, ttype([KV, Dh, None]), ["h", "d", "j"], "f32")], init,
+            sshape, ["h", "g", "s", "d", "j"],
+            ["parallel"] * 3 + ["reduction", "parallel"],
+            ["%m = arith.mulf %a0, %a1 : f32",
+             "%r = arith.addf %m, %acc : f32",
              "linalg.yield %r : f32"], loc + ".scores",
             out_map=["h", "g", "s", "j"])
         d4 = ["h", "g", "s", "j"]
