@@ -77,8 +77,7 @@ def scheme_for(fmt, scale, x_shape, axis, block):
     """The octet scheme of an ONNX (scale shape, axis, block_size)."""
     scale = np.asarray(scale)
     asym = not fmt.startswith("f8")
-    if scale.ndim == 0 or scale.size == 1 and block == 0 and \
-            scale.ndim <= 1 and len(x_shape) != 1:
+    if scale.ndim == 0:  # ONNX: a scalar scale is per-tensor
         return o.Scheme(fmt, "per_tensor", symmetric=not asym)
     axis = axis % len(x_shape)
     if block:
@@ -190,7 +189,7 @@ def run_dynamic(node, ins):
          None]
 
 
-def matmul_module(a, b, fa, fb, za, zb, out=None):
+def matmul_module(a, b, fa, fb, zb, out=None):
     """octet.matmul text on a [.., M, K] x [.., K, N] with per-tensor lhs
     and per-tensor or per-column rhs parameters (inputs: a, b, sa, za, sb,
     zb[, so, zo])."""
@@ -210,11 +209,10 @@ def matmul_module(a, b, fa, fb, za, zb, out=None):
     tail = ""
     res_elt = "f32"
     if out:
-        fo = out
         args += ["%so: tensor<f32>", "%zo: tensor<i32>"]
         tail = (" out_scale(%%so : tensor<f32>) out_zero_point(%%zo : "
                 "tensor<i32>) out_scheme %s" %
-                o.Scheme(fo, "per_tensor", symmetric=False).attr())
+                o.Scheme(out, "per_tensor", symmetric=False).attr())
         res_elt = "i8"
     y_t = tensor_type(batch + (m, n), res_elt)
     return ("func.func @main(%s) -> %s {\n"
@@ -234,7 +232,7 @@ def run_matmul_integer(node, ins):
         raise Unsupported("a per-row lhs zero point")
     fa = onnx_format(helper.np_dtype_to_tensor_dtype(a.dtype))
     fb = onnx_format(helper.np_dtype_to_tensor_dtype(b.dtype))
-    text, rb, n = matmul_module(a, b, fa, fb, za, zb)
+    text, rb, n = matmul_module(a, b, fa, fb, zb)
     # octet.matmul has no i32 result: unit scales give float(acc), exact
     # while |acc| < 2^24 (checked below).
     sb = np.ones((), F32) if rb == "per_tensor" else np.ones(n, F32)
@@ -255,7 +253,7 @@ def run_qlinear_matmul(node, ins):
     fy = onnx_format(helper.np_dtype_to_tensor_dtype(zy.dtype))
     if np.asarray(sa).size != 1:
         raise Unsupported("a per-row lhs scale")
-    text, rb, n = matmul_module(a, b, fa, fb, za, zb, out=fy)
+    text, rb, n = matmul_module(a, b, fa, fb, zb, out=fy)
     sbv = np.asarray(sb).astype(F32).reshape(() if rb == "per_tensor" else
                                              (n,))
     zbv = np.asarray(zb, np.int32).reshape(sbv.shape)
