@@ -12,11 +12,13 @@ array owned by Model and passed as the in/out buffer: a step writes only
 the rows of its own positions.
 """
 
+import _ctypes
 import ctypes
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -55,6 +57,26 @@ def run(cmd, what):
                         if "remark:" not in l)
         sys.exit("%s failed (%s):\n%s" % (what, " ".join(cmd), err[-4000:]))
     return res
+
+
+def run_piped(producer, consumer, what):
+    """producer | consumer; exits with both commands' errors when either
+    fails (a producer that dies mid-stream leaves the consumer a truncated
+    input, whose parse error alone would hide the cause)."""
+    with tempfile.TemporaryFile() as errf:
+        p = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=errf)
+        c = subprocess.run(consumer, stdin=p.stdout, capture_output=True,
+                           text=True)
+        p.stdout.close()
+        rc = p.wait()
+        errf.seek(0)
+        perr = errf.read().decode(errors="replace")
+    if rc != 0 or c.returncode != 0:
+        err = "\n".join(l for l in (perr + c.stderr).splitlines()
+                        if "remark:" not in l)
+        sys.exit("%s failed (%s | %s):\n%s"
+                 % (what, " ".join(producer), " ".join(consumer),
+                    err[-4000:]))
 
 
 def log(msg):
@@ -126,6 +148,13 @@ class Model:
 
     def reset(self):
         self.cache[...] = 0
+
+    def close(self):
+        """dlclose()s the library: its file's pages are unmapped, so a
+        deleted library frees its disk space now, not at exit."""
+        if self.lib is not None:
+            _ctypes.dlclose(self.lib._handle)
+            self.lib = None
 
     def prefill(self, ids, start=0, hidden=False):
         """Logits [S, V] of tokens `ids` at positions start.. (and, with
@@ -234,10 +263,19 @@ class Recipe:
 
 class Builder:
     """Imports, quantizes and compiles a GGUF model per recipe into
-    `workdir` (each step's output is kept and reused)."""
+    `workdir` (each step's output is kept and reused). The modules are MLIR
+    bytecode (`.mlirbc`: the weights as raw bytes, half the size of the
+    textual hex and faster to parse); the import never exists as text on
+    disk (the importer's output is piped into `octet-opt --emit-bytecode`).
+
+    lean=True (the tests) keeps only what a later step reads: a quantized
+    module and a non-default import are deleted once their library is
+    compiled, and release(recipe) unloads and deletes a library, so the
+    peak disk use of a run is one import, one module and one library
+    (~1.1 GB for SmolLM2-135M) instead of all of them (~13 GB)."""
 
     def __init__(self, gguf, workdir, bindir, max_len=2048, layers=None,
-                 calib_ids=None, verbose=True):
+                 calib_ids=None, verbose=True, lean=False):
         self.gguf = gguf
         self.workdir = workdir
         self.bindir = bindir
@@ -245,6 +283,8 @@ class Builder:
         self.layers = layers
         self.calib_ids = calib_ids
         self.verbose = verbose
+        self.lean = lean
+        self.loaded = {}
         os.makedirs(workdir, exist_ok=True)
         self.model = gguf_llama.load(gguf)
         self.config = dict(self.model.config)
@@ -263,14 +303,15 @@ class Builder:
         max_len = max_len or self.max_len
         tag = "%s-%d%s%s" % (kv, max_len, "-embed" if embed else "",
                              "-hidden" if hidden else "")
-        out = self.path("import-%s.mlir" % tag)
+        out = self.path("import-%s.mlirbc" % tag)
         here = os.path.dirname(IMPORTER)
         if self.up_to_date(out, self.gguf, IMPORTER,
                            os.path.join(here, "llama_mlir.py"),
-                           os.path.join(here, "gguf_llama.py")):
+                           os.path.join(here, "gguf_llama.py"),
+                           tool(self.bindir, "octet-opt")):
             return out
         cmd = [sys.executable, IMPORTER, "--gguf", self.gguf, "--max-len",
-               str(max_len), "--kv-cache", kv, "-o", out]
+               str(max_len), "--kv-cache", kv, "-o", "-"]
         if scales:
             cmd += ["--kv-scales", scales]
         if embed:
@@ -281,7 +322,9 @@ class Builder:
             cmd.append("--return-hidden")
         self.log("importing %s (KV cache %s, %d positions)"
                  % (os.path.basename(self.gguf), kv, max_len))
-        run(cmd, "octet_import_model.py --gguf")
+        run_piped(cmd, [tool(self.bindir, "octet-opt"), "-",
+                        "--emit-bytecode", "-o", out],
+                  "octet_import_model.py --gguf | octet-opt --emit-bytecode")
         return out
 
     def calibration_stats(self, src, report):
@@ -292,11 +335,11 @@ class Builder:
         inst = src + ".instrumented"
         if os.path.exists(stats) and os.path.exists(report):
             return inst, stats
-        # --mlir-print-debuginfo: the second pass names layers (and finds
-        # the output head to skip) by their locations.
+        # Bytecode keeps the locations: the second pass names layers (and
+        # finds the output head to skip) by them.
         run([tool(self.bindir, "octet-opt"), src,
              "--octet-quantize-weights=report=" + report,
-             "--octet-instrument", "--mlir-print-debuginfo", "-o", inst],
+             "--octet-instrument", "--emit-bytecode", "-o", inst],
             "octet-instrument")
         ids = np.asarray(self.calib_ids[:self.max_len], np.int32)
         np.save(self.path("calib_ids.npy"), ids)
@@ -314,18 +357,31 @@ class Builder:
              self.path("calib_cache.npy")], "octet-run --calibrate")
         return inst, stats
 
+    def kv_amax(self):
+        """max |K| and |V| per layer and KV head of the float model's cache
+        after prefilling the calibration text (kept in kv-amax.npy: every
+        KV format divides the same amax by its own largest code)."""
+        out = self.path("kv-amax.npy")
+        if os.path.exists(out):
+            return np.load(out)
+        n = min(len(self.calib_ids), self.max_len)
+        released = "float" not in self.loaded
+        m = self.load(Recipe("float"))
+        m.prefill(np.asarray(self.calib_ids[:n]), 0)
+        amax = np.abs(m.cache[:, :, :, :n, :]).max(axis=(3, 4))
+        if released and self.lean:
+            self.release("float")
+        np.save(out, amax)
+        return amax
+
     def kv_scales(self, kv):
-        """Per-head K/V scales for the cache type `kv`: amax of the float
-        model's cache after prefilling the calibration text, / the format's
-        largest code."""
+        """Per-head K/V scales for the cache type `kv`: kv_amax() / the
+        format's largest code."""
         out = self.path("kv-scales-%s.json" % kv)
         if os.path.exists(out):
             return out
         n = min(len(self.calib_ids), self.max_len)
-        m = self.load(Recipe("float"))
-        m.prefill(np.asarray(self.calib_ids[:n]), 0)
-        amax = np.abs(m.cache[:, :, :, :n, :]).max(axis=(3, 4))
-        scales = np.maximum(amax, 1e-8) / KV_QMAX[kv]
+        scales = np.maximum(self.kv_amax(), 1e-8) / KV_QMAX[kv]
         with open(out, "w") as fh:
             json.dump({"scales": scales.tolist(), "format": kv,
                        "calibration_tokens": n,
@@ -356,8 +412,12 @@ class Builder:
             return lib
         opts = recipe.quantize_options()
         mlir = src
+        temporary = []
+        if self.lean and (recipe.kv != "f32" or recipe.embed):
+            temporary.append(src)
         if opts:
-            mlir = self.path("%s.mlir" % recipe.name.replace("+", "_"))
+            mlir = self.path("%s.mlirbc" % recipe.name.replace("+", "_"))
+            temporary.append(mlir)
             report = self.path("report-%s.json" % recipe.name)
             if recipe.weights == "w8a8-static":
                 # The weights are quantized before the observers go in;
@@ -365,23 +425,38 @@ class Builder:
                 # beside, lists what it adds: the head with +head).
                 src, stats = self.calibration_stats(src, report)
                 opts += " stats=%s" % stats
+                if self.lean:
+                    temporary.append(src)
                 report = self.path("report-%s.activations.json"
                                    % recipe.name)
             self.log("quantizing: octet-quantize=%s" % opts)
             t = time.time()
             run([tool(self.bindir, "octet-opt"), src,
-                 "--octet-quantize=%s report=%s" % (opts, report), "-o",
-                 mlir], "octet-opt --octet-quantize")
+                 "--octet-quantize=%s report=%s" % (opts, report),
+                 "--emit-bytecode", "-o", mlir], "octet-opt --octet-quantize")
             self.log("  %.1f s" % (time.time() - t))
         self.log("compiling %s (octet-compile --target=host)" % recipe.name)
         t = time.time()
         run([tool(self.bindir, "octet-compile"), mlir, "--target=host", "-o",
              lib], "octet-compile")
         self.log("  %.1f s" % (time.time() - t))
+        for f in temporary:
+            os.remove(f)
         return lib
 
     def load(self, recipe):
         if isinstance(recipe, str):
             recipe = Recipe(recipe)
-        return Model(self.library(recipe), self.config, self.max_len,
-                     recipe.kv)
+        m = Model(self.library(recipe), self.config, self.max_len, recipe.kv)
+        self.loaded[recipe.name] = m
+        return m
+
+    def release(self, name):
+        """Unloads the library of recipe `name` (loaded by load(); the
+        Model must not be used again) and deletes it."""
+        m = self.loaded.pop(name, None)
+        if m is not None:
+            m.close()
+        lib = self.path("lib%s.so" % name.replace("+", "_"))
+        if os.path.exists(lib):
+            os.remove(lib)

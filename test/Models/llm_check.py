@@ -57,12 +57,13 @@ def rel_err(a, b):
 def check_import(args):
     gguf = octet_llm.default_gguf()
     b = octet_llm.Builder(gguf, args.dir, args.bindir, args.max_len,
-                          args.layers, verbose=False)
+                          args.layers, verbose=False, lean=True)
     tok = b.model.tokenizer()
     src = b.import_mlir(hidden=True)
     lib = os.path.join(args.dir, "libfloat_hidden.so")
     octet_llm.run([octet_llm.tool(args.bindir, "octet-compile"), src,
                    "--target=host", "-o", lib], "octet-compile")
+    os.remove(src)
     m = octet_llm.Model(lib, b.config, args.max_len, "f32",
                         n_hidden=b.config["layers"] + 1)
     ref = reference(gguf, args.layers)
@@ -158,7 +159,7 @@ def check_recipes(args):
     tok = octet_llm.gguf_llama.load(gguf).tokenizer()
     calib = tok.encode(eval_text("GPL-2"))[:args.calib_tokens]
     b = octet_llm.Builder(gguf, args.dir, args.bindir, args.max_len,
-                          args.layers, calib, verbose=True)
+                          args.layers, calib, verbose=True, lean=True)
     ids = tok.encode(eval_text("GPL-3"))[:args.tokens]
     ref = reference(gguf, args.layers)
     base = perplexity(ref.logits, ids, window=args.tokens,
@@ -173,6 +174,7 @@ def check_recipes(args):
             m.reset()
             return m.prefill(w, 0)
         r = perplexity(logits, ids, window=args.tokens, progress=False)
+        b.release(name)
         ratio = r["ppl"] / base
         print("%-14s ppl %8.4f  ratio to the reference %.4f  (floor %.3f)"
               % (name, r["ppl"], ratio, FLOORS[name]))
