@@ -7,9 +7,10 @@ compile it for this CPU and call its @prefill / @decode from Python.
 The library is what `octet-compile --target=host` writes; it is loaded with
 ctypes and called through MLIR's C interface (`_mlir_ciface_prefill`:
 memref descriptors by pointer, the result written through the first
-pointer and malloc'ed by the library, freed here). The KV cache is a numpy
-array owned by Model and passed as the in/out buffer: a step writes only
-the rows of its own positions.
+pointer and malloc'ed by the library, freed here). The KV cache is two
+numpy arrays owned by Model and passed as the in/out buffers, K transposed
+([layers, kv_heads, head_dim, max_len]) and V ([layers, kv_heads, max_len,
+head_dim]): a step writes only its own positions.
 """
 
 import _ctypes
@@ -29,6 +30,7 @@ IMPORTER = os.path.join(ROOT, "tools", "import-model", "octet_import_model.py")
 sys.path.insert(0, os.path.join(ROOT, "tools", "import-model"))
 
 import gguf_llama  # noqa: E402
+import llama_mlir  # noqa: E402
 
 KV_NUMPY = {"f32": np.float32, "i8": np.int8, "f8E4M3FN": np.uint8}
 KV_QMAX = {"i8": 127.0, "f8E4M3FN": 448.0}
@@ -134,9 +136,17 @@ class Model:
         self.kv = kv_cache
         self.n_hidden = n_hidden
         c = config
-        self.cache = np.zeros((c["layers"], 2, c["kv_heads"], max_len,
-                               c["head_dim"]), KV_NUMPY[kv_cache])
-        self._cache_d = as_descriptor(self.cache)
+        # K rows are padded (llama_mlir.k_cache_pad); kcache is the view of
+        # the max_len positions, _kbuf the buffer the library gets.
+        self._kbuf = np.zeros((c["layers"], c["kv_heads"], c["head_dim"],
+                               max_len + llama_mlir.k_cache_pad(max_len,
+                                                                kv_cache)),
+                              KV_NUMPY[kv_cache])
+        self.kcache = self._kbuf[..., :max_len]
+        self.vcache = np.zeros((c["layers"], c["kv_heads"], max_len,
+                                c["head_dim"]), KV_NUMPY[kv_cache])
+        self._cache_d = (as_descriptor(self._kbuf),
+                         as_descriptor(self.vcache))
         self._out = descriptor(2)
         if n_hidden:
             fields = [("r%d" % i, descriptor(2))
@@ -147,7 +157,15 @@ class Model:
             getattr(self.lib, name).restype = None
 
     def reset(self):
-        self.cache[...] = 0
+        self._kbuf[...] = 0
+        self.vcache[...] = 0
+
+    @property
+    def cache(self):
+        """Both caches as one new array [layers, 2 (K, V), kv_heads,
+        max_len, head_dim], the reference's layout."""
+        return np.stack([self.kcache.transpose(0, 1, 3, 2), self.vcache],
+                        axis=1)
 
     def close(self):
         """dlclose()s the library: its file's pages are unmapped, so a
@@ -169,14 +187,14 @@ class Model:
             res = self._outs()
             self.lib._mlir_ciface_prefill(ctypes.byref(res), ctypes.byref(a),
                                           ctypes.byref(p),
-                                          ctypes.byref(self._cache_d))
+                                          *map(ctypes.byref, self._cache_d))
             outs = [take_result(getattr(res, "r%d" % i))
                     for i in range(1 + self.n_hidden)]
             return (outs[0], outs[1:]) if hidden else outs[0]
         res = self._out()
         self.lib._mlir_ciface_prefill(ctypes.byref(res), ctypes.byref(a),
                                       ctypes.byref(p),
-                                      ctypes.byref(self._cache_d))
+                                      *map(ctypes.byref, self._cache_d))
         return take_result(res)
 
     def decode(self, token, pos):
@@ -190,7 +208,7 @@ class Model:
         res = self._out()
         self.lib._mlir_ciface_decode(ctypes.byref(res), ctypes.byref(a),
                                      ctypes.byref(b),
-                                     ctypes.byref(self._cache_d))
+                                     *map(ctypes.byref, self._cache_d))
         return take_result(res)[0]
 
     def generate(self, prompt_ids, n_new):
@@ -208,7 +226,7 @@ class Model:
     def cache_bytes_per_token(self):
         c = self.config
         return c["layers"] * 2 * c["kv_heads"] * c["head_dim"] * \
-            self.cache.itemsize
+            self.kcache.itemsize
 
 
 # -- recipes and the build ----------------------------------------------------
@@ -345,16 +363,21 @@ class Builder:
         np.save(self.path("calib_ids.npy"), ids)
         np.save(self.path("calib_pos.npy"), np.arange(len(ids),
                                                       dtype=np.int32))
-        np.save(self.path("calib_cache.npy"),
-                np.zeros((self.config["layers"], 2, self.config["kv_heads"],
-                          self.max_len, self.config["head_dim"]),
-                         np.float32))
+        c = self.config
+        np.save(self.path("calib_kcache.npy"),
+                np.zeros((c["layers"], c["kv_heads"], c["head_dim"],
+                          self.max_len + llama_mlir.k_cache_pad(
+                              self.max_len, "f32")), np.float32))
+        np.save(self.path("calib_vcache.npy"),
+                np.zeros((c["layers"], c["kv_heads"], self.max_len,
+                          c["head_dim"]), np.float32))
         self.log("calibrating on %d tokens (octet-run --calibrate)"
                  % len(ids))
         run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
              "--calibrate=" + stats, "--input", self.path("calib_ids.npy"),
              "--input", self.path("calib_pos.npy"), "--input",
-             self.path("calib_cache.npy")], "octet-run --calibrate")
+             self.path("calib_kcache.npy"), "--input",
+             self.path("calib_vcache.npy")], "octet-run --calibrate")
         return inst, stats
 
     def kv_amax(self):
