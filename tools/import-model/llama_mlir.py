@@ -252,19 +252,21 @@ class LlamaEmitter:
              "linalg.yield %r : f32"], loc)
 
     # -- KV cache and attention ------------------------------------------------
-    def kv_heads_first(self, x, S, loc):
-        """x[S, KV * Dh] -> [KV, S, Dh]."""
+    def kv_heads_first(self, x, S, which, loc):
+        """x[S, KV * Dh] -> as the cache `which` holds it: K (0) [KV, Dh, S],
+        V (1) [KV, S, Dh]."""
         e = self.fresh("r")
         self.emit("%s = tensor.expand_shape %s [[0], [1, 2]] output_shape "
                   "[%s, %d, %d] : %s into %s"
                   % (e, x, S, self.KV, self.Dh, ttype([None, self.KV * self.Dh]),
                      ttype([None, self.KV, self.Dh])), loc=loc)
-        init = self.empty([self.KV, None, self.Dh], [S], loc)
+        shape, perm = (([self.KV, self.Dh, None], "1, 2, 0") if which == 0
+                       else ([self.KV, None, self.Dh], "1, 0, 2"))
         t = self.fresh("tr")
         self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
-                  "permutation = [1, 0, 2]"
-                  % (t, e, ttype([None, self.KV, self.Dh]), init,
-                     ttype([self.KV, None, self.Dh])), loc=loc)
+                  "permutation = [%s]"
+                  % (t, e, ttype([None, self.KV, self.Dh]),
+                     self.empty(shape, [S], loc), ttype(shape), perm), loc=loc)
         return t
 
     def kv_scheme(self):
@@ -277,21 +279,6 @@ class LlamaEmitter:
         self.emit("%s = arith.constant dense<[%s]> : %s"
                   % (s, vals, ttype([self.KV])), loc=loc)
         return s
-
-    def k_heads_first_transposed(self, x, S, loc):
-        """x[S, KV * Dh] -> [KV, Dh, S] (K as the K cache holds it)."""
-        e = self.fresh("r")
-        self.emit("%s = tensor.expand_shape %s [[0], [1, 2]] output_shape "
-                  "[%s, %d, %d] : %s into %s"
-                  % (e, x, S, self.KV, self.Dh, ttype([None, self.KV * self.Dh]),
-                     ttype([None, self.KV, self.Dh])), loc=loc)
-        init = self.empty([self.KV, self.Dh, None], [S], loc)
-        t = self.fresh("tr")
-        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
-                  "permutation = [1, 2, 0]"
-                  % (t, e, ttype([None, self.KV, self.Dh]), init,
-                     ttype([self.KV, self.Dh, None])), loc=loc)
-        return t
 
     def kv_slice(self, which, count):
         """(offsets, sizes) of one layer's positions in the K (0) or V (1)
@@ -484,12 +471,12 @@ class LlamaEmitter:
         v, _ = self.linear(h, S, D, p + "attn_v")
         q = self.rope(q, pos, S, self.H, p + "attn_q.rope")
         k = self.rope(k, pos, S, self.KV, p + "attn_k.rope")
-        kcache = self.store_kv(
-            kcache, self.k_heads_first_transposed(k, S, p + "cache_k"), l, 0,
-            S, p0, p + "cache_k")
-        vcache = self.store_kv(
-            vcache, self.kv_heads_first(v, S, p + "cache_v"), l, 1, S, p0,
-            p + "cache_v")
+        kcache = self.store_kv(kcache,
+                               self.kv_heads_first(k, S, 0, p + "cache_k"),
+                               l, 0, S, p0, p + "cache_k")
+        vcache = self.store_kv(vcache,
+                               self.kv_heads_first(v, S, 1, p + "cache_v"),
+                               l, 1, S, p0, p + "cache_v")
         k_all = self.load_kv(kcache, l, 0, n, p + "cache_k")
         v_all = self.load_kv(vcache, l, 1, n, p + "cache_v")
         a = self.attention(q, k_all, v_all, pos, S, n, p + "attn")
