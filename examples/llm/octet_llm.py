@@ -33,6 +33,12 @@ import gguf_llama  # noqa: E402
 import llama_mlir  # noqa: E402
 
 KV_NUMPY = {"f32": np.float32, "i8": np.int8, "f8E4M3FN": np.uint8}
+
+
+def kv_cache_shapes(config, max_len, kv_cache):
+    """(K, V) cache shapes of the compiled model's signature."""
+    return llama_mlir.kv_cache_shapes(config["layers"], config["kv_heads"],
+                                      config["head_dim"], max_len, kv_cache)
 KV_QMAX = {"i8": 127.0, "f8E4M3FN": 448.0}
 
 
@@ -52,12 +58,17 @@ def tool(bindir, name):
     return os.path.join(bindir, name) if bindir else name
 
 
+def fail(what, cmd, stderr):
+    """Exits naming the command and the end of its stderr (remarks
+    dropped)."""
+    err = "\n".join(l for l in stderr.splitlines() if "remark:" not in l)
+    sys.exit("%s failed (%s):\n%s" % (what, cmd, err[-4000:]))
+
+
 def run(cmd, what):
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        err = "\n".join(l for l in res.stderr.splitlines()
-                        if "remark:" not in l)
-        sys.exit("%s failed (%s):\n%s" % (what, " ".join(cmd), err[-4000:]))
+        fail(what, " ".join(cmd), res.stderr)
     return res
 
 
@@ -74,11 +85,8 @@ def run_piped(producer, consumer, what):
         errf.seek(0)
         perr = errf.read().decode(errors="replace")
     if rc != 0 or c.returncode != 0:
-        err = "\n".join(l for l in (perr + c.stderr).splitlines()
-                        if "remark:" not in l)
-        sys.exit("%s failed (%s | %s):\n%s"
-                 % (what, " ".join(producer), " ".join(consumer),
-                    err[-4000:]))
+        fail(what, "%s | %s" % (" ".join(producer), " ".join(consumer)),
+             perr + c.stderr)
 
 
 def log(msg):
@@ -138,13 +146,10 @@ class Model:
         c = config
         # K rows are padded (llama_mlir.k_cache_pad); kcache is the view of
         # the max_len positions, _kbuf the buffer the library gets.
-        self._kbuf = np.zeros((c["layers"], c["kv_heads"], c["head_dim"],
-                               max_len + llama_mlir.k_cache_pad(max_len,
-                                                                kv_cache)),
-                              KV_NUMPY[kv_cache])
+        kshape, vshape = kv_cache_shapes(c, max_len, kv_cache)
+        self._kbuf = np.zeros(kshape, KV_NUMPY[kv_cache])
         self.kcache = self._kbuf[..., :max_len]
-        self.vcache = np.zeros((c["layers"], c["kv_heads"], max_len,
-                                c["head_dim"]), KV_NUMPY[kv_cache])
+        self.vcache = np.zeros(vshape, KV_NUMPY[kv_cache])
         self._cache_d = (as_descriptor(self._kbuf),
                          as_descriptor(self.vcache))
         self._out = descriptor(2)
@@ -363,14 +368,10 @@ class Builder:
         np.save(self.path("calib_ids.npy"), ids)
         np.save(self.path("calib_pos.npy"), np.arange(len(ids),
                                                       dtype=np.int32))
-        c = self.config
-        np.save(self.path("calib_kcache.npy"),
-                np.zeros((c["layers"], c["kv_heads"], c["head_dim"],
-                          self.max_len + llama_mlir.k_cache_pad(
-                              self.max_len, "f32")), np.float32))
-        np.save(self.path("calib_vcache.npy"),
-                np.zeros((c["layers"], c["kv_heads"], self.max_len,
-                          c["head_dim"]), np.float32))
+        for name, shape in zip(("calib_kcache.npy", "calib_vcache.npy"),
+                               kv_cache_shapes(self.config, self.max_len,
+                                               "f32")):
+            np.save(self.path(name), np.zeros(shape, np.float32))
         self.log("calibrating on %d tokens (octet-run --calibrate)"
                  % len(ids))
         run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",

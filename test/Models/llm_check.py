@@ -57,7 +57,7 @@ def rel_err(a, b):
 def check_import(args):
     gguf = octet_llm.default_gguf()
     b = octet_llm.Builder(gguf, args.dir, args.bindir, args.max_len,
-                          args.layers, verbose=False, lean=True)
+                          args.layers, verbose=False)
     tok = b.model.tokenizer()
     src = b.import_mlir(hidden=True)
     lib = os.path.join(args.dir, "libfloat_hidden.so")

@@ -280,22 +280,23 @@ class LlamaEmitter:
                   % (s, vals, ttype([self.KV])), loc=loc)
         return s
 
-    def kv_slice(self, which, count):
-        """(offsets, sizes) of one layer's positions in the K (0) or V (1)
-        cache, formatted for a slice op; `count` positions from the offset
-        `start` substituted by the caller."""
+    def kv_slice(self, layer, which, start, count):
+        """The offsets and sizes (slice-op syntax) and the slice's shape of
+        `count` positions from `start` of layer `layer` in the K (0) or V
+        (1) cache."""
         if which == 0:
-            return ("%d, 0, 0, {start}", "1, %d, %d, %s"
-                    % (self.KV, self.Dh, count),
+            return ("%d, 0, 0, %s" % (layer, start),
+                    "1, %d, %d, %s" % (self.KV, self.Dh, count),
                     [self.KV, self.Dh, None])
-        return ("%d, 0, {start}, 0", "1, %d, %s, %d"
-                % (self.KV, count, self.Dh), [self.KV, None, self.Dh])
+        return ("%d, 0, %s, 0" % (layer, start),
+                "1, %d, %s, %d" % (self.KV, count, self.Dh),
+                [self.KV, None, self.Dh])
 
     def store_kv(self, cache, kv, layer, which, S, p0, loc):
         """K (which = 0, kv as [KV, Dh, S]) or V (1, [KV, S, Dh]) of the S
         positions from p0 into that cache's layer `layer` (quantized to the
         cache's codes with the per-head scales)."""
-        offs, sizes, shape = self.kv_slice(which, S)
+        offs, sizes, shape = self.kv_slice(layer, which, p0, S)
         ty = ttype(shape)
         if self.kv != "f32":
             s = self.kv_scale(layer, which, loc)
@@ -307,7 +308,7 @@ class LlamaEmitter:
         v = self.fresh("cache")
         self.emit("%s = tensor.insert_slice %s into %s[%s] [%s] [1, 1, 1, 1] "
                   ": %s into %s"
-                  % (v, kv, cache, (offs % layer).format(start=p0), sizes,
+                  % (v, kv, cache, offs, sizes,
                      ttype(shape, self.kv), self.cache_tensor(which)),
                   loc=loc)
         return v
@@ -315,12 +316,12 @@ class LlamaEmitter:
     def load_kv(self, cache, layer, which, n, loc):
         """Positions 0 : n of layer `layer` of the K (which = 0, as
         [KV, Dh, n]) or V (1, [KV, n, Dh]) cache, as f32."""
-        offs, sizes, shape = self.kv_slice(which, n)
+        offs, sizes, shape = self.kv_slice(layer, which, 0, n)
         v = self.fresh("kv")
         ty = ttype(shape, self.kv)
         self.emit("%s = tensor.extract_slice %s[%s] [%s] [1, 1, 1, 1] : %s "
-                  "to %s" % (v, cache, (offs % layer).format(start=0), sizes,
-                             self.cache_tensor(which), ty), loc=loc)
+                  "to %s" % (v, cache, offs, sizes, self.cache_tensor(which),
+                             ty), loc=loc)
         if self.kv == "f32":
             return v
         s = self.kv_scale(layer, which, loc)
@@ -331,12 +332,9 @@ class LlamaEmitter:
         return d
 
     def cache_shape(self, which):
-        """K (0): [L, KV, Dh, M + k_cache_pad(...)], transposed; V (1):
-        [L, KV, M, Dh]."""
-        if which == 0:
-            return [self.L, self.KV, self.Dh,
-                    self.M + k_cache_pad(self.M, self.kv)]
-        return [self.L, self.KV, self.M, self.Dh]
+        """K (0) or V (1): kv_cache_shapes()."""
+        return kv_cache_shapes(self.L, self.KV, self.Dh, self.M,
+                               self.kv)[which]
 
     def cache_tensor(self, which):
         return ttype(self.cache_shape(which), self.kv)
@@ -369,11 +367,10 @@ class LlamaEmitter:
         # runs j innermost over contiguous memory (vectorized; d innermost
         # would be a float reduction LLVM may not reorder) without a copy
         # of the cache's prefix every step.
-        kt = k_all
         init = self.filled(sshape, [S, n], 0.0, loc + ".scores")
         sc = self.generic(
             [(qt, ttype([KV, G, None, Dh]), ["h", "g", "s", "d"], "f32"),
-             (kt, ttype([KV, Dh, None]), ["h", "d", "j"], "f32")], init,
+             (k_all, ttype([KV, Dh, None]), ["h", "d", "j"], "f32")], init,
             sshape, ["h", "g", "s", "d", "j"],
             ["parallel"] * 3 + ["reduction", "parallel"],
             ["%m = arith.mulf %a0, %a1 : f32",
@@ -543,6 +540,16 @@ def k_cache_pad(max_len, kv_cache):
     item = 4 if kv_cache == "f32" else 1
     lines = -(-max_len * item // 64)
     return (lines + (lines % 2 == 0)) * 64 // item - max_len
+
+
+def kv_cache_shapes(layers, kv_heads, head_dim, max_len, kv_cache):
+    """The shapes of the K cache ([layers, kv_heads, head_dim, max_len +
+    k_cache_pad(...)], transposed, rows padded) and the V cache ([layers,
+    kv_heads, max_len, head_dim]): the @prefill/@decode signature, which
+    callers allocate to."""
+    return ([layers, kv_heads, head_dim,
+             max_len + k_cache_pad(max_len, kv_cache)],
+            [layers, kv_heads, max_len, head_dim])
 
 
 def emit_module(model, max_len=2048, kv_cache="f32", kv_scales=None,
