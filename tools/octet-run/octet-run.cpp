@@ -38,7 +38,9 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -50,6 +52,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <set>
+#include <thread>
 
 using namespace mlir;
 namespace npy = ::octet::runtime;
@@ -87,6 +90,15 @@ static llvm::cl::opt<std::string> calibrate(
                    "lists, one file per batch), record the statistics of "
                    "each octet.observe and write them to this JSON file"),
     llvm::cl::init(""));
+static llvm::cl::opt<bool> secondMoment(
+    "second-moment",
+    llvm::cl::desc("With --calibrate: also accumulate each observed "
+                   "tensor's second moment sum x x^T over the rows of its "
+                   "last dimension (GPTQ's Hessian, for "
+                   "octet-quantize-weights algorithm=gptq), written as "
+                   "float64 .npy files in FILE's directory under "
+                   "<FILE stem>.second-moment/"),
+    llvm::cl::init(false));
 static llvm::cl::opt<unsigned>
     optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
@@ -162,8 +174,32 @@ struct Calibrator {
   enum class Pass { Range, Histogram } pass = Pass::Range;
   std::vector<std::string> names;
   std::vector<::octet::calibration::TensorStats> stats;
+  /// --second-moment: per observed tensor.
+  std::vector<::octet::calibration::SecondMoment> moments;
   std::vector<float> scratch;
 };
+
+/// Adds the rows of `x` (`rows` x `dim`) to `m`, the upper triangle split
+/// between two threads at the row that halves the work.
+void addSecondMoment(::octet::calibration::SecondMoment &m, const float *x,
+                     int64_t rows) {
+  int64_t dim = m.dim;
+  m.begin(x, rows);
+  unsigned hw = std::thread::hardware_concurrency();
+  if (hw < 2 || dim < 64) {
+    m.addRows(x, rows, 0, dim);
+  } else {
+    // Row i costs dim - i: split where the first part has half the total.
+    double total = 0.5 * dim * (dim + 1), acc = 0;
+    int64_t split = 0;
+    while (split < dim && acc < total / 2)
+      acc += dim - split++;
+    std::thread t([&] { m.addRows(x, rows, 0, split); });
+    m.addRows(x, rows, split, dim);
+    t.join();
+  }
+  m.end(x, rows);
+}
 Calibrator *activeCalibrator = nullptr;
 
 /// The ranked part of a memref descriptor of f32.
@@ -203,9 +239,16 @@ extern "C" void observeCallback(int64_t id, UnrankedF32 *m) {
       idx[d] = 0;
     }
   }
-  if (c->pass == Calibrator::Pass::Range)
+  if (c->pass == Calibrator::Pass::Range) {
     c->stats[id].addRange(c->scratch.data(), n);
-  else
+    if (!c->moments.empty() && rank > 0 && sizes[rank - 1] > 0) {
+      auto &m = c->moments[id];
+      if (m.dim == 0)
+        m.dim = sizes[rank - 1];
+      if (m.dim == sizes[rank - 1])
+        addSecondMoment(m, c->scratch.data(), n / m.dim);
+    }
+  } else
     c->stats[id].addHistogram(c->scratch.data(), n);
 }
 
@@ -390,6 +433,8 @@ void prepareCalibration(ModuleOp module, MLIRContext &context,
   for (Attribute a : names)
     calibrator.names.push_back(cast<StringAttr>(a).str());
   calibrator.stats.resize(calibrator.names.size());
+  if (secondMoment)
+    calibrator.moments.resize(calibrator.names.size());
 }
 
 /// Lowers `module` to the LLVM dialect (--pipeline, by default
@@ -577,11 +622,49 @@ void runCalibration(EntryCall &call, std::vector<std::vector<Slot>> &batches,
 /// Writes the statistics of `calibrator` over `numBatches` batches to the
 /// --calibrate file and reports it on stderr.
 void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
+  namespace cal = ::octet::calibration;
+  // --second-moment: one .npy per distinct matrix (observers of the same
+  // value, e.g. the q, k and v projections' input, share one), named by
+  // index in <stem>.second-moment/ beside the statistics file.
+  std::vector<std::string> momentFile(calibrator.moments.size());
+  if (!calibrator.moments.empty()) {
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(calibrate));
+    std::string sub = (llvm::sys::path::stem(calibrate) + ".second-moment")
+                          .str();
+    llvm::sys::path::append(dir, sub);
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+      fail("cannot create '" + dir.str() + "': " + ec.message());
+    std::vector<size_t> written;
+    for (size_t ti = 0; ti < calibrator.moments.size(); ++ti) {
+      const cal::SecondMoment &m = calibrator.moments[ti];
+      if (m.dim == 0)
+        continue;
+      for (size_t w : written) {
+        const cal::SecondMoment &o = calibrator.moments[w];
+        if (o.dim == m.dim && o.rows == m.rows && o.sum == m.sum) {
+          momentFile[ti] = momentFile[w];
+          break;
+        }
+      }
+      if (!momentFile[ti].empty())
+        continue;
+      std::string name = std::to_string(written.size()) + ".npy";
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, name);
+      std::vector<double> full = m.full();
+      int64_t shape[2] = {m.dim, m.dim};
+      std::string error;
+      if (!npy::writeNpy(path.str().str(), npy::NpyDType::F64, shape, 2,
+                         full.data(), error))
+        fail(error);
+      momentFile[ti] = sub + "/" + name;
+      written.push_back(ti);
+    }
+  }
   std::error_code ec;
   llvm::raw_fd_ostream os(calibrate, ec);
   if (ec)
     fail("cannot write '" + calibrate + "': " + ec.message());
-  namespace cal = ::octet::calibration;
   llvm::json::OStream j(os, /*IndentSize=*/1);
   j.object([&] {
     j.attribute(cal::kFormatKey, cal::kStatsFormat);
@@ -607,6 +690,17 @@ void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
             out << "]";
           });
           j.attributeEnd();
+          if (!momentFile[ti].empty()) {
+            const cal::SecondMoment &m = calibrator.moments[ti];
+            j.attributeObject(cal::kSecondMomentKey, [&] {
+              j.attribute(cal::kSecondMomentFileKey, momentFile[ti]);
+              j.attribute(cal::kSecondMomentDimKey, m.dim);
+              j.attribute(cal::kSecondMomentRowsKey,
+                          static_cast<int64_t>(m.rows));
+              j.attribute(cal::kSecondMomentSkippedKey,
+                          static_cast<int64_t>(m.skippedRows));
+            });
+          }
         });
       }
     });
@@ -672,6 +766,8 @@ int main(int argc, char **argv) {
 
   bool fromLibrary = library;
   bool calibrating = !calibrate.empty();
+  if (secondMoment && !calibrating)
+    fail("--second-moment needs --calibrate=FILE.json");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module;

@@ -100,6 +100,34 @@ def OctetQuantizeWeights
     makes them serial; the results do not depend on it). When stderr is a
     terminal, a long run prints its progress there.
 
+    **GPTQ** (`algorithm=gptq stats=FILE damp=D`, Frantar et al., "GPTQ:
+    Accurate Post-Training Quantization for Generative Pre-trained
+    Transformers", 2022): for a 2-D weight W (output channels x K inputs)
+    and its layer's calibration inputs X (rows of K values), the Hessian is
+    H = sum x x^T (`octet-run --calibrate --second-moment`; the paper's 2 X
+    X^T up to a factor that cancels), inputs that were always zero get
+    H_ii = 1 and a zero weight column, and D times the mean of diag(H) is
+    added to the diagonal. U is the upper Cholesky factor of H^-1 (computed
+    as the reversed inverse of the Cholesky factor of H reversed, in f64).
+    Each output channel is then quantized input by input: w_k is rounded to
+    its code with the group's scale (per-group: computed from the current,
+    already corrected values of the group when the group starts, with the
+    configured clip method; per-channel and per-tensor: from the original
+    weight), and the rounding error e = (w_k - dequantized) / U_kk is fed
+    back into the inputs not yet quantized, w_j -= e U_kj (j > k). Rows are
+    independent: they are processed in tiles of 8 sharing each row of U
+    (the paper's lazy batch updates serve the same purpose on a GPU), in
+    parallel, in f64; the result does not depend on the number of threads.
+    The codes are the numerics core's codes of the corrected values (FP8,
+    INT8 and INT4 grids alike), so the output is ordinary quantized weights.
+    The statistics come from a module instrumented with
+    `octet-instrument{all=true}`: the activation operand of each contraction
+    must be an `octet.observe` whose entry has a `second_moment` of size K
+    (the activation's reduction dimension must be its last); every
+    `octet.observe` is removed afterwards. 2-D weights only (matmuls and
+    their transposed forms); the report's SQNR is against the original
+    weight. `nonfinite=clip` is refused with gptq.
+
     Example (`format=i8 granularity=per-channel`):
 
     ```mlir
@@ -155,7 +183,18 @@ def OctetQuantizeWeights
            "first bad index) or clip (warn; NaN to the zero point, +-inf "
            "saturate)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark per quantized or skipped layer and a summary remark">
+           "Emit a remark per quantized or skipped layer and a summary remark">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"rtn\"",
+           "rtn (round to nearest) or gptq (error feedback through the "
+           "inverse Hessian of each layer's calibration inputs; needs "
+           "stats=)">,
+    Option<"stats", "stats", "std::string", /*default=*/"\"\"",
+           "algorithm=gptq: calibration statistics written by octet-run "
+           "--calibrate=FILE --second-moment on a module instrumented with "
+           "octet-instrument{all=true}">,
+    Option<"damp", "damp", "double", /*default=*/"0.01",
+           "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
+           "fraction of its mean (0 < damp <= 1)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -151,6 +151,14 @@ private:
                                               const WeightJob &job,
                                               LayerRecord &rec);
   Value reapplyChain(Value deq, ArrayRef<Operation *> chain);
+
+  /// algorithm=gptq: the statistics' second moments by observer name and
+  /// the factors loaded so far, by file.
+  llvm::StringMap<MomentEntry> moments;
+  llvm::StringMap<std::shared_ptr<const GptqFactor>> factors;
+  LogicalResult prepareGptq(linalg::LinalgOp op, OpOperand &operand,
+                            const Trace &trace, const WeightAxes &axes,
+                            const std::string &name, WeightJob &job);
 };
 
 //===----------------------------------------------------------------------===//
@@ -229,6 +237,23 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("unknown nonfinite '" + nonfinite +
                 "' (expected error or clip)");
   cfg.remarks = remarks;
+  if (algorithm == "gptq") {
+    cfg.gptq = true;
+    if (stats.empty())
+      return fail("algorithm=gptq needs stats=FILE.json (octet-run "
+                  "--calibrate=FILE.json --second-moment on a module "
+                  "instrumented with octet-instrument{all=true})");
+    if (!(damp > 0.0 && damp <= 1.0))
+      return fail("damp must be in (0, 1], got " + std::to_string(damp));
+    if (cfg.nonfiniteClip)
+      return fail("algorithm=gptq does not take nonfinite=clip (a non-finite "
+                  "weight would spread through the error feedback)");
+  } else if (algorithm != "rtn") {
+    return fail("unknown algorithm '" + algorithm +
+                "' (expected rtn or gptq)");
+  }
+  cfg.stats = stats;
+  cfg.damp = damp;
   return success();
 }
 
@@ -466,6 +491,10 @@ void QuantizeWeightsPass::processOperand(linalg::LinalgOp op,
 
   WeightJob job;
   prepareJob(job, trace, *data, operandType, *os);
+  if (cfg.gptq && failed(prepareGptq(op, operand, trace, axes, name, job))) {
+    hadError = true;
+    return;
+  }
   rec.layout = trace.chain.empty() ? "constant"
                : job.folded        ? "folded chain"
                                    : "chain re-applied";
@@ -477,6 +506,73 @@ void QuantizeWeightsPass::processOperand(linalg::LinalgOp op,
   operand.set(job.folded ? deq : reapplyChain(deq, trace.chain));
   maybeDead.push_back(cst);
   llvm::append_range(maybeDead, trace.chain);
+}
+
+/// algorithm=gptq: finds the observed activation of `op`, its second moment
+/// and factor, and the weight's reduction axis in the quantized layout.
+LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
+                                               OpOperand &operand,
+                                               const Trace &trace,
+                                               const WeightAxes &axes,
+                                               const std::string &name,
+                                               WeightJob &job) {
+  auto err = [&]() {
+    return op->emitError() << "octet-quantize-weights algorithm=gptq: '"
+                           << name << "': ";
+  };
+  if (job.type.getRank() != 2 || !axes.reduction)
+    return err() << "GPTQ takes 2-D weights (matmuls), this one is "
+                 << job.type;
+  std::optional<int64_t> raxis =
+      job.folded ? axes.reduction
+                 : mapAxisToConstant(trace.chain, *axes.reduction);
+  if (!raxis)
+    return err() << "the reduction axis does not survive the layout chain";
+  SmallVector<OpOperand *> inputs = op.getDpsInputOperands();
+  if (inputs.size() != 2)
+    return err() << "expected two inputs (activation and weight), got "
+                 << inputs.size();
+  OpOperand *act = inputs[0] == &operand ? inputs[1] : inputs[0];
+  auto observe = act->get().getDefiningOp<ObserveOp>();
+  if (!observe)
+    return err() << "the activation is not an octet.observe; instrument the "
+                    "module with octet-instrument{all=true} and calibrate it "
+                    "with octet-run --calibrate=FILE --second-moment";
+  // The second moment sums over the activation's last dimension: it must be
+  // the contraction's reduction loop that the weight's reduction axis uses.
+  unsigned loop = op.getMatchingIndexingMap(&operand).getDimPosition(
+      *axes.reduction);
+  AffineMap actMap = op.getMatchingIndexingMap(act);
+  if (actMap.getNumResults() == 0 ||
+      actMap.getResults().back() != getAffineDimExpr(loop, op->getContext()))
+    return err() << "the activation's reduction dimension is not its last; "
+                    "its second moment would sum the wrong products";
+  auto it = moments.find(observe.getName());
+  if (it == moments.end())
+    return err() << "'" << cfg.stats << "' has no second_moment for '"
+                 << observe.getName()
+                 << "' (calibrate with octet-run --second-moment)";
+  int64_t k = job.type.getDimSize(*raxis);
+  if (it->second.dim != k)
+    return err() << "the second moment of '" << observe.getName()
+                 << "' is " << it->second.dim << "x" << it->second.dim
+                 << ", the weight's reduction dimension is " << k;
+  if (it->second.rows == 0)
+    return err() << "the second moment of '" << observe.getName()
+                 << "' was accumulated over no rows";
+  std::shared_ptr<const GptqFactor> &factor = factors[it->second.file];
+  if (!factor) {
+    std::string why;
+    auto loaded =
+        loadGptqFactor(&getContext(), it->second.file, k, cfg.damp, why);
+    if (failed(loaded)) {
+      factors.erase(it->second.file);
+      return err() << why;
+    }
+    factor = *loaded;
+  }
+  job.gptq = GptqJob{factor, *raxis};
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -568,6 +664,18 @@ void QuantizeWeightsPass::runOnOperation() {
   hadError = false;
   totalBytes = doneBytes = 0;
 
+  moments.clear();
+  factors.clear();
+  if (cfg.gptq) {
+    std::string why;
+    auto entries = readMomentEntries(cfg.stats, why);
+    if (failed(entries)) {
+      module.emitError() << "octet-quantize-weights: " << why;
+      return signalPassFailure();
+    }
+    moments = std::move(*entries);
+  }
+
   std::vector<Work> work = collectWork(module);
   for (auto [i, w] : llvm::enumerate(work)) {
     processOperand(w.op, w.op->getOpOperand(w.operandNumber), w.trace, w.axes,
@@ -575,6 +683,16 @@ void QuantizeWeightsPass::runOnOperation() {
     progress(i + 1, work.size());
   }
   eraseDeadWeights();
+  if (cfg.gptq) {
+    // The observers were there for calibration only.
+    SmallVector<ObserveOp> observers;
+    module.walk([&](ObserveOp o) { observers.push_back(o); });
+    for (ObserveOp o : observers) {
+      o.replaceAllUsesWith(o.getInput());
+      o.erase();
+    }
+    factors.clear();
+  }
 
   if (failed(writeReport(module, cfg, records)))
     hadError = true;

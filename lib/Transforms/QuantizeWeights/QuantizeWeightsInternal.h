@@ -19,10 +19,12 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -57,6 +59,10 @@ struct Config {
   std::string report;
   bool nonfiniteClip = false;
   bool remarks = false;
+  /// algorithm=gptq, its statistics file and dampening.
+  bool gptq = false;
+  std::string stats;
+  double damp = 0.01;
   /// The options as written, for the report.
   std::string formatName, granularityName, nonfiniteName;
 };
@@ -222,6 +228,43 @@ struct QuantizedAttrs {
   TypedAttr codes, scales, zeroPoints;
 };
 
+/// GPTQ's view of one layer's calibration inputs (Gptq.cpp).
+struct GptqFactor {
+  int64_t dim = 0;
+  /// U, upper triangular, dim x dim row-major: H^-1 = U^T U for the damped
+  /// Hessian H.
+  std::vector<double> u;
+  /// Inputs that were zero in every calibration row (H_ii = 0): their
+  /// weight column is zeroed before quantization.
+  std::vector<uint8_t> dead;
+};
+
+/// A tensor's second_moment entry in a statistics file.
+struct MomentEntry {
+  std::string file; ///< Resolved against the statistics file's directory.
+  int64_t dim = 0;
+  uint64_t rows = 0;
+};
+
+/// The second_moment entries of the statistics file `path`, by observer
+/// name (tensors without one are left out). Fails with `why`.
+FailureOr<llvm::StringMap<MomentEntry>> readMomentEntries(const std::string &path,
+                                                          std::string &why);
+
+/// Reads the second moment of `file` (dim x dim float64 .npy), dampens it
+/// by `damp` times its mean diagonal and factors it. Fails with `why`.
+FailureOr<std::shared_ptr<const GptqFactor>>
+loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
+               double damp, std::string &why);
+
+/// The GPTQ part of a weight job: the factor of its layer's inputs and the
+/// constant's reduction axis (the weight is 2-D; the other axis is the
+/// output channel).
+struct GptqJob {
+  std::shared_ptr<const GptqFactor> factor;
+  int64_t reductionAxis = 0;
+};
+
 /// A weight operand ready to quantize: the values and type that are
 /// quantized (the constant's, or the folded layout chain's) and the scheme.
 struct WeightJob {
@@ -236,6 +279,8 @@ struct WeightJob {
   /// `foldedValues`): the result feeds this operand only.
   bool folded = false;
   std::vector<float> foldedValues;
+  /// algorithm=gptq: set for every quantized weight.
+  std::optional<GptqJob> gptq;
 
   WeightJob() = default;
   // `data` may point into `foldedValues`.

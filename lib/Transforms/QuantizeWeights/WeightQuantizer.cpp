@@ -324,12 +324,13 @@ static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
 // Codes and errors
 //===----------------------------------------------------------------------===//
 
-/// Writes the codes and measures the reconstruction error, in fixed chunks
-/// merged in order.
-template <typename Read>
+/// Writes the codes of the values `read` and measures the reconstruction
+/// error against `reference` (the same values, except after GPTQ's error
+/// feedback), in fixed chunks merged in order.
+template <typename Read, typename Ref>
 static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
-                       ArrayRef<num::ClipResult> clips, uint8_t *codes,
-                       LayerStats &stats) {
+                       Ref reference, ArrayRef<num::ClipResult> clips,
+                       uint8_t *codes, LayerStats &stats) {
   const GroupLayout &layout = k.layout;
   const int64_t n = layout.numElements;
   const num::StorageFormat format = k.format;
@@ -371,6 +372,7 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
         out[i] = static_cast<uint8_t>(fourBit ? (q & 0x0f) : (q & 0xff));
         xhat = num::dequantizeInt(q, p.scale, p.zeroPoint);
       }
+      x = reference(i);
       if (!std::isfinite(x))
         continue; // Only with nonfinite=clip: not part of the error.
       part.sqnr.add(x, xhat);
@@ -388,6 +390,102 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
 }
 
 //===----------------------------------------------------------------------===//
+// GPTQ
+//===----------------------------------------------------------------------===//
+
+/// The clip range of one group's values `x` (n of them) under the
+/// configured clip method, as searchClips computes it.
+static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
+  if (k.cfg.clip == ClipKind::Percentile)
+    return num::percentileClip(x, n, k.cfg.percentile, k.format, k.range,
+                               k.symmetric);
+  num::RangeStats s;
+  for (size_t i = 0; i < n; ++i)
+    s.add(x[i]);
+  if (k.cfg.clip == ClipKind::Mse)
+    return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
+  return num::absmaxClip(s, k.format, k.range, k.symmetric);
+}
+
+/// GPTQ (see the pass description): writes the error-corrected values to
+/// `out` (the constant's layout) and, for per-group schemes, each group's
+/// clip range computed from the corrected values when the group starts
+/// (per-channel and per-tensor `clips` are the original weight's, filled
+/// by the caller). Rows (output channels) are independent; tiles of
+/// kTile rows share each row of U.
+template <typename Read>
+static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
+                       ArrayRef<int64_t> shape,
+                       std::vector<num::ClipResult> &clips,
+                       std::vector<float> &out) {
+  constexpr int64_t kTile = 8;
+  const GptqFactor &f = *job.factor;
+  const int64_t kdim = f.dim;
+  const int64_t raxis = job.reductionAxis;
+  const int64_t rows = shape[1 - raxis];
+  // Element (row n, input c) of the constant.
+  const int64_t strideRow = raxis == 0 ? 1 : kdim;
+  const int64_t strideIn = raxis == 0 ? rows : 1;
+  const bool perGroup = k.layout.kind == Granularity::per_group;
+  const int64_t group = perGroup ? k.layout.group : kdim;
+  const bool fp8 = num::isFloat8(k.format);
+  out.assign(rows * kdim, 0.0f);
+  const int64_t tiles = (rows + kTile - 1) / kTile;
+  parallelFor(k.ctx, 0, tiles, [&](size_t t) {
+    const int64_t r0 = static_cast<int64_t>(t) * kTile;
+    const int64_t nr = std::min(kTile, rows - r0);
+    std::vector<double> w(nr * kdim);
+    std::vector<float> buf(group);
+    num::QuantParams p[kTile];
+    double err[kTile];
+    for (int64_t r = 0; r < nr; ++r)
+      for (int64_t c = 0; c < kdim; ++c)
+        w[r * kdim + c] =
+            f.dead[c] ? 0.0 : read((r0 + r) * strideRow + c * strideIn);
+    if (!perGroup)
+      for (int64_t r = 0; r < nr; ++r)
+        p[r] = clips[ParamCursor(k.layout, (r0 + r) * strideRow).param].params;
+    for (int64_t c = 0; c < kdim; ++c) {
+      if (perGroup && c % group == 0) {
+        for (int64_t r = 0; r < nr; ++r) {
+          for (int64_t j = 0; j < group; ++j)
+            buf[j] = static_cast<float>(w[r * kdim + c + j]);
+          int64_t param =
+              ParamCursor(k.layout, (r0 + r) * strideRow + c * strideIn).param;
+          clips[param] = groupClip(k, buf.data(), group);
+          p[r] = clips[param].params;
+        }
+      }
+      const double *__restrict urow = &f.u[c * kdim];
+      for (int64_t r = 0; r < nr; ++r) {
+        float x = static_cast<float>(w[r * kdim + c]);
+        float xhat;
+        if (fp8)
+          xhat = num::dequantizeFp8(
+              num::quantizeFp8(x, p[r].scale, k.format, k.saturate),
+              p[r].scale, k.format);
+        else
+          xhat = num::dequantizeInt(num::quantizeInt(x, p[r].scale,
+                                                     p[r].zeroPoint,
+                                                     k.range.qmin,
+                                                     k.range.qmax),
+                                    p[r].scale, p[r].zeroPoint);
+        out[(r0 + r) * strideRow + c * strideIn] = x;
+        err[r] = (w[r * kdim + c] - static_cast<double>(xhat)) / urow[c];
+      }
+      for (int64_t r = 0; r < nr; ++r) {
+        const double e = err[r];
+        if (e == 0.0)
+          continue;
+        double *__restrict wr = &w[r * kdim];
+        for (int64_t j = c + 1; j < kdim; ++j)
+          wr[j] -= e * urow[j];
+      }
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
@@ -397,17 +495,22 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
 /// schemes).
 static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
                            ArrayRef<int64_t> shape, SchemeAttr scheme,
-                           const Config &cfg, uint8_t *codes, float *scales,
-                           int32_t *zeroPoints, LayerStats &stats) {
+                           const Config &cfg, const std::optional<GptqJob> &gptq,
+                           uint8_t *codes, float *scales, int32_t *zeroPoints,
+                           LayerStats &stats) {
   Kernel k(ctx, cfg, scheme, shape);
   const int64_t groups = k.layout.numGroups();
   std::vector<num::ClipResult> clips(groups);
   withReader(w, [&](auto read) {
-    // 1. Parameters of every group.
+    // 1. Parameters of every group (GPTQ per-group: from the corrected
+    // values, in gptqValues).
     if (cfg.clip == ClipKind::AbsMax)
       absmaxClips(k, read, clips);
     else
       searchClips(k, read, clips);
+    std::vector<float> corrected;
+    if (gptq)
+      gptqValues(k, read, *gptq, shape, clips, corrected);
     summarizeClips(clips, stats);
     for (int64_t g = 0; g < groups; ++g) {
       scales[g] = clips[g].params.scale;
@@ -416,7 +519,13 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
     }
     clipCurve(k, read, stats);
     // 2. Codes and errors.
-    writeCodes(k, scheme, read, clips, codes, stats);
+    if (gptq) {
+      const float *v = corrected.data();
+      writeCodes(k, scheme, [v](int64_t i) { return v[i]; }, read, clips,
+                 codes, stats);
+    } else {
+      writeCodes(k, scheme, read, read, clips, codes, stats);
+    }
   });
 }
 
@@ -485,7 +594,7 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   if (zpType)
     zps.allocate(numParams * sizeof(int32_t), /*asBlob=*/false);
 
-  quantizeWeight(ctx, job.data, shape, scheme, cfg,
+  quantizeWeight(ctx, job.data, shape, scheme, cfg, job.gptq,
                  reinterpret_cast<uint8_t *>(codes.data()),
                  reinterpret_cast<float *>(scales.data()),
                  zpType ? reinterpret_cast<int32_t *>(zps.data()) : nullptr,

@@ -94,6 +94,11 @@ static void writeOptions(llvm::json::OStream &j, const Config &cfg) {
     j.attribute("skip_lm_head", cfg.skipLmHead);
     j.attribute("min_elements", cfg.minElements);
     j.attribute("nonfinite", cfg.nonfiniteName);
+    j.attribute("algorithm", cfg.gptq ? "gptq" : "rtn");
+    if (cfg.gptq) {
+      j.attribute("stats", cfg.stats);
+      j.attribute("damp", cfg.damp);
+    }
   });
 }
 

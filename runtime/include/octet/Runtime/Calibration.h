@@ -74,6 +74,80 @@ struct TensorStats {
   }
 };
 
+/// The second moment sum_r x_r x_r^T of an activation whose rows x_r are
+/// its last dimension (the reduction dimension of the contraction it feeds):
+/// GPTQ's Hessian, up to the factor 2. Accumulated in f64 over the upper
+/// triangle, row blocks at a time; non-finite rows are skipped (counted in
+/// `skippedRows`).
+struct SecondMoment {
+  int64_t dim = 0;
+  uint64_t rows = 0, skippedRows = 0;
+  std::vector<double> sum; ///< dim x dim, row-major; upper triangle filled.
+
+  /// Adds the `numRows` rows of `x` (row-major, `dim` columns). Rows
+  /// [i0, i1) of the upper triangle can be accumulated by different threads
+  /// (`addRows`); `add` does all of them.
+  void add(const float *x, int64_t numRows) {
+    begin(x, numRows);
+    addRows(x, numRows, 0, dim);
+    end(x, numRows);
+  }
+  /// Prepares the row blocks of `x` (call once per tensor, before addRows).
+  void begin(const float *x, int64_t numRows) {
+    if (sum.empty())
+      sum.assign(static_cast<size_t>(dim) * dim, 0.0);
+    finite.assign(numRows, 1);
+    for (int64_t r = 0; r < numRows; ++r)
+      for (int64_t j = 0; j < dim; ++j)
+        if (!std::isfinite(x[r * dim + j])) {
+          finite[r] = 0;
+          break;
+        }
+  }
+  /// Accumulates rows [i0, i1) of the upper triangle.
+  void addRows(const float *x, int64_t numRows, int64_t i0, int64_t i1) {
+    constexpr int64_t kBlock = 64;
+    std::vector<double> blk(kBlock * dim);
+    for (int64_t r0 = 0; r0 < numRows; r0 += kBlock) {
+      int64_t nr = 0;
+      for (int64_t r = r0; r < std::min(numRows, r0 + kBlock); ++r) {
+        if (!finite[r])
+          continue;
+        for (int64_t j = 0; j < dim; ++j)
+          blk[nr * dim + j] = x[r * dim + j];
+        ++nr;
+      }
+      for (int64_t i = i0; i < i1; ++i) {
+        double *__restrict h = &sum[i * dim];
+        for (int64_t r = 0; r < nr; ++r) {
+          const double *__restrict xr = &blk[r * dim];
+          double xi = xr[i];
+          if (xi == 0.0)
+            continue;
+          for (int64_t j = i; j < dim; ++j)
+            h[j] += xi * xr[j];
+        }
+      }
+    }
+  }
+  /// Counts the rows of `x` (after addRows).
+  void end(const float *, int64_t numRows) {
+    for (int64_t r = 0; r < numRows; ++r)
+      finite[r] ? ++rows : ++skippedRows;
+  }
+  /// The full symmetric matrix (the lower triangle mirrored).
+  std::vector<double> full() const {
+    std::vector<double> m(sum);
+    for (int64_t i = 0; i < dim; ++i)
+      for (int64_t j = 0; j < i; ++j)
+        m[i * dim + j] = m[j * dim + i];
+    return m;
+  }
+
+private:
+  std::vector<uint8_t> finite;
+};
+
 /// The smallest threshold t (a bin's upper edge) such that at least
 /// `percent` % of the |x| values are <= t.
 inline double percentileThreshold(const TensorStats &s, double percent) {
@@ -160,6 +234,16 @@ inline double mseThreshold(const TensorStats &s, double levels) {
 // The reader needs "tensors" and, in each entry, min, max, absmax and count;
 // the histogram is optional (without it, percentile and mse fall back to
 // absmax).
+//
+// With octet-run --second-moment, each entry also has
+//
+//     "second_moment": {"file": "stats.second-moment/0.npy", "dim": 576,
+//                       "rows": 512, "skipped_rows": 0}
+//
+// the sum of x x^T over the rows x of the tensor's last dimension, a
+// dim x dim float64 .npy (both triangles) whose path is relative to the
+// statistics file's directory; observers that saw the same rows share one
+// file. octet-quantize-weights algorithm=gptq reads it.
 
 /// The "format" of a statistics file and its "version".
 constexpr char kStatsFormat[] = "octet-calibration";
@@ -180,6 +264,13 @@ constexpr char kAbsmaxKey[] = "absmax";
 constexpr char kCountKey[] = "count";
 constexpr char kNonFiniteKey[] = "non_finite";
 constexpr char kHistogramKey[] = "histogram";
+constexpr char kSecondMomentKey[] = "second_moment";
+
+/// Keys of a second_moment object.
+constexpr char kSecondMomentFileKey[] = "file";
+constexpr char kSecondMomentDimKey[] = "dim";
+constexpr char kSecondMomentRowsKey[] = "rows";
+constexpr char kSecondMomentSkippedKey[] = "skipped_rows";
 
 } // namespace calibration
 } // namespace octet

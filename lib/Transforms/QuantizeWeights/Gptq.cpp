@@ -1,0 +1,188 @@
+//===- Gptq.cpp - GPTQ's inverse-Hessian factor ---------------------------===//
+//
+// Part of octet-quantize-weights (algorithm=gptq): reads a layer's second
+// moment H = sum x x^T (written by octet-run --calibrate --second-moment),
+// dampens it and computes U, the upper Cholesky factor of H^-1, which the
+// quantization loop (WeightQuantizer.cpp) uses for its error feedback.
+//
+// U is computed without forming H^-1: with J the reversal permutation,
+// J H J = L L^T (Cholesky), so H = V V^T with V = J L J upper triangular and
+// H^-1 = (V^-1)^T V^-1; U = V^-1 = J L^-1 J. One Cholesky and one
+// triangular inverse, in f64, both with a fixed summation order (the result
+// does not depend on the number of threads).
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantizeWeightsInternal.h"
+
+#include "octet/Runtime/Calibration.h"
+#include "octet/Runtime/Npy.h"
+
+#include "mlir/IR/Threading.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+
+namespace mlir::octet::weight_quant {
+
+namespace npy = ::octet::runtime;
+
+/// dot(a[0:n], b[0:n]) with four partial sums (a fixed order).
+static double dot(const double *__restrict a, const double *__restrict b,
+                  int64_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+FailureOr<llvm::StringMap<MomentEntry>>
+readMomentEntries(const std::string &path, std::string &why) {
+  namespace cal = ::octet::calibration;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    why = "cannot read calibration statistics '" + path +
+          "': " + buffer.getError().message();
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    why = "'" + path + "' is not valid JSON: " + llvm::toString(json.takeError());
+    return failure();
+  }
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Object *tensors =
+      root ? root->getObject(cal::kTensorsKey) : nullptr;
+  if (!tensors) {
+    why = "'" + path + "' has no \"" + cal::kTensorsKey +
+          "\" object; is it a file written by octet-run --calibrate?";
+    return failure();
+  }
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(path));
+  llvm::StringMap<MomentEntry> out;
+  for (const auto &[key, value] : *tensors) {
+    const llvm::json::Object *t = value.getAsObject();
+    const llvm::json::Object *m =
+        t ? t->getObject(cal::kSecondMomentKey) : nullptr;
+    if (!m)
+      continue;
+    std::optional<llvm::StringRef> file =
+        m->getString(cal::kSecondMomentFileKey);
+    std::optional<int64_t> dim = m->getInteger(cal::kSecondMomentDimKey);
+    std::optional<int64_t> rows = m->getInteger(cal::kSecondMomentRowsKey);
+    if (!file || file->empty() || !dim || *dim <= 0 || *dim > (1 << 20) ||
+        !rows || *rows < 0) {
+      why = "'" + path + "': the " + cal::kSecondMomentKey + " of '" +
+            key.str() + "' needs \"" + cal::kSecondMomentFileKey +
+            "\" (a path), \"" + cal::kSecondMomentDimKey +
+            "\" (a positive integer) and \"" + cal::kSecondMomentRowsKey +
+            "\" (a non-negative integer)";
+      return failure();
+    }
+    MomentEntry e;
+    llvm::SmallString<256> full(*file);
+    if (llvm::sys::path::is_relative(full)) {
+      full = dir;
+      llvm::sys::path::append(full, *file);
+    }
+    e.file = full.str().str();
+    e.dim = *dim;
+    e.rows = static_cast<uint64_t>(*rows);
+    out[key] = std::move(e);
+  }
+  return out;
+}
+
+FailureOr<std::shared_ptr<const GptqFactor>>
+loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
+               double damp, std::string &why) {
+  npy::NpyArray a;
+  if (!npy::readNpy(file, a, why))
+    return failure();
+  if (a.dtype != npy::NpyDType::F64 || a.shape.size() != 2 ||
+      a.shape[0] != dim || a.shape[1] != dim) {
+    why = "'" + file + "' is not a " + std::to_string(dim) + "x" +
+          std::to_string(dim) + " float64 array (got " +
+          npy::dtypeName(a.dtype) + ", rank " +
+          std::to_string(a.shape.size()) + ")";
+    return failure();
+  }
+  const int64_t k = dim;
+  std::vector<double> h(k * k);
+  std::memcpy(h.data(), a.data.data(), h.size() * sizeof(double));
+  auto factor = std::make_shared<GptqFactor>();
+  factor->dim = k;
+  factor->dead.assign(k, 0);
+  double diagSum = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < k; ++j)
+      if (!std::isfinite(h[i * k + j]) ||
+          std::fabs(h[i * k + j] - h[j * k + i]) >
+              1e-9 * (std::fabs(h[i * k + j]) + std::fabs(h[j * k + i]))) {
+        why = "'" + file + "' is not a finite symmetric matrix (element " +
+              std::to_string(i) + ", " + std::to_string(j) + ")";
+        return failure();
+      }
+    if (h[i * k + i] < 0) {
+      why = "'" + file + "' has a negative diagonal element " +
+            std::to_string(i) + " (not a second moment)";
+      return failure();
+    }
+    if (h[i * k + i] == 0) {
+      // An input that was always zero: its row and column are zero too.
+      factor->dead[i] = 1;
+      h[i * k + i] = 1;
+    }
+    diagSum += h[i * k + i];
+  }
+  double add = damp * diagSum / k;
+  for (int64_t i = 0; i < k; ++i)
+    h[i * k + i] += add;
+
+  // L = chol(J H J), row by row.
+  std::vector<double> l(k * k, 0.0);
+  for (int64_t i = 0; i < k; ++i) {
+    double *li = &l[i * k];
+    const double *hi = &h[(k - 1 - i) * k];
+    for (int64_t j = 0; j <= i; ++j) {
+      double s = hi[k - 1 - j] - dot(li, &l[j * k], j);
+      if (j < i) {
+        li[j] = s / l[j * k + j];
+      } else if (s > 0 && std::isfinite(s)) {
+        li[i] = std::sqrt(s);
+      } else {
+        why = "the damped Hessian of '" + file +
+              "' is not positive definite (pivot " + std::to_string(k - 1 - i) +
+              "); raise damp";
+        return failure();
+      }
+    }
+  }
+  // Column j of L^-1 solves L x = e_j: x_j = 1 / L_jj, then forward
+  // substitution. Columns are independent. U = J L^-1 J.
+  factor->u.assign(k * k, 0.0);
+  double *u = factor->u.data();
+  parallelFor(ctx, 0, k, [&](size_t jj) {
+    int64_t j = static_cast<int64_t>(jj);
+    std::vector<double> x(k, 0.0);
+    x[j] = 1.0 / l[j * k + j];
+    for (int64_t i = j + 1; i < k; ++i)
+      x[i] = -dot(&l[i * k + j], &x[j], i - j) / l[i * k + i];
+    for (int64_t i = j; i < k; ++i)
+      u[(k - 1 - i) * k + (k - 1 - j)] = x[i];
+  });
+  return std::shared_ptr<const GptqFactor>(std::move(factor));
+}
+
+} // namespace mlir::octet::weight_quant
