@@ -690,7 +690,7 @@ void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
             out << "]";
           });
           j.attributeEnd();
-          if (!momentFile[ti].empty()) {
+          if (ti < momentFile.size() && !momentFile[ti].empty()) {
             const cal::SecondMoment &m = calibrator.moments[ti];
             j.attributeObject(cal::kSecondMomentKey, [&] {
               j.attribute(cal::kSecondMomentFileKey, momentFile[ti]);
