@@ -46,10 +46,12 @@ ROOT = octet_llm.ROOT
 def builder(args, calib=True):
     gguf = args.gguf or octet_llm.default_gguf()
     tok = octet_llm.gguf_llama.load(gguf).tokenizer()
-    calib_ids = tok.encode(eval_text("GPL-2"))[:args.calib_tokens] \
-        if calib else None
+    gpl2 = tok.encode(eval_text("GPL-2")) if calib else None
+    calib_ids = gpl2[:args.calib_tokens] if calib else None
+    gptq_ids = gpl2[:args.gptq_tokens] if calib else None
     return octet_llm.Builder(gguf, args.workdir, args.bindir, args.max_len,
-                             args.layers, calib_ids), tok
+                             args.layers, calib_ids,
+                             gptq_ids=gptq_ids), tok
 
 
 def cmd_generate(args):
@@ -153,6 +155,10 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, help="only the first N blocks")
     ap.add_argument("--calib-tokens", type=int, default=512,
                     help="calibration tokens of GPL-2 (default 512)")
+    ap.add_argument("--gptq-tokens", type=int, default=4096,
+                    help="GPTQ recipes: calibration tokens of GPL-2, in "
+                         "windows of 512 (default 4096: all 7 full "
+                         "windows of its 4039)")
     ap.add_argument("--prompt", default="The capital of France is")
     ap.add_argument("-n", type=int, default=24, help="tokens to generate")
     ap.add_argument("--window", type=int, default=512)

@@ -245,7 +245,14 @@ WEIGHT_RECIPES = {
     "w8a8-fp8": "recipe=w8a8-fp8",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
+    # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of
+    # the float model's layer inputs over the calibration text.
+    "w4a16-gptq": "recipe=w4a16 group-size=0 algorithm=gptq",
+    "w4a16-g64-gptq": "recipe=w4a16 group-size=64 algorithm=gptq",
 }
+# GPTQ calibrates on windows of this many tokens (each from an empty cache,
+# like the perplexity windows).
+GPTQ_WINDOW = 512
 KV_VARIANTS = {"kv-i8": "i8", "kv-fp8": "f8E4M3FN"}
 MODIFIERS = ("head", "embed")
 
@@ -298,13 +305,15 @@ class Builder:
     (~1.1 GB for SmolLM2-135M) instead of all of them (~13 GB)."""
 
     def __init__(self, gguf, workdir, bindir, max_len=2048, layers=None,
-                 calib_ids=None, verbose=True, lean=False):
+                 calib_ids=None, verbose=True, lean=False, gptq_ids=None):
         self.gguf = gguf
         self.workdir = workdir
         self.bindir = bindir
         self.max_len = max_len
         self.layers = layers
         self.calib_ids = calib_ids
+        # GPTQ's second moments: windows of GPTQ_WINDOW tokens of these.
+        self.gptq_ids = gptq_ids if gptq_ids is not None else calib_ids
         self.verbose = verbose
         self.lean = lean
         self.loaded = {}
@@ -350,6 +359,55 @@ class Builder:
                   "octet_import_model.py --gguf | octet-opt --emit-bytecode")
         return out
 
+    def calibration_inputs(self, windows=None, tag="calib"):
+        """octet-run --input arguments of @prefill on the calibration text
+        (ids, positions, empty K and V caches): one batch of the first
+        max_len calibration tokens, or the given windows (lists of ids of
+        one length), one batch each. Returns (arguments, tokens)."""
+        if windows is None:
+            windows = [self.calib_ids[:self.max_len]]
+        ids = []
+        for i, w in enumerate(windows):
+            ids.append(self.path("%s_ids%d.npy" % (tag, i)))
+            np.save(ids[-1], np.asarray(w, np.int32))
+        n = len(windows[0])
+        np.save(self.path("%s_pos.npy" % tag), np.arange(n, dtype=np.int32))
+        for name, shape in zip(("calib_kcache.npy", "calib_vcache.npy"),
+                               kv_cache_shapes(self.config, self.max_len,
+                                               "f32")):
+            np.save(self.path(name), np.zeros(shape, np.float32))
+        args = ["--input", ",".join(ids),
+                "--input", self.path("%s_pos.npy" % tag)]
+        for name in ("calib_kcache.npy", "calib_vcache.npy"):
+            args += ["--input", self.path(name)]
+        return args, n * len(windows)
+
+    def second_moments(self, src):
+        """algorithm=gptq: the float model with an observer on every
+        contraction's input (octet-instrument{all=true}), and the second
+        moments of those inputs over the calibration text (octet-run
+        --calibrate --second-moment); shared by every GPTQ recipe."""
+        stats = self.path("moments-%s.json" % os.path.basename(src))
+        inst = src + ".observed"
+        if os.path.exists(stats) and os.path.exists(inst):
+            return inst, stats
+        run([tool(self.bindir, "octet-opt"), src,
+             "--octet-instrument=all=true", "--emit-bytecode", "-o", inst],
+            "octet-instrument")
+        w = min(GPTQ_WINDOW, self.max_len, len(self.gptq_ids))
+        windows = [self.gptq_ids[i:i + w]
+                   for i in range(0, len(self.gptq_ids) - w + 1, w)]
+        args, n = self.calibration_inputs(windows, "gptq")
+        self.log("second moments of every layer's input over %d tokens in "
+                 "%d windows (octet-run --calibrate --second-moment)"
+                 % (n, len(windows)))
+        t = time.time()
+        run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
+             "--calibrate=" + stats, "--second-moment"] + args,
+            "octet-run --calibrate --second-moment")
+        self.log("  %.1f s" % (time.time() - t))
+        return inst, stats
+
     def calibration_stats(self, src, report):
         """w8a8-static: weights quantized (their report in `report`) and
         observers on the activations, run by octet-run --calibrate on the
@@ -364,21 +422,10 @@ class Builder:
              "--octet-quantize-weights=report=" + report,
              "--octet-instrument", "--emit-bytecode", "-o", inst],
             "octet-instrument")
-        ids = np.asarray(self.calib_ids[:self.max_len], np.int32)
-        np.save(self.path("calib_ids.npy"), ids)
-        np.save(self.path("calib_pos.npy"), np.arange(len(ids),
-                                                      dtype=np.int32))
-        for name, shape in zip(("calib_kcache.npy", "calib_vcache.npy"),
-                               kv_cache_shapes(self.config, self.max_len,
-                                               "f32")):
-            np.save(self.path(name), np.zeros(shape, np.float32))
-        self.log("calibrating on %d tokens (octet-run --calibrate)"
-                 % len(ids))
+        args, n = self.calibration_inputs()
+        self.log("calibrating on %d tokens (octet-run --calibrate)" % n)
         run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
-             "--calibrate=" + stats, "--input", self.path("calib_ids.npy"),
-             "--input", self.path("calib_pos.npy"), "--input",
-             self.path("calib_kcache.npy"), "--input",
-             self.path("calib_vcache.npy")], "octet-run --calibrate")
+             "--calibrate=" + stats] + args, "octet-run --calibrate")
         return inst, stats
 
     def kv_amax(self):
@@ -453,6 +500,11 @@ class Builder:
                     temporary.append(src)
                 report = self.path("report-%s.activations.json"
                                    % recipe.name)
+            elif "algorithm=gptq" in opts:
+                # The observed float model (kept: every GPTQ recipe reads
+                # it); the pass removes the observers.
+                src, stats = self.second_moments(src)
+                opts += " stats=%s" % stats
             self.log("quantizing: octet-quantize=%s" % opts)
             t = time.time()
             run([tool(self.bindir, "octet-opt"), src,

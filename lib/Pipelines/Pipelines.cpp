@@ -115,8 +115,21 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
   PassOpts::Option<std::string> stats{
       *this, "stats",
       llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
-                     "--calibrate"),
+                     "--calibrate; algorithm=gptq: the same with "
+                     "--second-moment, of the float model instrumented "
+                     "with octet-instrument{all=true}"),
       llvm::cl::init("")};
+  PassOpts::Option<std::string> algorithm{
+      *this, "algorithm",
+      llvm::cl::desc("Weight rounding: rtn (round to nearest) or gptq "
+                     "(GPTQ error feedback; needs stats=; not with "
+                     "w8a8-static)"),
+      llvm::cl::init("rtn")};
+  PassOpts::Option<double> damp{
+      *this, "damp",
+      llvm::cl::desc("algorithm=gptq: Hessian dampening, a fraction of its "
+                     "mean diagonal"),
+      llvm::cl::init(0.01)};
   PassOpts::Option<std::string> method{
       *this, "method",
       llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
@@ -154,6 +167,17 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
 } // namespace
 
 namespace {
+/// Why algorithm=gptq and w8a8-static do not go together in one step.
+std::string gptqStaticError(StringRef who) {
+  return (who + ": algorithm=gptq does not combine with w8a8-static in one "
+                "step (each needs its own statistics: the float model's "
+                "second moments, then the quantized model's activation "
+                "ranges); run octet-quantize-weights algorithm=gptq, then "
+                "octet-instrument, octet-run --calibrate and "
+                "octet-quantize-activations mode=static")
+      .str();
+}
+
 /// One quantization recipe: what octet-quantize runs for it. The one list
 /// of recipe names (octet-quantize, octet-pipeline, their errors and docs).
 struct RecipeInfo {
@@ -224,6 +248,10 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.report = spec.report;
   weights.skip = spec.skip;
   weights.skipLmHead = spec.skipLmHead;
+  weights.algorithm = spec.algorithm;
+  weights.damp = spec.damp;
+  if (spec.algorithm == "gptq")
+    weights.stats = spec.stats;
   pm.addPass(createOctetQuantizeWeights(weights));
   if (!info.activationMode.empty()) {
     OctetQuantizeActivationsOptions activations;
@@ -390,6 +418,12 @@ LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
   quantize.report = spec.report;
   quantize.skip = spec.skip;
   quantize.skipLmHead = spec.skipLmHead;
+  quantize.algorithm = spec.algorithm;
+  quantize.damp = spec.damp;
+  if (spec.algorithm == "gptq" && *recipe == QuantRecipe::w8a8_static) {
+    error = gptqStaticError("octet-pipeline");
+    return failure();
+  }
   buildQuantizePipeline(pm, quantize);
   bool cuda = info && info->arch == target::Arch::cuda;
   if (cuda && spec.lower) {
@@ -445,6 +479,8 @@ void octet::registerOctetPipelines() {
         spec.report = opts.report;
         spec.skip = opts.skip;
         spec.skipLmHead = opts.skipLmHead;
+        spec.algorithm = opts.algorithm;
+        spec.damp = opts.damp;
         spec.strict = opts.strict;
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
@@ -480,6 +516,10 @@ void octet::registerOctetPipelines() {
         spec.report = opts.report;
         spec.skip = opts.skip;
         spec.skipLmHead = opts.skipLmHead;
+        spec.algorithm = opts.algorithm;
+        spec.damp = opts.damp;
+        if (spec.algorithm == "gptq" && spec.recipe == QuantRecipe::w8a8_static)
+          return errorHandler(gptqStaticError("octet-quantize"));
         buildQuantizePipeline(pm, spec);
         return success();
       },

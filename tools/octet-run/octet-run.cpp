@@ -179,27 +179,82 @@ struct Calibrator {
   std::vector<float> scratch;
 };
 
-/// Adds the rows of `x` (`rows` x `dim`) to `m`, the upper triangle split
-/// between two threads at the row that halves the work.
-void addSecondMoment(::octet::calibration::SecondMoment &m, const float *x,
-                     int64_t rows) {
-  int64_t dim = m.dim;
-  m.begin(x, rows);
-  unsigned hw = std::thread::hardware_concurrency();
-  if (hw < 2 || dim < 64) {
-    m.addRows(x, rows, 0, dim);
+namespace cal = ::octet::calibration;
+
+/// X^T X's upper triangle, rows [i0, i1): compiled twice, for AVX2 + FMA
+/// (chosen at run time) and for the baseline ISA.
+__attribute__((target("avx2,fma"))) void gramAvx2(const double *x,
+                                                   int64_t rows, int64_t dim,
+                                                   int64_t i0, int64_t i1,
+                                                   double *out) {
+  cal::gramUpper(x, rows, dim, i0, i1, out);
+}
+void gramBaseline(const double *x, int64_t rows, int64_t dim, int64_t i0,
+                  int64_t i1, double *out) {
+  cal::gramUpper(x, rows, dim, i0, i1, out);
+}
+
+/// One observed tensor's rows and their X^T X, kept for the next observers:
+/// the q, k and v projections (gate and up) observe the same value, whose
+/// product is computed once.
+struct GramEntry {
+  std::vector<float> data;
+  std::vector<double> inc;
+  uint64_t rows = 0, skipped = 0;
+};
+
+/// Adds the rows of `x` (`n / m.dim` rows of m.dim values) to `m`. The
+/// upper triangle is split between two threads at the row that halves the
+/// work; the product of a tensor equal to one of the last few is reused.
+void addSecondMoment(cal::SecondMoment &m, const float *x, int64_t n) {
+  static std::vector<GramEntry> recent; // most recent last
+  const int64_t dim = m.dim, rows = n / dim;
+  for (auto it = recent.begin(); it != recent.end(); ++it)
+    if (it->data.size() == static_cast<size_t>(n) &&
+        it->inc.size() == static_cast<size_t>(dim * dim) &&
+        std::memcmp(it->data.data(), x, n * sizeof(float)) == 0) {
+      m.addIncrement(it->inc.data(), it->rows, it->skipped);
+      return;
+    }
+  GramEntry e;
+  e.data.assign(x, x + n);
+  std::vector<double> xd;
+  xd.reserve(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *row = x + r * dim;
+    bool finite = true;
+    for (int64_t j = 0; j < dim && finite; ++j)
+      finite = std::isfinite(row[j]);
+    if (!finite) {
+      ++e.skipped;
+      continue;
+    }
+    xd.insert(xd.end(), row, row + dim);
+    ++e.rows;
+  }
+  e.inc.assign(dim * dim, 0.0);
+  auto gram = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                  ? gramAvx2
+                  : gramBaseline;
+  const int64_t r = static_cast<int64_t>(e.rows);
+  if (std::thread::hardware_concurrency() < 2 || dim < 64) {
+    gram(xd.data(), r, dim, 0, dim, e.inc.data());
   } else {
     // Row i costs dim - i: split where the first part has half the total.
     double total = 0.5 * dim * (dim + 1), acc = 0;
     int64_t split = 0;
     while (split < dim && acc < total / 2)
       acc += dim - split++;
-    std::thread t([&] { m.addRows(x, rows, 0, split); });
-    m.addRows(x, rows, split, dim);
+    std::thread t([&] { gram(xd.data(), r, dim, 0, split, e.inc.data()); });
+    gram(xd.data(), r, dim, split, dim, e.inc.data());
     t.join();
   }
-  m.end(x, rows);
+  m.addIncrement(e.inc.data(), e.rows, e.skipped);
+  recent.push_back(std::move(e));
+  if (recent.size() > 4)
+    recent.erase(recent.begin());
 }
+
 Calibrator *activeCalibrator = nullptr;
 
 /// The ranked part of a memref descriptor of f32.
@@ -246,7 +301,7 @@ extern "C" void observeCallback(int64_t id, UnrankedF32 *m) {
       if (m.dim == 0)
         m.dim = sizes[rank - 1];
       if (m.dim == sizes[rank - 1])
-        addSecondMoment(m, c->scratch.data(), n / m.dim);
+        addSecondMoment(m, c->scratch.data(), n);
     }
   } else
     c->stats[id].addHistogram(c->scratch.data(), n);
@@ -637,7 +692,7 @@ void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
     std::vector<size_t> written;
     for (size_t ti = 0; ti < calibrator.moments.size(); ++ti) {
       const cal::SecondMoment &m = calibrator.moments[ti];
-      if (m.dim == 0)
+      if (m.dim == 0 || m.sum.empty())
         continue;
       for (size_t w : written) {
         const cal::SecondMoment &o = calibrator.moments[w];

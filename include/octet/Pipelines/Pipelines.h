@@ -60,6 +60,8 @@ struct QuantizeSpec {
   std::string report;           ///< Weight quantization report (JSON).
   std::string skip;             ///< Layers (regex) kept float.
   bool skipLmHead = true;       ///< Keep the vocabulary projection float.
+  std::string algorithm = "rtn"; ///< Weights: rtn or gptq (needs stats).
+  double damp = 0.01;           ///< algorithm=gptq: Hessian dampening.
 };
 
 /// Appends a recipe's quantization: octet-quantize-weights, then (W8A8)
@@ -97,6 +99,8 @@ struct OctetPipelineSpec {
   int64_t groupSize = 128;
   std::string skip;        ///< Layers (regex) kept float.
   bool skipLmHead = true;  ///< Keep the vocabulary projection float.
+  std::string algorithm = "rtn"; ///< Weights: rtn or gptq.
+  double damp = 0.01;
   bool strict = false; ///< Unaccelerated formats are errors.
   bool lower = true;   ///< Lower for the chip after selection.
   std::string cudaFormat = "bin";
