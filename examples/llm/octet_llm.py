@@ -247,8 +247,8 @@ WEIGHT_RECIPES = {
     "w4a16-g64": "recipe=w4a16 group-size=64",
     # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of
     # the float model's layer inputs over the calibration text.
-    "w4a16-gptq": "recipe=w4a16 group-size=0 algorithm=gptq",
-    "w4a16-g64-gptq": "recipe=w4a16 group-size=64 algorithm=gptq",
+    "w4a16-gptq": "recipe=w4a16 group-size=0 algorithm=gptq act-order=true",
+    "w4a16-g64-gptq": "recipe=w4a16 group-size=64 algorithm=gptq act-order=true",
 }
 # GPTQ calibrates on windows of this many tokens (each from an empty cache,
 # like the perplexity windows).

@@ -130,6 +130,11 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("algorithm=gptq: Hessian dampening, a fraction of its "
                      "mean diagonal"),
       llvm::cl::init(0.01)};
+  PassOpts::Option<bool> actOrder{
+      *this, "act-order",
+      llvm::cl::desc("algorithm=gptq: inputs in descending order of their "
+                     "second moment"),
+      llvm::cl::init(false)};
   PassOpts::Option<std::string> method{
       *this, "method",
       llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
@@ -250,6 +255,7 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.skipLmHead = spec.skipLmHead;
   weights.algorithm = spec.algorithm;
   weights.damp = spec.damp;
+  weights.actOrder = spec.actOrder;
   if (spec.algorithm == "gptq")
     weights.stats = spec.stats;
   pm.addPass(createOctetQuantizeWeights(weights));
@@ -420,6 +426,7 @@ LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
   quantize.skipLmHead = spec.skipLmHead;
   quantize.algorithm = spec.algorithm;
   quantize.damp = spec.damp;
+  quantize.actOrder = spec.actOrder;
   if (spec.algorithm == "gptq" && *recipe == QuantRecipe::w8a8_static) {
     error = gptqStaticError("octet-pipeline");
     return failure();
@@ -481,6 +488,7 @@ void octet::registerOctetPipelines() {
         spec.skipLmHead = opts.skipLmHead;
         spec.algorithm = opts.algorithm;
         spec.damp = opts.damp;
+        spec.actOrder = opts.actOrder;
         spec.strict = opts.strict;
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
@@ -518,6 +526,7 @@ void octet::registerOctetPipelines() {
         spec.skipLmHead = opts.skipLmHead;
         spec.algorithm = opts.algorithm;
         spec.damp = opts.damp;
+        spec.actOrder = opts.actOrder;
         if (spec.algorithm == "gptq" && spec.recipe == QuantRecipe::w8a8_static)
           return errorHandler(gptqStaticError("octet-quantize"));
         buildQuantizePipeline(pm, spec);

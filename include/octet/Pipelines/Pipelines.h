@@ -62,6 +62,7 @@ struct QuantizeSpec {
   bool skipLmHead = true;       ///< Keep the vocabulary projection float.
   std::string algorithm = "rtn"; ///< Weights: rtn or gptq (needs stats).
   double damp = 0.01;           ///< algorithm=gptq: Hessian dampening.
+  bool actOrder = false;        ///< algorithm=gptq: act-order.
 };
 
 /// Appends a recipe's quantization: octet-quantize-weights, then (W8A8)
@@ -101,6 +102,7 @@ struct OctetPipelineSpec {
   bool skipLmHead = true;  ///< Keep the vocabulary projection float.
   std::string algorithm = "rtn"; ///< Weights: rtn or gptq.
   double damp = 0.01;
+  bool actOrder = false;
   bool strict = false; ///< Unaccelerated formats are errors.
   bool lower = true;   ///< Lower for the chip after selection.
   std::string cudaFormat = "bin";

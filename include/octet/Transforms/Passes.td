@@ -128,6 +128,13 @@ def OctetQuantizeWeights
     their transposed forms); the report's SQNR is against the original
     weight. `nonfinite=clip` is refused with gptq.
 
+    `act-order=true` quantizes the inputs in descending order of diag(H)
+    (stable: ties in index order), with H permuted to match before it is
+    factored; the codes stay in the weight's own layout (nothing to undo at
+    run time). Per-group scales are then computed from the original weight
+    before the loop (static groups), since a group's inputs are no longer
+    quantized together.
+
     Example (`format=i8 granularity=per-channel`):
 
     ```mlir
@@ -194,7 +201,11 @@ def OctetQuantizeWeights
            "octet-instrument{all=true}">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
            "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
-           "fraction of its mean (0 < damp <= 1)">
+           "fraction of its mean (0 < damp <= 1)">,
+    Option<"actOrder", "act-order", "bool", /*default=*/"false",
+           "algorithm=gptq: quantize the inputs in descending order of their "
+           "second moment (per-group scales then come from the original "
+           "weight: static groups)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -24,6 +24,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mlir::octet::weight_quant {
@@ -106,7 +107,7 @@ readMomentEntries(const std::string &path, std::string &why) {
 
 FailureOr<std::shared_ptr<const GptqFactor>>
 loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
-               double damp, std::string &why) {
+               double damp, bool actOrder, std::string &why) {
   npy::NpyArray a;
   if (!npy::readNpy(file, a, why))
     return failure();
@@ -149,6 +150,22 @@ loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
   double add = damp * diagSum / k;
   for (int64_t i = 0; i < k; ++i)
     h[i * k + i] += add;
+  // act-order: inputs with the largest second moment first (ties in index
+  // order), H permuted to match.
+  factor->order.resize(k);
+  for (int64_t i = 0; i < k; ++i)
+    factor->order[i] = i;
+  if (actOrder) {
+    std::stable_sort(factor->order.begin(), factor->order.end(),
+                     [&](int64_t a, int64_t b) {
+                       return h[a * k + a] > h[b * k + b];
+                     });
+    std::vector<double> p(k * k);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < k; ++j)
+        p[i * k + j] = h[factor->order[i] * k + factor->order[j]];
+    h.swap(p);
+  }
 
   // L = chol(J H J), row by row.
   std::vector<double> l(k * k, 0.0);

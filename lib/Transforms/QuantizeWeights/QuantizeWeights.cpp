@@ -254,6 +254,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   }
   cfg.stats = stats;
   cfg.damp = damp;
+  if (actOrder && !cfg.gptq)
+    return fail("act-order=true needs algorithm=gptq");
+  cfg.actOrder = actOrder;
   return success();
 }
 
@@ -564,7 +567,8 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
   if (!factor) {
     std::string why;
     auto loaded =
-        loadGptqFactor(&getContext(), it->second.file, k, cfg.damp, why);
+        loadGptqFactor(&getContext(), it->second.file, k, cfg.damp,
+                       cfg.actOrder, why);
     if (failed(loaded)) {
       factors.erase(it->second.file);
       return err() << why;

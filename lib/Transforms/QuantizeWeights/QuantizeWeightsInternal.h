@@ -63,6 +63,7 @@ struct Config {
   bool gptq = false;
   std::string stats;
   double damp = 0.01;
+  bool actOrder = false;
   /// The options as written, for the report.
   std::string formatName, granularityName, nonfiniteName;
 };
@@ -237,6 +238,10 @@ struct GptqFactor {
   /// Inputs that were zero in every calibration row (H_ii = 0): their
   /// weight column is zeroed before quantization.
   std::vector<uint8_t> dead;
+  /// The order in which inputs are quantized: U is the factor of H with
+  /// rows and columns in this order (act-order: descending diag(H);
+  /// otherwise 0, 1, ...).
+  std::vector<int64_t> order;
 };
 
 /// A tensor's second_moment entry in a statistics file.
@@ -255,7 +260,7 @@ FailureOr<llvm::StringMap<MomentEntry>> readMomentEntries(const std::string &pat
 /// by `damp` times its mean diagonal and factors it. Fails with `why`.
 FailureOr<std::shared_ptr<const GptqFactor>>
 loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
-               double damp, std::string &why);
+               double damp, bool actOrder, std::string &why);
 
 /// The GPTQ part of a weight job: the factor of its layer's inputs and the
 /// constant's reduction axis (the weight is 2-D; the other axis is the

@@ -426,8 +426,13 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
   // Element (row n, input c) of the constant.
   const int64_t strideRow = raxis == 0 ? 1 : kdim;
   const int64_t strideIn = raxis == 0 ? rows : 1;
+  // Per-group scales follow the corrected values when the inputs go in
+  // index order; with act-order the groups are static (the original
+  // weight's, computed by the caller, like per-channel scales).
   const bool perGroup = k.layout.kind == Granularity::per_group;
+  const bool dynamicGroups = perGroup && !k.cfg.actOrder;
   const int64_t group = perGroup ? k.layout.group : kdim;
+  const int64_t *order = f.order.data();
   const bool fp8 = num::isFloat8(k.format);
   out.assign(rows * kdim, 0.0f);
   const int64_t tiles = (rows + kTile - 1) / kTile;
@@ -438,15 +443,25 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
     std::vector<float> buf(group);
     num::QuantParams p[kTile];
     double err[kTile];
+    // w holds the row's inputs in processing order: position c is input
+    // order[c].
     for (int64_t r = 0; r < nr; ++r)
-      for (int64_t c = 0; c < kdim; ++c)
+      for (int64_t c = 0; c < kdim; ++c) {
+        int64_t in = order[c];
         w[r * kdim + c] =
-            f.dead[c] ? 0.0 : read((r0 + r) * strideRow + c * strideIn);
+            f.dead[in] ? 0.0 : read((r0 + r) * strideRow + in * strideIn);
+      }
     if (!perGroup)
       for (int64_t r = 0; r < nr; ++r)
         p[r] = clips[ParamCursor(k.layout, (r0 + r) * strideRow).param].params;
     for (int64_t c = 0; c < kdim; ++c) {
-      if (perGroup && c % group == 0) {
+      if (perGroup && !dynamicGroups)
+        for (int64_t r = 0; r < nr; ++r)
+          p[r] = clips[ParamCursor(k.layout, (r0 + r) * strideRow +
+                                                 order[c] * strideIn)
+                           .param]
+                     .params;
+      if (dynamicGroups && c % group == 0) {
         for (int64_t r = 0; r < nr; ++r) {
           for (int64_t j = 0; j < group; ++j)
             buf[j] = static_cast<float>(w[r * kdim + c + j]);
@@ -470,7 +485,7 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
                                                      k.range.qmin,
                                                      k.range.qmax),
                                     p[r].scale, p[r].zeroPoint);
-        out[(r0 + r) * strideRow + c * strideIn] = x;
+        out[(r0 + r) * strideRow + order[c] * strideIn] = x;
         err[r] = (w[r * kdim + c] - static_cast<double>(xhat)) / urow[c];
       }
       for (int64_t r = 0; r < nr; ++r) {

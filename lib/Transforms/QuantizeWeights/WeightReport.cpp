@@ -98,6 +98,7 @@ static void writeOptions(llvm::json::OStream &j, const Config &cfg) {
     if (cfg.gptq) {
       j.attribute("stats", cfg.stats);
       j.attribute("damp", cfg.damp);
+      j.attribute("act_order", cfg.actOrder);
     }
   });
 }

@@ -16,6 +16,8 @@ all rows at once instead of octet's row tiles):
 
   H = X^T X (float64), H_ii = 1 and W[:, i] = 0 where H_ii = 0,
   H += damp * mean(diag(H)) * I, U = cholesky(inv(H))^T (upper),
+  act-order: inputs in descending order of diag(H) (stable), H permuted,
+  per-group params from the original weight (static groups);
   for each input k: per-group params from the current values when a group
   starts (weights_oracle.group_params: the pass's clip rules), q_k =
   quantize(f32(w_k)), e = (w_k - dequantize(q_k)) / U_kk,
@@ -142,7 +144,8 @@ def check_moments(chk, stats, x):
           % (2, len(files)))
 
 
-def gptq_oracle(w_rows, x, scheme_row, clip, gran, group, damp):
+def gptq_oracle(w_rows, x, scheme_row, clip, gran, group, damp,
+                act_order=False):
     """w_rows: rows x K (row = output channel). scheme_row: the per-row
     (per_axis(0)) scheme used to quantize one column of all rows.
     Returns codes, per-row-and-group scales/zps, near-tie flags."""
@@ -152,6 +155,10 @@ def gptq_oracle(w_rows, x, scheme_row, clip, gran, group, damp):
     h[dead, dead] = 1.0
     w[:, dead] = 0.0
     h += damp * np.mean(np.diag(h)) * np.eye(K)
+    # act-order: inputs by descending second moment (stable), H permuted.
+    order = np.argsort(-np.diag(h), kind="stable") if act_order \
+        else np.arange(K)
+    h = h[np.ix_(order, order)]
     u = np.linalg.cholesky(np.linalg.inv(h)).T
     rows = w.shape[0]
     codes = np.zeros((rows, K), np.int64)
@@ -159,29 +166,37 @@ def gptq_oracle(w_rows, x, scheme_row, clip, gran, group, damp):
     ngroups = K // group if gran == "per-group" else 1
     scales = np.zeros((rows, ngroups), F32)
     zps = np.zeros((rows, ngroups), np.int32)
+    orig = w_rows.astype(F32)
     if gran != "per-group":
-        orig = w_rows.astype(F32)
         for r in range(rows):
             v = orig[r] if gran == "per-channel" else orig.reshape(-1)
             s, z, _, _ = wo.group_params(v, scheme_row, clip)
             scales[r, 0], zps[r, 0] = s, z
-    for k in range(K):
+    elif act_order:  # static groups: the original weight's
+        for r in range(rows):
+            for g in range(ngroups):
+                s, z, _, _ = wo.group_params(
+                    orig[r, g * group:(g + 1) * group], scheme_row, clip)
+                scales[r, g], zps[r, g] = s, z
+    w = w[:, order]
+    for c in range(K):
+        k = order[c]  # the input quantized at step c
         g = k // group if gran == "per-group" else 0
-        if gran == "per-group" and k % group == 0:
+        if gran == "per-group" and not act_order and k % group == 0:
             cur = w[:, k:k + group].astype(F32)
             for r in range(rows):
                 s, z, _, _ = wo.group_params(cur[r], scheme_row, clip)
                 scales[r, g], zps[r, g] = s, z
-        xk = w[:, k].astype(F32)
+        xk = w[:, c].astype(F32)
         zp = None if scheme_row.symmetric else zps[:, g]
         q = oo.quantize(xk, scheme_row, scales[:, g], zp)
         near[:, k] = oo.near_ties(xk, scheme_row, scales[:, g], zp,
                                   rel_tol=1e-5)[0]
         codes[:, k] = q
         xhat = oo.dequantize(q, scheme_row, scales[:, g], zp)
-        e = (w[:, k] - xhat.astype(np.float64)) / u[k, k]
-        w[:, k + 1:] -= np.outer(e, u[k, k + 1:])
-    return codes, scales, zps, near
+        e = (w[:, c] - xhat.astype(np.float64)) / u[c, c]
+        w[:, c + 1:] -= np.outer(e, u[c, c + 1:])
+    return codes, scales, zps, near, order
 
 
 def ulps(a, b):
@@ -194,9 +209,11 @@ def check_case(chk, opts, inst, stats, x, xh, w1, w2, workdir, tag):
     fmt, gran, group, sym, clip = qw.parse_options(opts)
     d = dict(kv.split("=", 1) for kv in opts.split())
     damp = float(d.get("damp", "0.01"))
+    act_order = d.get("act-order", "false") == "true"
     out, report, _ = wo.run_pass(inst, opts + " algorithm=gptq stats=" +
                                  stats, workdir, tag)
-    rtn_opts = " ".join(o for o in opts.split() if not o.startswith("damp"))
+    rtn_opts = " ".join(o for o in opts.split()
+                        if not o.startswith(("damp", "act-order")))
     out_rtn, _, _ = wo.run_pass(inst, rtn_opts, workdir, tag + "-rtn")
     chk.ok("octet.observe" not in out, tag + ": observers removed")
     chk.ok(report["options"].get("algorithm") == "gptq",
@@ -214,8 +231,8 @@ def check_case(chk, opts, inst, stats, x, xh, w1, w2, workdir, tag):
                "%s vs %s" % (deq["scheme"], scheme.attr()))
         row_scheme = oo.Scheme(fmt, "per_axis", axis=0, symmetric=sym)
         w_rows = w if raxis == 1 else w.T  # rows = output channels
-        codes, scales, zps, near = gptq_oracle(w_rows, x, row_scheme, clip,
-                                               gran, group, damp)
+        codes, scales, zps, near, order = gptq_oracle(
+            w_rows, x, row_scheme, clip, gran, group, damp, act_order)
         got = wo.storage_to_codes(deq["codes"], scheme)
         got = (got if raxis == 1 else got.T).astype(np.int64)
         gs = deq["scale"].astype(F32)
@@ -230,10 +247,17 @@ def check_case(chk, opts, inst, stats, x, xh, w1, w2, workdir, tag):
             gs = np.full((w_rows.shape[0], 1), gs.reshape(()), F32)
             gz = None if gz is None else np.full((w_rows.shape[0], 1),
                                                  gz.reshape(()), np.int32)
+        if act_order:
+            # Static scales (the original weight's) do not depend on the
+            # float path: equal, bit for bit. Codes are compared in the
+            # order they were chosen.
+            chk.bits_equal(label + " static scales", scales, gs)
+            codes, got, near = codes[:, order], got[:, order], near[:, order]
         diverged, unexplained = 0, []
         for r in range(w_rows.shape[0]):
             cd = np.nonzero(codes[r] != got[r])[0]
-            sd = np.nonzero(ulps(scales[r], gs[r]) != 0)[0]
+            sd = np.nonzero(ulps(scales[r], gs[r]) != 0)[0] \
+                if not act_order else np.zeros(0, np.int64)
             if gz is not None:
                 sd = np.union1d(sd, np.nonzero(zps[r] != gz[r])[0])
             if cd.size == 0 and sd.size == 0:
@@ -255,7 +279,8 @@ def check_case(chk, opts, inst, stats, x, xh, w1, w2, workdir, tag):
         chk.ok(diverged <= max(1, w_rows.shape[0] // 20),
                label + " rows diverging by float order", str(diverged))
         # The dead input's weights are zero.
-        chk.ok(np.all(codes[:, DEAD] == (0 if sym else zps[:, DEAD // group
+        dead = int(np.nonzero(order == DEAD)[0][0])  # its column now
+        chk.ok(np.all(codes[:, dead] == (0 if sym else zps[:, DEAD // group
                if gran == "per-group" else 0])), label + " dead input")
 
         # Layer output error: GPTQ below round-to-nearest.
