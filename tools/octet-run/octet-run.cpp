@@ -298,10 +298,21 @@ extern "C" void observeCallback(int64_t id, UnrankedF32 *m) {
     c->stats[id].addRange(c->scratch.data(), n);
     if (!c->moments.empty() && rank > 0 && sizes[rank - 1] > 0) {
       auto &m = c->moments[id];
+      int64_t dim = sizes[rank - 1];
+      // dim x dim doubles: refuse what would not fit rather than abort.
+      constexpr int64_t kMaxDim = 16384; // 2 GiB
+      if (dim > kMaxDim)
+        fail("--second-moment: '" + c->names[id] + "' has a last dimension "
+             "of " + llvm::Twine(dim) + "; its second moment would be " +
+             llvm::Twine(dim) + "x" + llvm::Twine(dim) + " float64 (at most " +
+             llvm::Twine(kMaxDim) + " is accumulated)");
       if (m.dim == 0)
-        m.dim = sizes[rank - 1];
-      if (m.dim == sizes[rank - 1])
-        addSecondMoment(m, c->scratch.data(), n);
+        m.dim = dim;
+      if (m.dim != dim)
+        fail("--second-moment: '" + c->names[id] + "' has a last dimension "
+             "of " + llvm::Twine(dim) + " in this batch and " +
+             llvm::Twine(m.dim) + " before");
+      addSecondMoment(m, c->scratch.data(), n);
     }
   } else
     c->stats[id].addHistogram(c->scratch.data(), n);
