@@ -36,6 +36,7 @@ static bool allowedName(llvm::StringRef name) {
       "octet-import-quant", "octet-export-quant", "convert-octet-to-linalg",
       "octet-quantize-weights", "octet-quantize-activations",
       "octet-instrument", "octet-fold-scales", "octet-set-target",
+      "octet-smooth-quant",
       "octet-select-lowering", "octet-quantize", "octet-lower-to-host",
       "octet-lower-observers", "octet-print-capabilities",
       "octet-test-resolve-format", "convert-octet-to-cpu",

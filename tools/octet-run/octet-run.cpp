@@ -39,6 +39,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -98,6 +99,13 @@ static llvm::cl::opt<bool> secondMoment(
                    "octet-quantize-weights algorithm=gptq), written as "
                    "float64 .npy files in FILE's directory under "
                    "<FILE stem>.second-moment/"),
+    llvm::cl::init(false));
+static llvm::cl::opt<bool> channelStats(
+    "channel-stats",
+    llvm::cl::desc("With --calibrate: also record, per observed tensor, each "
+                   "channel's absmax and mean |x| over the rows of its last "
+                   "dimension (for octet-smooth-quant and "
+                   "octet-quantize-weights algorithm=awq)"),
     llvm::cl::init(false));
 static llvm::cl::opt<unsigned>
     optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
@@ -176,6 +184,8 @@ struct Calibrator {
   std::vector<::octet::calibration::TensorStats> stats;
   /// --second-moment: per observed tensor.
   std::vector<::octet::calibration::SecondMoment> moments;
+  /// --channel-stats: per observed tensor.
+  std::vector<::octet::calibration::ChannelStats> channels;
   std::vector<float> scratch;
 };
 
@@ -313,6 +323,17 @@ extern "C" void observeCallback(int64_t id, UnrankedF32 *m) {
              "of " + llvm::Twine(dim) + " in this batch and " +
              llvm::Twine(m.dim) + " before");
       addSecondMoment(m, c->scratch.data(), n);
+    }
+    if (!c->channels.empty() && rank > 0 && sizes[rank - 1] > 0) {
+      auto &ch = c->channels[id];
+      int64_t dim = sizes[rank - 1];
+      if (ch.dim == 0)
+        ch.dim = dim;
+      if (ch.dim != dim)
+        fail("--channel-stats: '" + c->names[id] + "' has a last dimension "
+             "of " + llvm::Twine(dim) + " in this batch and " +
+             llvm::Twine(ch.dim) + " before");
+      ch.add(c->scratch.data(), n);
     }
   } else
     c->stats[id].addHistogram(c->scratch.data(), n);
@@ -501,6 +522,8 @@ void prepareCalibration(ModuleOp module, MLIRContext &context,
   calibrator.stats.resize(calibrator.names.size());
   if (secondMoment)
     calibrator.moments.resize(calibrator.names.size());
+  if (channelStats)
+    calibrator.channels.resize(calibrator.names.size());
 }
 
 /// Lowers `module` to the LLVM dialect (--pipeline, by default
@@ -767,6 +790,31 @@ void writeCalibration(const Calibrator &calibrator, size_t numBatches) {
                           static_cast<int64_t>(m.skippedRows));
             });
           }
+          if (ti < calibrator.channels.size() &&
+              calibrator.channels[ti].dim > 0) {
+            const cal::ChannelStats &ch = calibrator.channels[ti];
+            auto numbers = [&](const char *key, auto value) {
+              j.attributeBegin(key);
+              j.rawValue([&](llvm::raw_ostream &out) {
+                out << "[";
+                for (int64_t c = 0; c < ch.dim; ++c)
+                  out << (c ? "," : "") << llvm::format("%.17g", value(c));
+                out << "]";
+              });
+              j.attributeEnd();
+            };
+            j.attributeObject(cal::kChannelsKey, [&] {
+              j.attribute(cal::kSecondMomentDimKey, ch.dim);
+              j.attribute(cal::kSecondMomentRowsKey,
+                          static_cast<int64_t>(ch.rows));
+              j.attribute(cal::kSecondMomentSkippedKey,
+                          static_cast<int64_t>(ch.skippedRows));
+              numbers(cal::kChannelsAbsmaxKey,
+                      [&](int64_t c) { return ch.absmax[c]; });
+              numbers(cal::kChannelsMeanAbsKey,
+                      [&](int64_t c) { return ch.meanAbs(c); });
+            });
+          }
         });
       }
     });
@@ -834,6 +882,8 @@ int main(int argc, char **argv) {
   bool calibrating = !calibrate.empty();
   if (secondMoment && !calibrating)
     fail("--second-moment needs --calibrate=FILE.json");
+  if (channelStats && !calibrating)
+    fail("--channel-stats needs --calibrate=FILE.json");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module;

@@ -192,13 +192,18 @@ def OctetQuantizeWeights
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per quantized or skipped layer and a summary remark">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"rtn\"",
-           "rtn (round to nearest) or gptq (error feedback through the "
-           "inverse Hessian of each layer's calibration inputs; needs "
-           "stats=)">,
+           "rtn (round to nearest), gptq (error feedback through the "
+           "inverse Hessian of each layer's calibration inputs) or awq "
+           "(per-input-channel scales searched on the calibration "
+           "statistics, folded into the previous op); gptq and awq need "
+           "stats=">,
     Option<"stats", "stats", "std::string", /*default=*/"\"\"",
-           "algorithm=gptq: calibration statistics written by octet-run "
-           "--calibrate=FILE --second-moment on a module instrumented with "
-           "octet-instrument{all=true}">,
+           "algorithm=gptq|awq: calibration statistics written by octet-run "
+           "--calibrate=FILE --second-moment (awq: and --channel-stats) on a "
+           "module instrumented with octet-instrument{all=true}">,
+    Option<"awqGrid", "awq-grid", "int64_t", /*default=*/"20",
+           "algorithm=awq: alphas tried, 0, 1/N, ..., (N-1)/N (1 <= N <= "
+           "1000)">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
            "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
            "fraction of its mean (0 < damp <= 1)">,
@@ -273,6 +278,56 @@ def OctetFoldScales : Pass<"octet-fold-scales"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect"
   ];
+}
+
+def OctetSmoothQuant : Pass<"octet-smooth-quant", "::mlir::ModuleOp"> {
+  let summary = "SmoothQuant: move activation outliers into the weights";
+  let description = [{
+    SmoothQuant (Xiao et al., "SmoothQuant: Accurate and Efficient
+    Post-Training Quantization for Large Language Models", 2023) divides
+    each input channel j of an activation X by s_j and multiplies the same
+    input channel of the weights that read X by s_j, so that X W^T is
+    unchanged in exact arithmetic while X's outlier channels shrink before
+    W8A8 quantization:
+
+        s_j = max|X_j|^alpha / max|W_j|^(1 - alpha)
+
+    with max|X_j| from the calibration statistics (`octet-run
+    --calibrate=FILE --channel-stats` on a module instrumented with
+    `octet-instrument{all=true}`) and max|W_j| over every weight that reads
+    X. Following the paper's code, max|W_j| and s_j are clamped below at
+    1e-5; a channel that was always zero keeps s_j = 1. s is rounded to
+    f32; each weight element becomes the f32 product w * s_j and the 1/s_j
+    is folded into the op before X (so the model keeps its shape and its
+    cost): a `linalg.generic` that ends in a multiplication by a 1-D
+    constant along the channels (RMSNorm's or LayerNorm's weight: g_j / s_j)
+    or by the result of a matmul with a constant weight and a zero init
+    (SwiGLU's up projection: its output channel j divided by s_j). The
+    contractions reading one activation (q, k and v; gate and up) share one
+    s. Activations with another user, or without such a producer, are left
+    alone (a remark with `remarks=true`; the report lists them). f32
+    weights only. Every `octet.observe` is removed; then instrument and
+    calibrate again for static activation scales, or quantize with dynamic
+    ones (the recipes `w8a8-smoothquant` do this).
+
+    The report (`report=FILE`) lists each group: its layers, the fold, and
+    the scales.
+  }];
+  let options = [
+    Option<"stats", "stats", "std::string", /*default=*/"\"\"",
+           "Calibration statistics with per-channel absmax (octet-run "
+           "--calibrate=FILE --channel-stats on a module instrumented with "
+           "octet-instrument{all=true})">,
+    Option<"alpha", "alpha", "double", /*default=*/"0.5",
+           "Migration strength in [0, 1]: 0 leaves the activations alone, "
+           "1 moves all of their range into the weights">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the groups, their folds and scales as JSON to this file "
+           "('-' for stdout)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per smoothed or skipped group">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def OctetInstrument : Pass<"octet-instrument"> {

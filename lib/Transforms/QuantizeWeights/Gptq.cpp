@@ -21,7 +21,6 @@
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -50,27 +49,11 @@ static double dot(const double *__restrict a, const double *__restrict b,
 FailureOr<llvm::StringMap<MomentEntry>>
 readMomentEntries(const std::string &path, std::string &why) {
   namespace cal = ::octet::calibration;
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    why = "cannot read calibration statistics '" + path +
-          "': " + buffer.getError().message();
+  FailureOr<StatsFile> statsFile = openStatsFile(path, why);
+  if (failed(statsFile))
     return failure();
-  }
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!json) {
-    why = "'" + path + "' is not valid JSON: " + llvm::toString(json.takeError());
-    return failure();
-  }
-  const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Object *tensors =
-      root ? root->getObject(cal::kTensorsKey) : nullptr;
-  if (!tensors) {
-    why = "'" + path + "' has no \"" + cal::kTensorsKey +
-          "\" object; is it a file written by octet-run --calibrate?";
-    return failure();
-  }
-  llvm::SmallString<256> dir(llvm::sys::path::parent_path(path));
+  const llvm::json::Object *tensors = statsFile->tensors;
+  llvm::SmallString<256> dir(statsFile->dir);
   llvm::StringMap<MomentEntry> out;
   for (const auto &[key, value] : *tensors) {
     const llvm::json::Object *t = value.getAsObject();

@@ -159,6 +159,12 @@ private:
   LogicalResult prepareGptq(linalg::LinalgOp op, OpOperand &operand,
                             const Trace &trace, const WeightAxes &axes,
                             const std::string &name, WeightJob &job);
+
+  /// algorithm=awq: the searched (and skipped) groups, for the report.
+  std::vector<AwqRecord> awqRecords;
+  LogicalResult runAwq(ModuleOp module);
+  LogicalResult awqGroup(ScaleGroup &g, const llvm::StringMap<ChannelEntry> &ch,
+                         AwqRecord &rec, SmallVectorImpl<Operation *> &replaced);
 };
 
 //===----------------------------------------------------------------------===//
@@ -248,10 +254,22 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     if (cfg.nonfiniteClip)
       return fail("algorithm=gptq does not take nonfinite=clip (a non-finite "
                   "weight would spread through the error feedback)");
+  } else if (algorithm == "awq") {
+    cfg.awq = true;
+    if (stats.empty())
+      return fail("algorithm=awq needs stats=FILE.json (octet-run "
+                  "--calibrate=FILE.json --channel-stats --second-moment on "
+                  "a module instrumented with octet-instrument{all=true})");
+    if (awqGrid < 1 || awqGrid > 1000)
+      return fail("awq-grid must be in [1, 1000], got " + Twine(awqGrid));
+    if (cfg.nonfiniteClip)
+      return fail("algorithm=awq does not take nonfinite=clip (a non-finite "
+                  "weight has no error to minimize)");
   } else if (algorithm != "rtn") {
     return fail("unknown algorithm '" + algorithm +
-                "' (expected rtn or gptq)");
+                "' (expected rtn, gptq or awq)");
   }
+  cfg.awqGrid = awqGrid;
   cfg.stats = stats;
   cfg.damp = damp;
   if (actOrder && !cfg.gptq)
@@ -580,6 +598,142 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
 }
 
 //===----------------------------------------------------------------------===//
+// AWQ
+//===----------------------------------------------------------------------===//
+
+/// algorithm=awq: searches the scales of every group of contractions that
+/// read one observed activation, and folds them (before the weights are
+/// quantized by round to nearest).
+LogicalResult QuantizeWeightsPass::runAwq(ModuleOp module) {
+  std::string why;
+  auto channels = readChannelEntries(cfg.stats, why);
+  if (failed(channels))
+    return module.emitError() << "octet-quantize-weights: " << why;
+  SmallVector<ScaleGroup> groups = collectScaleGroups(module);
+  SmallVector<Operation *> replaced;
+  bool ok = true;
+  for (auto [i, g] : llvm::enumerate(groups)) {
+    AwqRecord rec;
+    rec.layers = g.layerList();
+    rec.observer = g.observer;
+    if (failed(awqGroup(g, *channels, rec, replaced)))
+      ok = false;
+    if (!rec.skipReason.empty() && cfg.remarks)
+      emitRemark(g.weights.front().op->getLoc())
+          << "AWQ leaves '" << rec.layers << "' unscaled: " << rec.skipReason;
+    awqRecords.push_back(std::move(rec));
+    if (llvm::errs().is_displayed() && groups.size() > 8) {
+      llvm::errs() << "\roctet-quantize-weights: AWQ group " << i + 1 << "/"
+                   << groups.size();
+      if (i + 1 == groups.size())
+        llvm::errs() << "\n";
+      llvm::errs().flush();
+    }
+  }
+  for (Operation *op : replaced)
+    if (op->use_empty())
+      op->erase();
+  return success(ok);
+}
+
+/// One AWQ group: the search and the rewrite, or a skip reason in `rec`.
+/// Fails (with an error) when the statistics do not match the module.
+LogicalResult QuantizeWeightsPass::awqGroup(
+    ScaleGroup &g, const llvm::StringMap<ChannelEntry> &channels,
+    AwqRecord &rec, SmallVectorImpl<Operation *> &replaced) {
+  if (!g.fold) {
+    rec.skipReason = g.why;
+    return success();
+  }
+  rec.fold = g.fold->kindName();
+  rec.foldInto = g.fold->name;
+  Operation *first = g.weights.front().op;
+  auto err = [&]() {
+    return first->emitError() << "octet-quantize-weights algorithm=awq: '"
+                              << rec.layers << "': ";
+  };
+  std::vector<AwqWeight> ws;
+  for (ScaledWeight &sw : g.weights) {
+    arith::ConstantOp cst = currentConstant(sw.op, sw.operand);
+    auto type = cast<RankedTensorType>(cst.getType());
+    if (std::optional<std::string> reason =
+            skipRule(sw.op, cst, sw.name, type.getNumElements())) {
+      rec.skipReason = "'" + sw.name + "' is not quantized: " + *reason;
+      return success();
+    }
+    std::string why;
+    FailureOr<WeightData> data = getWeightData(cst, why);
+    if (succeeded(data) && data->kind != ElemKind::F32)
+      why = "only f32 weights are scaled";
+    if (failed(data) || !why.empty()) {
+      rec.skipReason = "'" + sw.name + "': " + why;
+      return success();
+    }
+    OpOperand &operand = sw.op->getOpOperand(sw.operand);
+    std::optional<WeightAxes> axes = analyzeWeight(sw.op, operand);
+    FailureOr<OperandScheme> os =
+        operandScheme(sw.op, type, *axes, sw.name, why);
+    if (failed(os)) {
+      if (why.empty())
+        return failure(); // group-size error, reported
+      rec.skipReason = "'" + sw.name + "': " + why;
+      return success();
+    }
+    WeightJob job;
+    prepareJob(job, Trace{cst, {}}, *data, type, *os);
+    AwqWeight w;
+    w.values.resize(data->numElements);
+    withReader(*data, [&](auto read) {
+      for (int64_t i = 0; i < data->numElements; ++i)
+        w.values[i] = read(i);
+    });
+    w.shape.assign(type.getShape().begin(), type.getShape().end());
+    w.inAxis = sw.inAxis;
+    w.scheme = job.scheme;
+    if (failed(checkFinite(&getContext(), sw.op, sw.name, *data,
+                           type.getShape(), /*clip=*/false)))
+      return failure();
+    ws.push_back(std::move(w));
+  }
+  int64_t k = ws.front().shape[ws.front().inAxis];
+  auto ch = channels.find(g.observer);
+  if (ch == channels.end())
+    return err() << "'" << cfg.stats << "' has no channels for '" << g.observer
+                 << "' (calibrate with octet-run --channel-stats)";
+  auto mo = moments.find(g.observer);
+  if (mo == moments.end())
+    return err() << "'" << cfg.stats << "' has no second_moment for '"
+                 << g.observer << "' (calibrate with octet-run --second-moment)";
+  if (ch->second.dim != k || mo->second.dim != k)
+    return err() << "the statistics of '" << g.observer << "' have "
+                 << ch->second.dim << " channels and a " << mo->second.dim
+                 << "x" << mo->second.dim
+                 << " second moment; the weights' input dimension is " << k;
+  if (ch->second.rows == 0 || mo->second.rows == 0)
+    return err() << "the statistics of '" << g.observer
+                 << "' were accumulated over no rows";
+  std::string why;
+  FailureOr<std::vector<double>> h = loadSecondMoment(mo->second.file, k, why);
+  if (failed(h))
+    return err() << why;
+  rec.result = awqSearch(&getContext(), cfg, ws, *h, ch->second.meanAbs);
+  if (cfg.remarks)
+    emitRemark(first->getLoc())
+        << "AWQ scales for '" << rec.layers << "' (folded into "
+        << rec.fold << " '" << rec.foldInto << "'): alpha "
+        << fixed2(rec.result.alpha) << ", output error "
+        << fixed2(rec.result.errorRtn > 0 ? rec.result.error /
+                                                rec.result.errorRtn
+                                          : 1.0)
+        << "x round-to-nearest's";
+  if (rec.result.alpha == 0.0)
+    return success(); // Scales of 1: nothing to fold.
+  if (failed(applyChannelScales(g, rec.result.scales, replaced, why)))
+    return err() << why;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // The walk
 //===----------------------------------------------------------------------===//
 
@@ -670,7 +824,8 @@ void QuantizeWeightsPass::runOnOperation() {
 
   moments.clear();
   factors.clear();
-  if (cfg.gptq) {
+  awqRecords.clear();
+  if (cfg.gptq || cfg.awq) {
     std::string why;
     auto entries = readMomentEntries(cfg.stats, why);
     if (failed(entries)) {
@@ -679,6 +834,8 @@ void QuantizeWeightsPass::runOnOperation() {
     }
     moments = std::move(*entries);
   }
+  if (cfg.awq && failed(runAwq(module)))
+    return signalPassFailure();
 
   std::vector<Work> work = collectWork(module);
   for (auto [i, w] : llvm::enumerate(work)) {
@@ -687,18 +844,13 @@ void QuantizeWeightsPass::runOnOperation() {
     progress(i + 1, work.size());
   }
   eraseDeadWeights();
-  if (cfg.gptq) {
+  if (cfg.gptq || cfg.awq) {
     // The observers were there for calibration only.
-    SmallVector<ObserveOp> observers;
-    module.walk([&](ObserveOp o) { observers.push_back(o); });
-    for (ObserveOp o : observers) {
-      o.replaceAllUsesWith(o.getInput());
-      o.erase();
-    }
+    removeObservers(module);
     factors.clear();
   }
 
-  if (failed(writeReport(module, cfg, records)))
+  if (failed(writeReport(module, cfg, records, awqRecords)))
     hadError = true;
   if (hadError)
     signalPassFailure();

@@ -20,6 +20,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -64,6 +65,9 @@ struct Config {
   std::string stats;
   double damp = 0.01;
   bool actOrder = false;
+  /// algorithm=awq and its grid of alphas (0, 1/grid, ...).
+  bool awq = false;
+  int64_t awqGrid = 20;
   /// The options as written, for the report.
   std::string formatName, granularityName, nonfiniteName;
 };
@@ -262,6 +266,131 @@ FailureOr<std::shared_ptr<const GptqFactor>>
 loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
                double damp, bool actOrder, std::string &why);
 
+//===----------------------------------------------------------------------===//
+// Per-input-channel scaling: SmoothQuant and AWQ (ChannelScaling.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A statistics file written by octet-run --calibrate, parsed.
+struct StatsFile {
+  std::shared_ptr<llvm::json::Value> root;
+  const llvm::json::Object *tensors = nullptr; ///< Points into root.
+  std::string path, dir;
+};
+
+/// Reads and parses `path` and finds its "tensors" object. Fails with
+/// `why` (unreadable, not JSON, no "tensors").
+FailureOr<StatsFile> openStatsFile(const std::string &path, std::string &why);
+
+/// A tensor's channels entry (octet-run --channel-stats).
+struct ChannelEntry {
+  int64_t dim = 0;
+  uint64_t rows = 0;
+  std::vector<double> absmax, meanAbs;
+};
+
+/// The channels entries of the statistics file `path`, by observer name
+/// (tensors without one are left out). Fails with `why`.
+FailureOr<llvm::StringMap<ChannelEntry>>
+readChannelEntries(const std::string &path, std::string &why);
+
+/// A 2-D constant weight of a contraction whose input channels are scaled.
+struct ScaledWeight {
+  linalg::LinalgOp op;
+  unsigned operand = 0;
+  /// The constant when the group was collected (applyChannelScales may
+  /// replace it: currentConstant gives the one in use).
+  arith::ConstantOp cst;
+  /// The constant's axis that the activation's channels index.
+  int64_t inAxis = 0;
+  std::string name;
+};
+
+/// The op that absorbs 1/s: see ChannelScaling.cpp.
+struct FoldTarget {
+  enum Kind { Multiplier, Producer } kind = Multiplier;
+  Operation *op = nullptr;
+  unsigned operand = 0;
+  arith::ConstantOp cst;
+  /// The constant's axis indexed by the activation's channels.
+  int64_t axis = 0;
+  std::string name;
+  const char *kindName() const {
+    return kind == Multiplier ? "multiplier" : "producer";
+  }
+};
+
+/// The contractions that read one observed activation (through their own
+/// octet.observe each) with a 2-D constant weight whose reduction axis is
+/// the activation's last dimension.
+struct ScaleGroup {
+  Value input;
+  /// The first observer's name: its statistics describe `input`.
+  std::string observer;
+  SmallVector<ScaledWeight> weights;
+  /// Unset, with `why`, when the activation cannot absorb scales.
+  std::optional<FoldTarget> fold;
+  std::string why;
+  /// The weights' names, comma-separated.
+  std::string layerList() const;
+};
+
+/// The groups of `module`, in the order of their first contraction.
+SmallVector<ScaleGroup> collectScaleGroups(ModuleOp module);
+
+/// The constant operand `operand` of `op` now (null if not a constant).
+arith::ConstantOp currentConstant(Operation *op, unsigned operand);
+
+/// Multiplies input channel j of every weight of `g` by s[j] and divides
+/// channel j of its fold target by s[j] (f32 arithmetic), with new
+/// constants; the replaced ones are appended to `replaced` (erase them when
+/// unused). Fails with `why`, changing nothing, for non-f32 constants.
+LogicalResult applyChannelScales(ScaleGroup &g, ArrayRef<float> s,
+                                 SmallVectorImpl<Operation *> &replaced,
+                                 std::string &why);
+
+/// Replaces every octet.observe by its input.
+void removeObservers(ModuleOp module);
+
+//===----------------------------------------------------------------------===//
+// AWQ (Awq.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Output channels of a weight sampled by AWQ's error (at most).
+constexpr int64_t kAwqRows = 128;
+
+/// One weight of an AWQ group: its f32 values in the constant's layout
+/// (2-D), the axis the activation's channels index, and its scheme.
+struct AwqWeight {
+  std::vector<float> values;
+  SmallVector<int64_t, 2> shape;
+  int64_t inAxis = 0;
+  SchemeAttr scheme;
+};
+
+/// The search's outcome: the best alpha (the first minimum on the grid),
+/// its scales and error, the error at alpha = 0 (round to nearest) and the
+/// error at every grid point.
+struct AwqResult {
+  double alpha = 0.0, error = 0.0, errorRtn = 0.0;
+  std::vector<float> scales;
+  std::vector<double> curve;
+};
+
+/// A second moment (.npy, dim x dim float64, finite and symmetric).
+FailureOr<std::vector<double>> loadSecondMoment(const std::string &file,
+                                                int64_t dim, std::string &why);
+
+/// AWQ's grid search over alpha in {0, 1/grid, ...} (see Awq.cpp).
+AwqResult awqSearch(MLIRContext *ctx, const Config &cfg,
+                    ArrayRef<AwqWeight> weights, const std::vector<double> &h,
+                    ArrayRef<double> meanAbs);
+
+/// A report entry of an AWQ group: searched, or skipped with the reason.
+struct AwqRecord {
+  std::string layers, observer, fold, foldInto, skipReason;
+  AwqResult result;
+};
+
 /// The GPTQ part of a weight job: the factor of its layer's inputs and the
 /// constant's reduction axis (the weight is 2-D; the other axis is the
 /// output channel).
@@ -303,6 +432,13 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
                                           const WeightJob &job,
                                           LayerRecord &rec);
 
+/// `values` (of `shape`, the constant's layout) quantized and dequantized
+/// under `scheme` with the configured clip method: what quantizeToAttrs
+/// would produce for them, as f32 (AWQ's search).
+std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
+                                SchemeAttr scheme, ArrayRef<int64_t> shape,
+                                const float *values);
+
 //===----------------------------------------------------------------------===//
 // The report (WeightReport.cpp)
 //===----------------------------------------------------------------------===//
@@ -311,7 +447,8 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
 /// (with `report`, "-" for stdout). Fails, with an error at `module`, when
 /// the report file cannot be written.
 LogicalResult writeReport(ModuleOp module, const Config &cfg,
-                          ArrayRef<LayerRecord> records);
+                          ArrayRef<LayerRecord> records,
+                          ArrayRef<AwqRecord> awq);
 
 /// `v` with two decimals (diagnostics take no llvm::format objects).
 std::string fixed2(double v);

@@ -544,6 +544,38 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
   });
 }
 
+std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
+                                SchemeAttr scheme, ArrayRef<int64_t> shape,
+                                const float *values) {
+  Kernel k(ctx, cfg, scheme, shape);
+  std::vector<num::ClipResult> clips(k.layout.numGroups());
+  auto read = [values](int64_t i) { return values[i]; };
+  if (cfg.clip == ClipKind::AbsMax)
+    absmaxClips(k, read, clips);
+  else
+    searchClips(k, read, clips);
+  const int64_t n = k.layout.numElements;
+  std::vector<float> out(n);
+  const bool fp8 = scheme.isFloat8();
+  parallelFor(ctx, 0, numChunks(n), [&](size_t c) {
+    int64_t begin = c * kChunk;
+    int64_t end = std::min<int64_t>(n, begin + kChunk);
+    ParamCursor cur(k.layout, begin);
+    for (int64_t i = begin; i < end; ++i, cur.next()) {
+      const num::QuantParams p = clips[cur.param].params;
+      out[i] = fp8 ? num::dequantizeFp8(num::quantizeFp8(values[i], p.scale,
+                                                         k.format, k.saturate),
+                                        p.scale, k.format)
+                   : num::dequantizeInt(num::quantizeInt(values[i], p.scale,
+                                                         p.zeroPoint,
+                                                         k.range.qmin,
+                                                         k.range.qmax),
+                                        p.scale, p.zeroPoint);
+    }
+  });
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // The constants that replace a weight
 //===----------------------------------------------------------------------===//

@@ -94,7 +94,11 @@ static void writeOptions(llvm::json::OStream &j, const Config &cfg) {
     j.attribute("skip_lm_head", cfg.skipLmHead);
     j.attribute("min_elements", cfg.minElements);
     j.attribute("nonfinite", cfg.nonfiniteName);
-    j.attribute("algorithm", cfg.gptq ? "gptq" : "rtn");
+    j.attribute("algorithm", cfg.gptq ? "gptq" : cfg.awq ? "awq" : "rtn");
+    if (cfg.awq) {
+      j.attribute("stats", cfg.stats);
+      j.attribute("awq_grid", cfg.awqGrid);
+    }
     if (cfg.gptq) {
       j.attribute("stats", cfg.stats);
       j.attribute("damp", cfg.damp);
@@ -174,8 +178,35 @@ static void writeLayer(llvm::json::OStream &j, const LayerRecord &r,
   });
 }
 
+/// An AWQ group: the layers, the fold, the chosen alpha, the errors and
+/// the scales; or why it was skipped.
+static void writeAwq(llvm::json::OStream &j, const AwqRecord &r) {
+  j.object([&] {
+    j.attribute("layers", r.layers);
+    j.attribute("observer", r.observer);
+    if (!r.skipReason.empty()) {
+      j.attribute("skip_reason", r.skipReason);
+      return;
+    }
+    j.attribute("fold", r.fold);
+    j.attribute("fold_into", r.foldInto);
+    j.attribute("alpha", r.result.alpha);
+    j.attribute("error", r.result.error);
+    j.attribute("error_rtn", r.result.errorRtn);
+    j.attributeArray("error_curve", [&] {
+      for (double e : r.result.curve)
+        j.value(e);
+    });
+    j.attributeArray("scales", [&] {
+      for (float f : r.result.scales)
+        j.value(static_cast<double>(f));
+    });
+  });
+}
+
 static void writeJson(llvm::raw_ostream &os, const Config &cfg,
-                      ArrayRef<LayerRecord> records, const Summary &sum) {
+                      ArrayRef<LayerRecord> records, ArrayRef<AwqRecord> awq,
+                      const Summary &sum) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("pass", "octet-quantize-weights");
@@ -184,6 +215,11 @@ static void writeJson(llvm::raw_ostream &os, const Config &cfg,
       for (const LayerRecord &r : records)
         writeLayer(j, r, cfg);
     });
+    if (cfg.awq)
+      j.attributeArray("awq", [&] {
+        for (const AwqRecord &r : awq)
+          writeAwq(j, r);
+      });
     j.attributeObject("summary", [&] {
       j.attribute("layers_quantized", static_cast<int64_t>(sum.quantized));
       j.attribute("layers_skipped", static_cast<int64_t>(sum.skipped));
@@ -202,14 +238,15 @@ static void writeJson(llvm::raw_ostream &os, const Config &cfg,
 }
 
 LogicalResult writeReport(ModuleOp module, const Config &cfg,
-                          ArrayRef<LayerRecord> records) {
+                          ArrayRef<LayerRecord> records,
+                          ArrayRef<AwqRecord> awq) {
   Summary sum = summarize(records);
   if (cfg.remarks && !records.empty())
     emitSummaryRemark(module, sum);
   if (cfg.report.empty())
     return success();
   if (cfg.report == "-") {
-    writeJson(llvm::outs(), cfg, records, sum);
+    writeJson(llvm::outs(), cfg, records, awq, sum);
     return success();
   }
   std::error_code ec;
@@ -219,7 +256,7 @@ LogicalResult writeReport(ModuleOp module, const Config &cfg,
                        << "': " << ec.message();
     return failure();
   }
-  writeJson(file, cfg, records, sum);
+  writeJson(file, cfg, records, awq, sum);
   return success();
 }
 

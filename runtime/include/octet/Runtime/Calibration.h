@@ -104,6 +104,42 @@ struct SecondMoment {
   }
 };
 
+/// Per-channel statistics of an activation whose rows are its last
+/// dimension (the input channels of the contraction it feeds): each
+/// channel's absmax and sum |x| over the rows, f64, in row order. Rows with
+/// a non-finite value are skipped (`skippedRows`). SmoothQuant reads the
+/// absmax, AWQ the mean |x|.
+struct ChannelStats {
+  int64_t dim = 0;
+  uint64_t rows = 0, skippedRows = 0;
+  std::vector<double> absmax, sumAbs;
+
+  /// Adds the n / dim rows of `x`.
+  void add(const float *x, int64_t n) {
+    if (absmax.empty()) {
+      absmax.assign(dim, 0.0);
+      sumAbs.assign(dim, 0.0);
+    }
+    for (int64_t r = 0; r + dim <= n; r += dim) {
+      const float *row = x + r;
+      bool finite = true;
+      for (int64_t j = 0; j < dim && finite; ++j)
+        finite = std::isfinite(row[j]);
+      if (!finite) {
+        ++skippedRows;
+        continue;
+      }
+      for (int64_t j = 0; j < dim; ++j) {
+        double a = std::fabs(static_cast<double>(row[j]));
+        absmax[j] = std::max(absmax[j], a);
+        sumAbs[j] += a;
+      }
+      ++rows;
+    }
+  }
+  double meanAbs(int64_t j) const { return rows ? sumAbs[j] / rows : 0.0; }
+};
+
 /// Rows [i0, i1) of the upper triangle of X^T X for the `numRows` rows of
 /// `x` (f64, `dim` columns each), written to `out` (dim x dim). Four rows of
 /// X at a time: out_ij = sum over blocks of 4 rows r of
@@ -231,6 +267,15 @@ inline double mseThreshold(const TensorStats &s, double levels) {
 // dim x dim float64 .npy (both triangles) whose path is relative to the
 // statistics file's directory; observers that saw the same rows share one
 // file. octet-quantize-weights algorithm=gptq reads it.
+//
+// With octet-run --channel-stats, each entry also has
+//
+//     "channels": {"dim": 576, "rows": 512, "skipped_rows": 0,
+//                  "absmax": [...], "mean_abs": [...]}
+//
+// per channel of the last dimension, over its finite rows (ChannelStats).
+// octet-smooth-quant reads absmax, octet-quantize-weights algorithm=awq
+// mean_abs (and the second moment).
 
 /// The "format" of a statistics file and its "version".
 constexpr char kStatsFormat[] = "octet-calibration";
@@ -258,6 +303,11 @@ constexpr char kSecondMomentFileKey[] = "file";
 constexpr char kSecondMomentDimKey[] = "dim";
 constexpr char kSecondMomentRowsKey[] = "rows";
 constexpr char kSecondMomentSkippedKey[] = "skipped_rows";
+
+/// Keys of a channels object (dim, rows and skipped_rows as above).
+constexpr char kChannelsKey[] = "channels";
+constexpr char kChannelsAbsmaxKey[] = "absmax";
+constexpr char kChannelsMeanAbsKey[] = "mean_abs";
 
 } // namespace calibration
 } // namespace octet
