@@ -116,15 +116,25 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       *this, "stats",
       llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
                      "--calibrate; algorithm=gptq: the same with "
-                     "--second-moment, of the float model instrumented "
-                     "with octet-instrument{all=true}"),
+                     "--second-moment, algorithm=awq with --second-moment "
+                     "--channel-stats, smooth= with --channel-stats, of the "
+                     "float model instrumented with "
+                     "octet-instrument{all=true}"),
       llvm::cl::init("")};
   PassOpts::Option<std::string> algorithm{
       *this, "algorithm",
-      llvm::cl::desc("Weight rounding: rtn (round to nearest) or gptq "
-                     "(GPTQ error feedback; needs stats=; not with "
-                     "w8a8-static)"),
+      llvm::cl::desc("Weight rounding: rtn (round to nearest), gptq (GPTQ "
+                     "error feedback) or awq (AWQ's per-channel scales); "
+                     "gptq and awq need stats= and do not go with "
+                     "w8a8-static"),
       llvm::cl::init("rtn")};
+  PassOpts::Option<double> smooth{
+      *this, "smooth",
+      llvm::cl::desc("SmoothQuant's migration strength alpha in [0, 1] "
+                     "(octet-smooth-quant before the weights; needs stats= "
+                     "with --channel-stats; recipes with dynamic "
+                     "activations); negative: off"),
+      llvm::cl::init(-1.0)};
   PassOpts::Option<double> damp{
       *this, "damp",
       llvm::cl::desc("algorithm=gptq: Hessian dampening, a fraction of its "
@@ -172,17 +182,6 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
 } // namespace
 
 namespace {
-/// Why algorithm=gptq and w8a8-static do not go together in one step.
-std::string gptqStaticError(StringRef who) {
-  return (who + ": algorithm=gptq does not combine with w8a8-static in one "
-                "step (each needs its own statistics: the float model's "
-                "second moments, then the quantized model's activation "
-                "ranges); run octet-quantize-weights algorithm=gptq, then "
-                "octet-instrument, octet-run --calibrate and "
-                "octet-quantize-activations mode=static")
-      .str();
-}
-
 /// One quantization recipe: what octet-quantize runs for it. The one list
 /// of recipe names (octet-quantize, octet-pipeline, their errors and docs).
 struct RecipeInfo {
@@ -216,6 +215,7 @@ const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
 }
 } // namespace
 
+
 StringRef octet::stringifyQuantRecipe(QuantRecipe recipe) {
   return getRecipeInfo(recipe).name;
 }
@@ -237,6 +237,42 @@ std::string octet::getValidQuantRecipeNames() {
   return text;
 }
 
+std::string octet::checkQuantizeSpec(const QuantizeSpec &spec,
+                                     StringRef who) {
+  bool stats = spec.algorithm == "gptq" || spec.algorithm == "awq";
+  if (stats && spec.recipe == QuantRecipe::w8a8_static)
+    return (who + ": algorithm=" + spec.algorithm +
+            " does not combine with w8a8-static in one step (each needs its "
+            "own statistics: the float model's, then the quantized model's "
+            "activation ranges); run octet-quantize-weights algorithm=" +
+            spec.algorithm +
+            ", then octet-instrument, octet-run --calibrate and "
+            "octet-quantize-activations mode=static")
+        .str();
+  if (spec.smooth < 0)
+    return "";
+  if (spec.smooth > 1)
+    return (who + ": smooth must be in [0, 1] (or negative: off), got " +
+            std::to_string(spec.smooth))
+        .str();
+  if (getRecipeInfo(spec.recipe).activationMode.empty())
+    return (who + ": smooth= is for recipes that quantize activations; '" +
+            stringifyQuantRecipe(spec.recipe) + "' does not")
+        .str();
+  if (spec.recipe == QuantRecipe::w8a8_static)
+    return (who + ": smooth= does not combine with w8a8-static in one step "
+                  "(the activation ranges must be measured after smoothing); "
+                  "run octet-smooth-quant, then octet-instrument, octet-run "
+                  "--calibrate and octet-quantize recipe=w8a8-static")
+        .str();
+  if (stats)
+    return (who + ": smooth= does not combine with algorithm=" +
+            spec.algorithm +
+            " (its statistics describe the activations before smoothing)")
+        .str();
+  return "";
+}
+
 void octet::buildQuantizePipeline(OpPassManager &pm,
                                   const QuantizeSpec &spec) {
   const RecipeInfo &info = getRecipeInfo(spec.recipe);
@@ -256,8 +292,14 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.algorithm = spec.algorithm;
   weights.damp = spec.damp;
   weights.actOrder = spec.actOrder;
-  if (spec.algorithm == "gptq")
+  if (spec.algorithm == "gptq" || spec.algorithm == "awq")
     weights.stats = spec.stats;
+  if (spec.smooth >= 0) {
+    OctetSmoothQuantOptions smooth;
+    smooth.stats = spec.stats;
+    smooth.alpha = spec.smooth;
+    pm.addPass(createOctetSmoothQuant(smooth));
+  }
   pm.addPass(createOctetQuantizeWeights(weights));
   if (!info.activationMode.empty()) {
     OctetQuantizeActivationsOptions activations;
@@ -427,10 +469,10 @@ LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
   quantize.algorithm = spec.algorithm;
   quantize.damp = spec.damp;
   quantize.actOrder = spec.actOrder;
-  if (spec.algorithm == "gptq" && *recipe == QuantRecipe::w8a8_static) {
-    error = gptqStaticError("octet-pipeline");
+  quantize.smooth = spec.smooth;
+  error = checkQuantizeSpec(quantize, "octet-pipeline");
+  if (!error.empty())
     return failure();
-  }
   buildQuantizePipeline(pm, quantize);
   bool cuda = info && info->arch == target::Arch::cuda;
   if (cuda && spec.lower) {
@@ -489,6 +531,7 @@ void octet::registerOctetPipelines() {
         spec.algorithm = opts.algorithm;
         spec.damp = opts.damp;
         spec.actOrder = opts.actOrder;
+        spec.smooth = opts.smooth;
         spec.strict = opts.strict;
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
@@ -527,8 +570,10 @@ void octet::registerOctetPipelines() {
         spec.algorithm = opts.algorithm;
         spec.damp = opts.damp;
         spec.actOrder = opts.actOrder;
-        if (spec.algorithm == "gptq" && spec.recipe == QuantRecipe::w8a8_static)
-          return errorHandler(gptqStaticError("octet-quantize"));
+        spec.smooth = opts.smooth;
+        std::string error = checkQuantizeSpec(spec, "octet-quantize");
+        if (!error.empty())
+          return errorHandler(error);
         buildQuantizePipeline(pm, spec);
         return success();
       },

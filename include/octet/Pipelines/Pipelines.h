@@ -60,10 +60,18 @@ struct QuantizeSpec {
   std::string report;           ///< Weight quantization report (JSON).
   std::string skip;             ///< Layers (regex) kept float.
   bool skipLmHead = true;       ///< Keep the vocabulary projection float.
-  std::string algorithm = "rtn"; ///< Weights: rtn or gptq (needs stats).
+  std::string algorithm = "rtn"; ///< Weights: rtn, gptq or awq (need
+                                 ///< stats).
   double damp = 0.01;           ///< algorithm=gptq: Hessian dampening.
   bool actOrder = false;        ///< algorithm=gptq: act-order.
+  double smooth = -1.0;         ///< >= 0: octet-smooth-quant first, with
+                                ///< this alpha (needs stats).
 };
+
+/// Why the options of `spec` do not go together in one step (e.g. gptq
+/// with w8a8-static: each needs its own statistics), prefixed with `who`;
+/// empty when they do.
+std::string checkQuantizeSpec(const QuantizeSpec &spec, llvm::StringRef who);
 
 /// Appends a recipe's quantization: octet-quantize-weights, then (W8A8)
 /// octet-quantize-activations, octet-fold-scales, canonicalize, cse.
@@ -100,9 +108,10 @@ struct OctetPipelineSpec {
   int64_t groupSize = 128;
   std::string skip;        ///< Layers (regex) kept float.
   bool skipLmHead = true;  ///< Keep the vocabulary projection float.
-  std::string algorithm = "rtn"; ///< Weights: rtn or gptq.
+  std::string algorithm = "rtn"; ///< Weights: rtn, gptq or awq.
   double damp = 0.01;
   bool actOrder = false;
+  double smooth = -1.0; ///< >= 0: SmoothQuant's alpha.
   bool strict = false; ///< Unaccelerated formats are errors.
   bool lower = true;   ///< Lower for the chip after selection.
   std::string cudaFormat = "bin";
