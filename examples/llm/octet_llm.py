@@ -249,7 +249,19 @@ WEIGHT_RECIPES = {
     # the float model's layer inputs over the calibration text.
     "w4a16-gptq": "recipe=w4a16 group-size=0 algorithm=gptq act-order=true",
     "w4a16-g64-gptq": "recipe=w4a16 group-size=64 algorithm=gptq act-order=true",
+    # AWQ (algorithm=awq): per-input-channel scales searched on the same
+    # statistics (and the per-channel mean |x|), folded into the norms and
+    # the up projections.
+    "w4a16-awq": "recipe=w4a16 group-size=0 algorithm=awq",
+    "w4a16-g64-awq": "recipe=w4a16 group-size=64 algorithm=awq",
+    # SmoothQuant (octet-smooth-quant, alpha SMOOTH_ALPHA) on the float
+    # model, then W8A8 with static activation scales calibrated on the
+    # smoothed model, or with dynamic ones.
+    "w8a8-smoothquant": "recipe=w8a8-static method=mse",
+    "w8a8-dynamic-smoothquant": "recipe=w8a8-dynamic smooth=%s",
 }
+# SmoothQuant's migration strength for the smoothquant recipes.
+SMOOTH_ALPHA = 0.5
 # GPTQ calibrates on windows of this many tokens (each from an empty cache,
 # like the perplexity windows).
 GPTQ_WINDOW = 512
@@ -288,6 +300,8 @@ class Recipe:
             return None
         if self.head:
             opts += " skip-lm-head=false"
+        if "smooth=%s" in opts:
+            opts = opts % SMOOTH_ALPHA
         return opts
 
 
@@ -390,7 +404,9 @@ class Builder:
         stats = self.path("moments-%s.json" % os.path.basename(src))
         inst = src + ".observed"
         if os.path.exists(stats) and os.path.exists(inst):
-            return inst, stats
+            with open(stats) as fh:
+                if '"channels"' in fh.read():
+                    return inst, stats
         run([tool(self.bindir, "octet-opt"), src,
              "--octet-instrument=all=true", "--emit-bytecode", "-o", inst],
             "octet-instrument")
@@ -398,15 +414,29 @@ class Builder:
         windows = [self.gptq_ids[i:i + w]
                    for i in range(0, len(self.gptq_ids) - w + 1, w)]
         args, n = self.calibration_inputs(windows, "gptq")
-        self.log("second moments of every layer's input over %d tokens in "
-                 "%d windows (octet-run --calibrate --second-moment)"
-                 % (n, len(windows)))
+        self.log("second moments and channel statistics of every layer's "
+                 "input over %d tokens in %d windows (octet-run --calibrate "
+                 "--second-moment --channel-stats)" % (n, len(windows)))
         t = time.time()
         run([tool(self.bindir, "octet-run"), inst, "--entry", "prefill",
-             "--calibrate=" + stats, "--second-moment"] + args,
-            "octet-run --calibrate --second-moment")
+             "--calibrate=" + stats, "--second-moment", "--channel-stats"]
+            + args, "octet-run --calibrate --second-moment --channel-stats")
         self.log("  %.1f s" % (time.time() - t))
         return inst, stats
+
+    def smoothed(self, src, alpha):
+        """The float model after octet-smooth-quant (alpha) on the channel
+        statistics of second_moments(src)."""
+        out = self.path("smoothed-%s-%s" % (alpha, os.path.basename(src)))
+        if self.up_to_date(out, src, tool(self.bindir, "octet-opt")):
+            return out
+        inst, stats = self.second_moments(src)
+        self.log("smoothing: octet-smooth-quant alpha=%s" % alpha)
+        run([tool(self.bindir, "octet-opt"), inst,
+             "--octet-smooth-quant=stats=%s alpha=%s report=%s"
+             % (stats, alpha, out + ".report.json"),
+             "--emit-bytecode", "-o", out], "octet-opt --octet-smooth-quant")
+        return out
 
     def calibration_stats(self, src, report):
         """w8a8-static: weights quantized (their report in `report`) and
@@ -490,7 +520,11 @@ class Builder:
             mlir = self.path("%s.mlirbc" % recipe.name.replace("+", "_"))
             temporary.append(mlir)
             report = self.path("report-%s.json" % recipe.name)
-            if recipe.weights == "w8a8-static":
+            if recipe.weights == "w8a8-smoothquant":
+                src = self.smoothed(src, SMOOTH_ALPHA)
+                if self.lean:
+                    temporary.append(src)
+            if recipe.weights in ("w8a8-static", "w8a8-smoothquant"):
                 # The weights are quantized before the observers go in;
                 # the recipe's pass then sees them quantized (its report,
                 # beside, lists what it adds: the head with +head).
@@ -500,9 +534,11 @@ class Builder:
                     temporary.append(src)
                 report = self.path("report-%s.activations.json"
                                    % recipe.name)
-            elif "algorithm=gptq" in opts:
-                # The observed float model (kept: every GPTQ recipe reads
-                # it); the pass removes the observers.
+            elif ("algorithm=gptq" in opts or "algorithm=awq" in opts
+                  or "smooth=" in opts):
+                # The observed float model (kept: every GPTQ / AWQ /
+                # SmoothQuant recipe reads it); the passes remove the
+                # observers.
                 src, stats = self.second_moments(src)
                 opts += " stats=%s" % stats
             self.log("quantizing: octet-quantize=%s" % opts)

@@ -127,61 +127,41 @@ readChannelEntries(const std::string &path, std::string &why) {
 // Groups and fold targets
 //===----------------------------------------------------------------------===//
 
-/// The value `generic` yields, if it is mulf(a, b) with one of a, b the
-/// block argument of input `index` used only there: that index.
-static std::optional<unsigned> yieldedFactor(linalg::GenericOp generic,
-                                             Value other[1]) {
+/// The inputs of `generic` whose block argument is a factor of the value
+/// it yields, mulf(a, b), and used nowhere else (both, for mulf(x, g)).
+static SmallVector<unsigned, 2> yieldedFactors(linalg::GenericOp generic) {
+  SmallVector<unsigned, 2> out;
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1)
-    return std::nullopt;
+    return out;
   auto mul = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
   if (!mul)
-    return std::nullopt;
+    return out;
   for (unsigned side = 0; side < 2; ++side) {
     auto arg = dyn_cast<BlockArgument>(mul->getOperand(side));
-    if (!arg || arg.getOwner() != &body ||
-        arg.getArgNumber() >= generic.getNumDpsInputs() || !arg.hasOneUse())
-      continue;
-    other[0] = mul->getOperand(1 - side);
-    return arg.getArgNumber();
+    if (arg && arg.getOwner() == &body &&
+        arg.getArgNumber() < generic.getNumDpsInputs() && arg.hasOneUse())
+      out.push_back(arg.getArgNumber());
   }
-  return std::nullopt;
+  return out;
 }
 
-/// The fold target of `x`, or why there is none.
-static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
-  auto generic = x.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic->getNumResults() != 1 ||
-      !generic.hasPureTensorSemantics()) {
-    why = "the activation is not produced by a linalg.generic";
-    return failure();
-  }
-  auto type = dyn_cast<RankedTensorType>(x.getType());
-  if (!type || type.getRank() < 1 || !type.getElementType().isF32() ||
-      generic.getNumReductionLoops() != 0 ||
-      !generic.getIndexingMapsArray().back().isIdentity()) {
-    why = "the activation's producer is not an elementwise f32 "
-          "linalg.generic";
-    return failure();
-  }
-  Value other[1];
-  std::optional<unsigned> index = yieldedFactor(generic, other);
-  if (!index) {
-    why = "the activation's producer does not end in a multiplication by "
-          "one of its inputs";
-    return failure();
-  }
-  OpOperand *operand = generic.getDpsInputOperand(*index);
+/// Input `index` of `generic` (which yields a multiple of it) as a fold
+/// target of its result `x`, or why not.
+static FailureOr<FoldTarget> foldTargetAt(linalg::GenericOp generic,
+                                          unsigned index, Value x,
+                                          std::string &why) {
+  auto type = cast<RankedTensorType>(x.getType());
+  OpOperand *operand = generic.getDpsInputOperand(index);
   AffineMap map = generic.getMatchingIndexingMap(operand);
   unsigned rank = type.getRank();
   FoldTarget t;
   t.op = generic;
   t.operand = operand->getOperandNumber();
   t.name = layerName(generic, nullptr, 0);
-  if (map.getNumResults() == 1 && map.getResult(0) ==
-                                      getAffineDimExpr(rank - 1,
-                                                       x.getContext())) {
+  if (map.getNumResults() == 1 &&
+      map.getResult(0) == getAffineDimExpr(rank - 1, x.getContext())) {
     auto cst = operand->get().getDefiningOp<arith::ConstantOp>();
     auto ct = cst ? dyn_cast<RankedTensorType>(cst.getType()) : nullptr;
     if (!ct || ct.getRank() != 1 || !ct.getElementType().isF32() ||
@@ -204,8 +184,8 @@ static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
   if (!producer || !isContractionLike(producer) ||
       producer->getNumResults() != 1 || !operand->get().hasOneUse() ||
       producer.getNumDpsInputs() != 2) {
-    why = "the factor of the activation's producer is not a contraction's "
-          "result used only there";
+    why = "the activation's producer multiplies by neither a constant "
+          "vector nor a contraction's result used only there";
     return failure();
   }
   // A zero init: the rows of the weight are the whole result.
@@ -218,8 +198,8 @@ static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
           layerName(producer, nullptr, 0) + "') does not start from zero";
     return failure();
   }
-  AffineMap outMap = producer.getMatchingIndexingMap(
-      producer.getDpsInitOperand(0));
+  AffineMap outMap =
+      producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
   if (outMap.getNumResults() != rank || !outMap.isProjectedPermutation()) {
     why = "unexpected result map of '" + layerName(producer, nullptr, 0) + "'";
     return failure();
@@ -247,6 +227,36 @@ static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
   why = "the contraction before the activation ('" +
         layerName(producer, nullptr, 0) +
         "') has no 2-D f32 constant weight indexed by the channel";
+  return failure();
+}
+
+/// The fold target of `x`, or why there is none.
+static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
+  auto generic = x.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic->getNumResults() != 1 ||
+      !generic.hasPureTensorSemantics()) {
+    why = "the activation is not produced by a linalg.generic";
+    return failure();
+  }
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() < 1 || !type.getElementType().isF32() ||
+      generic.getNumReductionLoops() != 0 ||
+      !generic.getIndexingMapsArray().back().isIdentity()) {
+    why = "the activation's producer is not an elementwise f32 "
+          "linalg.generic";
+    return failure();
+  }
+  SmallVector<unsigned, 2> factors = yieldedFactors(generic);
+  if (factors.empty()) {
+    why = "the activation's producer does not end in a multiplication by "
+          "one of its inputs";
+    return failure();
+  }
+  for (unsigned index : factors) {
+    FailureOr<FoldTarget> t = foldTargetAt(generic, index, x, why);
+    if (succeeded(t))
+      return t;
+  }
   return failure();
 }
 
