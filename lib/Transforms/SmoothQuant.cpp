@@ -33,6 +33,7 @@ namespace {
 /// A report entry: a smoothed group (with its scales) or a skipped one.
 struct GroupRecord {
   std::string layers, observer, fold, foldInto, skipReason;
+  std::vector<std::string> names;
   std::vector<float> scales;
 };
 
@@ -142,6 +143,7 @@ void SmoothQuantPass::runOnOperation() {
   for (ScaleGroup &g : groups) {
     GroupRecord rec;
     rec.layers = g.layerList();
+    rec.names = g.layerNames();
     rec.observer = g.observer;
     Location loc = g.weights.front().op->getLoc();
     if (!g.fold) {
@@ -201,7 +203,10 @@ LogicalResult SmoothQuantPass::writeReport(ArrayRef<GroupRecord> records) {
           if (!r.skipReason.empty())
             continue;
           j.object([&] {
-            j.attribute("layers", r.layers);
+            j.attributeArray("layers", [&] {
+              for (const std::string &n : r.names)
+                j.value(n);
+            });
             j.attribute("observer", r.observer);
             j.attribute("fold", r.fold);
             j.attribute("fold_into", r.foldInto);
@@ -216,7 +221,10 @@ LogicalResult SmoothQuantPass::writeReport(ArrayRef<GroupRecord> records) {
         for (const GroupRecord &r : records)
           if (!r.skipReason.empty())
             j.object([&] {
-              j.attribute("layers", r.layers);
+              j.attributeArray("layers", [&] {
+              for (const std::string &n : r.names)
+                j.value(n);
+            });
               j.attribute("observer", r.observer);
               j.attribute("why", r.skipReason);
             });

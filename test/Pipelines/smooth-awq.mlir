@@ -23,7 +23,9 @@
 // AWQ: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<2x16xf32>) rhs_scheme <i4, per_group(0, 32)>
 // REPORT: "algorithm": "awq"
 // REPORT: "awq": [
-// REPORT: "layers": "fc"
+// REPORT: "layers": [
+// REPORT-NEXT: "fc"
+// REPORT-NEXT: ]
 // REPORT: "fold": "multiplier"
 // REPORT: "fold_into": "norm"
 // STATIC: octet-quantize: smooth= does not combine with w8a8-static in one step (the activation ranges must be measured after smoothing); run octet-smooth-quant, then octet-instrument, octet-run --calibrate and octet-quantize recipe=w8a8-static

@@ -135,6 +135,29 @@ def OctetQuantizeWeights
     before the loop (static groups), since a group's inputs are no longer
     quantized together.
 
+    **AWQ** (`algorithm=awq stats=FILE awq-grid=N awq-clip=B`, Lin et al.,
+    "AWQ: Activation-aware Weight Quantization for LLM Compression and
+    Acceleration", 2023): the contractions that read one observed
+    activation X (q, k and v; gate and up) form a group. For alpha in 0,
+    1/N, ..., (N-1)/N the scales s_j = max(mean|X_j|, 1e-4)^alpha, divided
+    by sqrt(max(s) min(s)) and rounded to f32, are scored by the error the
+    quantized, rescaled weights cause in the layers' outputs over the
+    calibration rows: the sum over the group's weights and output channels
+    of d^T H d, d = Q(W diag(s)) / s - W, H = sum x x^T (every
+    ceil(N_out / 128)-th output channel is scored; f64, a fixed order).
+    The first minimum wins (alpha = 0 is round to nearest); W becomes the
+    f32 products W diag(s) and 1/s is folded into the op before X (a norm's
+    weight, or SwiGLU's up projection; see octet-smooth-quant), so the
+    model keeps its shape. Then every weight is rounded to nearest; with
+    `awq-clip=true` and per-group granularity each group's range is first
+    clipped to the ratio (1, 0.95, ..., 0.55, AWQ's grid) that minimizes the
+    group's d^T H_b d over its diagonal block of the scaled input's second
+    moment. The statistics need `channels` (`octet-run --channel-stats`)
+    and `second_moment` entries; groups whose activation cannot absorb a
+    scale are left unscaled; the report lists each group's alpha, error
+    curve and scales (`awq`). The report's SQNR is against the scaled
+    weight.
+
     Example (`format=i8 granularity=per-channel`):
 
     ```mlir
@@ -204,6 +227,10 @@ def OctetQuantizeWeights
     Option<"awqGrid", "awq-grid", "int64_t", /*default=*/"20",
            "algorithm=awq: alphas tried, 0, 1/N, ..., (N-1)/N (1 <= N <= "
            "1000)">,
+    Option<"awqClip", "awq-clip", "bool", /*default=*/"true",
+           "algorithm=awq, per-group: each group's range clipped to the "
+           "ratio (1, 0.95, ..., 0.55) that minimizes its output error on "
+           "the calibration statistics (AWQ's clip search)">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
            "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
            "fraction of its mean (0 < damp <= 1)">,

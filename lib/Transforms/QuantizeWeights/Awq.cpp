@@ -123,16 +123,42 @@ double awqError(MLIRContext *ctx, const Config &cfg, ArrayRef<AwqWeight> ws,
     // Element (row n, input j) of the constant.
     const int64_t strideRow = w.inAxis == 0 ? 1 : k;
     const int64_t strideIn = w.inAxis == 0 ? rows : 1;
-    std::vector<float> scaled(w.values.size());
-    for (int64_t n = 0; n < rows; ++n)
-      for (int64_t j = 0; j < k; ++j) {
-        int64_t i = n * strideRow + j * strideIn;
-        scaled[i] = w.values[i] * sf[j];
-      }
-    std::vector<float> q =
-        fakeQuantize(ctx, cfg, w.scheme, w.shape, scaled.data());
     const int64_t stride = (rows + kAwqRows - 1) / kAwqRows;
     const int64_t sampled = (rows + stride - 1) / stride;
+    // Only the sampled rows are quantized when each parameter group lies
+    // within one output channel (per-channel, per-group along the inputs):
+    // as a sampled x K matrix with the same grid, groups and clip rules.
+    Granularity gran = w.scheme.getGranularity();
+    bool rowwise = (gran == Granularity::per_axis &&
+                    w.scheme.getAxis() == 1 - w.inAxis) ||
+                   (gran == Granularity::per_group &&
+                    w.scheme.getAxis() == w.inAxis);
+    std::vector<float> q(sampled * k);
+    if (rowwise) {
+      std::vector<float> sub(sampled * k);
+      for (int64_t r = 0; r < sampled; ++r)
+        for (int64_t j = 0; j < k; ++j)
+          sub[r * k + j] =
+              w.values[r * stride * strideRow + j * strideIn] * sf[j];
+      SchemeAttr rowScheme = SchemeAttr::get(
+          ctx, w.scheme.getFormat(), gran,
+          gran == Granularity::per_axis ? 0 : 1, w.scheme.getGroupSize(),
+          w.scheme.getSymmetric(), w.scheme.getSaturate(),
+          w.scheme.getQmin(), w.scheme.getQmax());
+      q = fakeQuantize(ctx, cfg, rowScheme, {sampled, k}, sub.data());
+    } else {
+      std::vector<float> scaled(w.values.size());
+      for (int64_t n = 0; n < rows; ++n)
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t i = n * strideRow + j * strideIn;
+          scaled[i] = w.values[i] * sf[j];
+        }
+      std::vector<float> all =
+          fakeQuantize(ctx, cfg, w.scheme, w.shape, scaled.data());
+      for (int64_t r = 0; r < sampled; ++r)
+        for (int64_t j = 0; j < k; ++j)
+          q[r * k + j] = all[r * stride * strideRow + j * strideIn];
+    }
     std::vector<double> err(sampled);
     const int64_t tiles = (sampled + kTile - 1) / kTile;
     parallelFor(ctx, 0, tiles, [&](size_t t) {
@@ -142,9 +168,9 @@ double awqError(MLIRContext *ctx, const Config &cfg, ArrayRef<AwqWeight> ws,
       for (int64_t r = 0; r < nr; ++r) {
         int64_t n = (r0 + r) * stride;
         for (int64_t j = 0; j < k; ++j) {
-          int64_t i = n * strideRow + j * strideIn;
-          d[r * k + j] = static_cast<double>(q[i]) / sf[j] -
-                         static_cast<double>(w.values[i]);
+          d[r * k + j] =
+              static_cast<double>(q[(r0 + r) * k + j]) / sf[j] -
+              static_cast<double>(w.values[n * strideRow + j * strideIn]);
         }
       }
       quad(h.data(), d.data(), nr, k, y.data(), &err[r0]);

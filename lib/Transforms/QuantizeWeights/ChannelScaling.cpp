@@ -249,7 +249,7 @@ static FailureOr<FoldTarget> findFoldTarget(Value x, std::string &why) {
   SmallVector<unsigned, 2> factors = yieldedFactors(generic);
   if (factors.empty()) {
     why = "the activation's producer does not end in a multiplication by "
-          "one of its inputs";
+          "one of its inputs used nowhere else in its body";
     return failure();
   }
   for (unsigned index : factors) {
@@ -327,6 +327,13 @@ SmallVector<ScaleGroup> collectScaleGroups(ModuleOp module) {
   return out;
 }
 
+std::vector<std::string> ScaleGroup::layerNames() const {
+  std::vector<std::string> out;
+  for (const ScaledWeight &w : weights)
+    out.push_back(w.name);
+  return out;
+}
+
 std::string ScaleGroup::layerList() const {
   std::string s;
   for (const ScaledWeight &w : weights)
@@ -338,8 +345,7 @@ std::string ScaleGroup::layerList() const {
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-/// The f32 values of `cst` (f32 only), copied.
-static FailureOr<std::vector<float>> readF32(arith::ConstantOp cst,
+FailureOr<std::vector<float>> readF32(arith::ConstantOp cst,
                                              std::string &why) {
   FailureOr<WeightData> data = getWeightData(cst, why);
   if (failed(data))

@@ -162,6 +162,8 @@ private:
 
   /// algorithm=awq: the searched (and skipped) groups, for the report.
   std::vector<AwqRecord> awqRecords;
+  /// awq-clip=true: the clip search's inputs per searched contraction.
+  DenseMap<Operation *, AwqClipJob> awqClipJobs;
   LogicalResult runAwq(ModuleOp module);
   LogicalResult awqGroup(ScaleGroup &g, const llvm::StringMap<ChannelEntry> &ch,
                          AwqRecord &rec, SmallVectorImpl<Operation *> &replaced);
@@ -270,6 +272,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                 "' (expected rtn, gptq or awq)");
   }
   cfg.awqGrid = awqGrid;
+  cfg.awqClip = awqClip;
   cfg.stats = stats;
   cfg.damp = damp;
   if (actOrder && !cfg.gptq)
@@ -516,6 +519,9 @@ void QuantizeWeightsPass::processOperand(linalg::LinalgOp op,
     hadError = true;
     return;
   }
+  auto clipJob = awqClipJobs.find(op);
+  if (clipJob != awqClipJobs.end() && trace.chain.empty())
+    job.awqClip = clipJob->second;
   rec.layout = trace.chain.empty() ? "constant"
                : job.folded        ? "folded chain"
                                    : "chain re-applied";
@@ -615,6 +621,7 @@ LogicalResult QuantizeWeightsPass::runAwq(ModuleOp module) {
   for (auto [i, g] : llvm::enumerate(groups)) {
     AwqRecord rec;
     rec.layers = g.layerList();
+    rec.names = g.layerNames();
     rec.observer = g.observer;
     if (failed(awqGroup(g, *channels, rec, replaced)))
       ok = false;
@@ -682,11 +689,7 @@ LogicalResult QuantizeWeightsPass::awqGroup(
     WeightJob job;
     prepareJob(job, Trace{cst, {}}, *data, type, *os);
     AwqWeight w;
-    w.values.resize(data->numElements);
-    withReader(*data, [&](auto read) {
-      for (int64_t i = 0; i < data->numElements; ++i)
-        w.values[i] = read(i);
-    });
+    w.values = *readF32(cst, why);
     w.shape.assign(type.getShape().begin(), type.getShape().end());
     w.inAxis = sw.inAxis;
     w.scheme = job.scheme;
@@ -717,6 +720,11 @@ LogicalResult QuantizeWeightsPass::awqGroup(
   if (failed(h))
     return err() << why;
   rec.result = awqSearch(&getContext(), cfg, ws, *h, ch->second.meanAbs);
+  if (cfg.awqClip) {
+    auto shared = std::make_shared<const std::vector<double>>(std::move(*h));
+    for (const ScaledWeight &sw : g.weights)
+      awqClipJobs[sw.op] = AwqClipJob{shared, rec.result.scales};
+  }
   if (cfg.remarks)
     emitRemark(first->getLoc())
         << "AWQ scales for '" << rec.layers << "' (folded into "
@@ -825,6 +833,7 @@ void QuantizeWeightsPass::runOnOperation() {
   moments.clear();
   factors.clear();
   awqRecords.clear();
+  awqClipJobs.clear();
   if (cfg.gptq || cfg.awq) {
     std::string why;
     auto entries = readMomentEntries(cfg.stats, why);

@@ -68,6 +68,8 @@ struct Config {
   /// algorithm=awq and its grid of alphas (0, 1/grid, ...).
   bool awq = false;
   int64_t awqGrid = 20;
+  /// algorithm=awq: per-group clip ranges searched by output error.
+  bool awqClip = true;
   /// The options as written, for the report.
   std::string formatName, granularityName, nonfiniteName;
 };
@@ -332,10 +334,15 @@ struct ScaleGroup {
   std::string why;
   /// The weights' names, comma-separated.
   std::string layerList() const;
+  std::vector<std::string> layerNames() const;
 };
 
 /// The groups of `module`, in the order of their first contraction.
 SmallVector<ScaleGroup> collectScaleGroups(ModuleOp module);
+
+/// The values of the f32 constant `cst`, copied. Fails with `why` for
+/// other element types or unavailable resource blobs.
+FailureOr<std::vector<float>> readF32(arith::ConstantOp cst, std::string &why);
 
 /// The constant operand `operand` of `op` now (null if not a constant).
 arith::ConstantOp currentConstant(Operation *op, unsigned operand);
@@ -388,6 +395,7 @@ AwqResult awqSearch(MLIRContext *ctx, const Config &cfg,
 /// A report entry of an AWQ group: searched, or skipped with the reason.
 struct AwqRecord {
   std::string layers, observer, fold, foldInto, skipReason;
+  std::vector<std::string> names; ///< The layers, one by one.
   AwqResult result;
 };
 
@@ -397,6 +405,14 @@ struct AwqRecord {
 struct GptqJob {
   std::shared_ptr<const GptqFactor> factor;
   int64_t reductionAxis = 0;
+};
+
+/// AWQ's clip search for one weight (per-group schemes): the second moment
+/// of the layer's original input (K x K) and the scales s its input was
+/// divided by (the scaled input's second moment is H_ij / (s_i s_j)).
+struct AwqClipJob {
+  std::shared_ptr<const std::vector<double>> h;
+  std::vector<float> scales;
 };
 
 /// A weight operand ready to quantize: the values and type that are
@@ -415,6 +431,9 @@ struct WeightJob {
   std::vector<float> foldedValues;
   /// algorithm=gptq: set for every quantized weight.
   std::optional<GptqJob> gptq;
+  /// algorithm=awq awq-clip=true: set for the per-group weights of
+  /// searched groups.
+  std::optional<AwqClipJob> awqClip;
 
   WeightJob() = default;
   // `data` may point into `foldedValues`.

@@ -501,6 +501,77 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
 }
 
 //===----------------------------------------------------------------------===//
+// AWQ's clip search
+//===----------------------------------------------------------------------===//
+
+/// Candidates of the search: ratios k / kAwqClipSteps of the range for k =
+/// kAwqClipSteps down to kAwqClipSteps / 2 + 1 (1, 0.95, ..., 0.55: AWQ's
+/// max_shrink 0.5 on a grid of 20).
+constexpr unsigned kAwqClipSteps = 20;
+
+/// algorithm=awq awq-clip=true, per-group schemes: each group's clip range
+/// is the candidate whose rounding error d (over the group's inputs c0 ..
+/// c0 + G) gives the smallest d^T H_b d, H_b the group's diagonal block of
+/// the scaled input's second moment; on a tie the larger range wins. This
+/// is AWQ's auto_clip, whose error sum over tokens of (x_g . d)^2 is the
+/// same quadratic form.
+template <typename Read>
+static void awqClips(const Kernel &k, Read read, const AwqClipJob &job,
+                     std::vector<num::ClipResult> &clips) {
+  const GroupLayout &l = k.layout;
+  const int64_t g = l.group, dim = l.dim;
+  const std::vector<double> &h = *job.h;
+  const bool sym = k.symmetric;
+  const bool fp8 = num::isFloat8(k.format);
+  parallelFor(k.ctx, 0, l.numGroups(), [&](size_t p) {
+    const int64_t groupsPerRow = (dim / g) * l.inner;
+    const int64_t c0 = ((static_cast<int64_t>(p) % groupsPerRow) / l.inner) *
+                       g;
+    std::vector<float> x;
+    x.reserve(g);
+    l.forEach(p, [&](int64_t i) { x.push_back(read(i)); });
+    num::RangeStats st;
+    for (float v : x)
+      st.add(v);
+    std::vector<double> hb(g * g), d(g);
+    for (int64_t a = 0; a < g; ++a)
+      for (int64_t b = 0; b < g; ++b)
+        hb[a * g + b] = h[(c0 + a) * dim + (c0 + b)] /
+                        (static_cast<double>(job.scales[c0 + a]) *
+                         job.scales[c0 + b]);
+    double bestErr = 0.0;
+    for (unsigned step = kAwqClipSteps; step > kAwqClipSteps / 2; --step) {
+      num::ClipResult c =
+          num::mseClipCandidate(st, k.format, k.range, sym, step,
+                                kAwqClipSteps);
+      for (int64_t a = 0; a < g; ++a) {
+        float xhat =
+            fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
+                                                      k.format, k.saturate),
+                                     c.params.scale, k.format)
+                : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
+                                                      c.params.zeroPoint,
+                                                      k.range.qmin,
+                                                      k.range.qmax),
+                                     c.params.scale, c.params.zeroPoint);
+        d[a] = static_cast<double>(xhat) - x[a];
+      }
+      double err = 0.0;
+      for (int64_t a = 0; a < g; ++a) {
+        double t = 0.0;
+        for (int64_t b = 0; b < g; ++b)
+          t += hb[a * g + b] * d[b];
+        err += d[a] * t;
+      }
+      if (step == kAwqClipSteps || err < bestErr) {
+        bestErr = err;
+        clips[p] = c;
+      }
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
@@ -511,6 +582,7 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
 static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
                            ArrayRef<int64_t> shape, SchemeAttr scheme,
                            const Config &cfg, const std::optional<GptqJob> &gptq,
+                           const std::optional<AwqClipJob> &awqClip,
                            uint8_t *codes, float *scales, int32_t *zeroPoints,
                            LayerStats &stats) {
   Kernel k(ctx, cfg, scheme, shape);
@@ -523,6 +595,8 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
       absmaxClips(k, read, clips);
     else
       searchClips(k, read, clips);
+    if (awqClip && k.layout.kind == Granularity::per_group)
+      awqClips(k, read, *awqClip, clips);
     std::vector<float> corrected;
     if (gptq)
       gptqValues(k, read, *gptq, shape, clips, corrected);
@@ -641,7 +715,7 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   if (zpType)
     zps.allocate(numParams * sizeof(int32_t), /*asBlob=*/false);
 
-  quantizeWeight(ctx, job.data, shape, scheme, cfg, job.gptq,
+  quantizeWeight(ctx, job.data, shape, scheme, cfg, job.gptq, job.awqClip,
                  reinterpret_cast<uint8_t *>(codes.data()),
                  reinterpret_cast<float *>(scales.data()),
                  zpType ? reinterpret_cast<int32_t *>(zps.data()) : nullptr,

@@ -182,7 +182,10 @@ static void writeLayer(llvm::json::OStream &j, const LayerRecord &r,
 /// the scales; or why it was skipped.
 static void writeAwq(llvm::json::OStream &j, const AwqRecord &r) {
   j.object([&] {
-    j.attribute("layers", r.layers);
+    j.attributeArray("layers", [&] {
+      for (const std::string &n : r.names)
+        j.value(n);
+    });
     j.attribute("observer", r.observer);
     if (!r.skipReason.empty()) {
       j.attribute("skip_reason", r.skipReason);
