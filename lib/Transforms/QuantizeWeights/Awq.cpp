@@ -43,14 +43,24 @@ FailureOr<std::vector<double>> loadSecondMoment(const std::string &file,
   }
   std::vector<double> h(dim * dim);
   std::memcpy(h.data(), a.data.data(), h.size() * sizeof(double));
-  for (int64_t i = 0; i < dim; ++i)
-    for (int64_t j = 0; j < dim; ++j)
-      if (!std::isfinite(h[i * dim + j]) ||
-          h[i * dim + j] != h[j * dim + i] || (i == j && h[i * dim + i] < 0)) {
-        why = "'" + file + "' is not a finite symmetric second moment "
-              "(element " + std::to_string(i) + ", " + std::to_string(j) + ")";
+  // Symmetric up to the rounding of a sum in another order (a file written
+  // by another tool).
+  for (int64_t i = 0; i < dim; ++i) {
+    for (int64_t j = 0; j < dim; ++j) {
+      double x = h[i * dim + j], y = h[j * dim + i];
+      if (!std::isfinite(x) ||
+          std::fabs(x - y) > 1e-9 * (std::fabs(x) + std::fabs(y))) {
+        why = "'" + file + "' is not a finite symmetric matrix (element " +
+              std::to_string(i) + ", " + std::to_string(j) + ")";
         return failure();
       }
+    }
+    if (h[i * dim + i] < 0) {
+      why = "'" + file + "' has a negative diagonal element " +
+            std::to_string(i) + " (not a second moment)";
+      return failure();
+    }
+  }
   return h;
 }
 

@@ -16,7 +16,6 @@
 #include "QuantizeWeightsInternal.h"
 
 #include "octet/Runtime/Calibration.h"
-#include "octet/Runtime/Npy.h"
 
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/SmallString.h"
@@ -27,8 +26,6 @@
 #include <cmath>
 
 namespace mlir::octet::weight_quant {
-
-namespace npy = ::octet::runtime;
 
 /// dot(a[0:n], b[0:n]) with four partial sums (a fixed order).
 static double dot(const double *__restrict a, const double *__restrict b,
@@ -91,38 +88,16 @@ readMomentEntries(const std::string &path, std::string &why) {
 FailureOr<std::shared_ptr<const GptqFactor>>
 loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
                double damp, bool actOrder, std::string &why) {
-  npy::NpyArray a;
-  if (!npy::readNpy(file, a, why))
+  FailureOr<std::vector<double>> moment = loadSecondMoment(file, dim, why);
+  if (failed(moment))
     return failure();
-  if (a.dtype != npy::NpyDType::F64 || a.shape.size() != 2 ||
-      a.shape[0] != dim || a.shape[1] != dim) {
-    why = "'" + file + "' is not a " + std::to_string(dim) + "x" +
-          std::to_string(dim) + " float64 array (got " +
-          npy::dtypeName(a.dtype) + ", rank " +
-          std::to_string(a.shape.size()) + ")";
-    return failure();
-  }
   const int64_t k = dim;
-  std::vector<double> h(k * k);
-  std::memcpy(h.data(), a.data.data(), h.size() * sizeof(double));
+  std::vector<double> h = std::move(*moment);
   auto factor = std::make_shared<GptqFactor>();
   factor->dim = k;
   factor->dead.assign(k, 0);
   double diagSum = 0;
   for (int64_t i = 0; i < k; ++i) {
-    for (int64_t j = 0; j < k; ++j)
-      if (!std::isfinite(h[i * k + j]) ||
-          std::fabs(h[i * k + j] - h[j * k + i]) >
-              1e-9 * (std::fabs(h[i * k + j]) + std::fabs(h[j * k + i]))) {
-        why = "'" + file + "' is not a finite symmetric matrix (element " +
-              std::to_string(i) + ", " + std::to_string(j) + ")";
-        return failure();
-      }
-    if (h[i * k + i] < 0) {
-      why = "'" + file + "' has a negative diagonal element " +
-            std::to_string(i) + " (not a second moment)";
-      return failure();
-    }
     if (h[i * k + i] == 0) {
       // An input that was always zero: its row and column are zero too.
       factor->dead[i] = 1;

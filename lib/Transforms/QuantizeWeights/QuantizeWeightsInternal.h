@@ -383,7 +383,9 @@ struct AwqResult {
   std::vector<double> curve;
 };
 
-/// A second moment (.npy, dim x dim float64, finite and symmetric).
+/// Reads a second moment (.npy, dim x dim float64): finite, symmetric up to
+/// 1e-9 relative, no negative diagonal element. Fails with `why`. GPTQ's
+/// factor and AWQ's error both start from it.
 FailureOr<std::vector<double>> loadSecondMoment(const std::string &file,
                                                 int64_t dim, std::string &why);
 

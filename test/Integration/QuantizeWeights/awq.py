@@ -277,26 +277,11 @@ def check_case(chk, opts, ctx, tag):
            tag + ": report algorithm", str(rep.get("options")))
     groups = rep.get("awq", [])
     cm.layers_listed(chk, tag + ":", groups)
-    names = sorted(cm.group_of(g.get("layers", [])) or "?" for g in groups)
-    chk.ok(names == ["h", "m"], tag + ": two groups {fc, fcT, gate, up}, "
-           "{down}", str([g.get("layers") for g in groups]))
     tens = st["tensors"]
     acts = dict(zip(("h", "m"), cm.ref_acts(xh, p)))
     cur = dict(p)
     sfs, hmats, summary = {}, {}, []
-    for g in groups:
-        which = cm.group_of(g.get("layers", []))
-        if which is None:
-            continue
-        layers = cm.H_LAYERS if which == "h" else cm.M_LAYERS
-        label = "%s[%s]" % (tag, which)
-        obs = g.get("observer")
-        chk.ok(obs in [l + ".input" for l in layers], label + " observer",
-               str(obs))
-        kind, into = cm.FOLD_KIND[which]
-        chk.ok(g.get("fold") == kind and g.get("fold_into") == into,
-               label + " fold", "%s into %s" % (g.get("fold"),
-                                                g.get("fold_into")))
+    for which, layers, label, obs, g in cm.check_groups(chk, tag, groups):
         t = tens[obs if obs in tens else layers[0] + ".input"]
         mean_abs = np.asarray(t["channels"]["mean_abs"], np.float64)
         hmat = np.load(os.path.join(os.path.dirname(stats),

@@ -401,3 +401,26 @@ def rtn_rows(w_rows, scheme):
     """Plain round-to-nearest (absmax clip) of a weight viewed as rows:
     dict from wo.quantize_weight."""
     return wo.quantize_weight(np.asarray(w_rows, F32), scheme, "absmax")
+
+
+def check_groups(chk, tag, groups):
+    """Checks that the report's groups are h's {fc, fcT, gate, up} and m's
+    {down}; yields (which, layers, label, observer, group) for each, after
+    checking its observer and fold."""
+    names = sorted(group_of(g.get("layers", [])) or "?" for g in groups)
+    chk.ok(names == ["h", "m"], tag + ": two groups {fc, fcT, gate, up}, "
+           "{down}", str([g.get("layers") for g in groups]))
+    for g in groups:
+        which = group_of(g.get("layers", []))
+        if which is None:
+            continue
+        layers = H_LAYERS if which == "h" else M_LAYERS
+        label = "%s[%s]" % (tag, which)
+        obs = g.get("observer")
+        chk.ok(obs in [l + ".input" for l in layers], label + " observer",
+               str(obs))
+        kind, into = FOLD_KIND[which]
+        chk.ok(g.get("fold") == kind and g.get("fold_into") == into,
+               label + " fold", "%s into %s" % (g.get("fold"),
+                                                g.get("fold_into")))
+        yield which, layers, label, obs, g

@@ -143,25 +143,10 @@ def check_alpha(chk, alpha, ctx, tag):
            str(rep.get("skipped")))
     groups = rep.get("groups", [])
     cm.layers_listed(chk, tag + ":", groups + rep.get("skipped", []))
-    names = sorted(cm.group_of(g.get("layers", [])) or "?" for g in groups)
-    chk.ok(names == ["h", "m"], tag + ": two groups {fc, fcT, gate, up}, "
-           "{down}", str([g.get("layers") for g in groups]))
     tens = st["tensors"]
     cur = dict(p)  # the oracle's weights, updated group by group
     sfs, ratios = {}, []
-    for g in groups:
-        which = cm.group_of(g.get("layers", []))
-        if which is None:
-            continue
-        layers = cm.H_LAYERS if which == "h" else cm.M_LAYERS
-        label = "%s[%s]" % (tag, which)
-        obs = g.get("observer")
-        chk.ok(obs in [l + ".input" for l in layers], label + " observer",
-               str(obs))
-        kind, into = cm.FOLD_KIND[which]
-        chk.ok(g.get("fold") == kind and g.get("fold_into") == into,
-               label + " fold", "%s into %s" % (g.get("fold"),
-                                                g.get("fold_into")))
+    for which, layers, label, obs, g in cm.check_groups(chk, tag, groups):
         amax = np.asarray(tens[layers[0] + ".input"]["channels"]["absmax"],
                           np.float64)
         wm = cm.wmax(cur, layers)
