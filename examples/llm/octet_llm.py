@@ -254,14 +254,16 @@ WEIGHT_RECIPES = {
     # the up projections.
     "w4a16-awq": "recipe=w4a16 group-size=0 algorithm=awq",
     "w4a16-g64-awq": "recipe=w4a16 group-size=64 algorithm=awq",
-    # SmoothQuant (octet-smooth-quant, alpha SMOOTH_ALPHA) on the float
-    # model, then W8A8 with static activation scales calibrated on the
-    # smoothed model, or with dynamic ones.
+    # SmoothQuant (octet-smooth-quant, alpha SMOOTH_ALPHA[recipe]) on the
+    # float model, then W8A8 with static activation scales calibrated on
+    # the smoothed model, or with dynamic ones.
     "w8a8-smoothquant": "recipe=w8a8-static method=mse",
     "w8a8-dynamic-smoothquant": "recipe=w8a8-dynamic smooth=%s",
 }
-# SmoothQuant's migration strength for the smoothquant recipes.
-SMOOTH_ALPHA = 0.5
+# SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
+# and 0.5 measured for both; static per-tensor scales want more of the
+# range moved into the weights).
+SMOOTH_ALPHA = {"w8a8-smoothquant": 0.8, "w8a8-dynamic-smoothquant": 0.5}
 # GPTQ calibrates on windows of this many tokens (each from an empty cache,
 # like the perplexity windows).
 GPTQ_WINDOW = 512
@@ -301,7 +303,7 @@ class Recipe:
         if self.head:
             opts += " skip-lm-head=false"
         if "smooth=%s" in opts:
-            opts = opts % SMOOTH_ALPHA
+            opts = opts % SMOOTH_ALPHA[self.weights]
         return opts
 
 
@@ -521,7 +523,7 @@ class Builder:
             temporary.append(mlir)
             report = self.path("report-%s.json" % recipe.name)
             if recipe.weights == "w8a8-smoothquant":
-                src = self.smoothed(src, SMOOTH_ALPHA)
+                src = self.smoothed(src, SMOOTH_ALPHA[recipe.weights])
                 if self.lean:
                     temporary.append(src)
             if recipe.weights in ("w8a8-static", "w8a8-smoothquant"):

@@ -67,47 +67,51 @@ FailureOr<std::vector<double>> loadSecondMoment(const std::string &file,
 namespace {
 
 /// Columns per block of y = H d (a tile's y blocks stay in L1).
-constexpr int64_t kColumns = 256;
+constexpr int64_t kColumns = 128;
 /// Rows of d per tile (each row of H is loaded once per tile).
-constexpr int64_t kTile = 8;
+constexpr int64_t kTile = 32;
 
-/// out[r] = d_r^T H d_r for the `nr` rows of `d` (K values each): y_r =
-/// H d_r accumulated row of H by row of H (i ascending, separate multiply
-/// and add), then d_r . y_r with four partial sums. Inline, so that the
-/// AVX2 copy below vectorizes the j loops; without FMA, both copies round
-/// the same way.
+/// out[r] = d_r^T H d_r for the `nr` rows of `d` (K values each), from
+/// H's upper triangle: sum_i H_ii d_i^2 + 2 sum_j d_j z_j with z_j =
+/// sum_{i<j} d_i H_ij, z accumulated row of H by row of H (i ascending,
+/// separate multiply and add), the two sums with four partial sums each.
+/// Inline, so that the AVX2 copy below vectorizes the j loops; without
+/// FMA, both copies round the same way.
 __attribute__((always_inline)) inline void
 quadraticForms(const double *h, const double *d, int64_t nr, int64_t k,
-               double *y, double *out) {
+               double *z, double *out) {
   for (int64_t i = 0; i < nr * k; ++i)
-    y[i] = 0.0;
+    z[i] = 0.0;
   for (int64_t jb = 0; jb < k; jb += kColumns) {
     int64_t je = std::min(k, jb + kColumns);
-    for (int64_t i = 0; i < k; ++i) {
+    for (int64_t i = 0; i + 1 < je; ++i) {
       const double *__restrict hi = h + i * k;
+      const int64_t j0 = std::max(jb, i + 1);
       for (int64_t r = 0; r < nr; ++r) {
         const double a = d[r * k + i];
         if (a == 0.0)
           continue;
-        double *__restrict yr = y + r * k;
-        for (int64_t j = jb; j < je; ++j)
-          yr[j] += a * hi[j];
+        double *__restrict zr = z + r * k;
+        for (int64_t j = j0; j < je; ++j)
+          zr[j] += a * hi[j];
       }
     }
   }
   for (int64_t r = 0; r < nr; ++r) {
-    const double *dr = d + r * k, *yr = y + r * k;
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    const double *dr = d + r * k, *zr = z + r * k;
+    double s[4] = {0, 0, 0, 0}, t[4] = {0, 0, 0, 0};
     int64_t j = 0;
-    for (; j + 4 <= k; j += 4) {
-      s0 += dr[j] * yr[j];
-      s1 += dr[j + 1] * yr[j + 1];
-      s2 += dr[j + 2] * yr[j + 2];
-      s3 += dr[j + 3] * yr[j + 3];
+    for (; j + 4 <= k; j += 4)
+      for (int64_t l = 0; l < 4; ++l) {
+        s[l] += h[(j + l) * k + j + l] * dr[j + l] * dr[j + l];
+        t[l] += dr[j + l] * zr[j + l];
+      }
+    for (; j < k; ++j) {
+      s[0] += h[j * k + j] * dr[j] * dr[j];
+      t[0] += dr[j] * zr[j];
     }
-    for (; j < k; ++j)
-      s0 += dr[j] * yr[j];
-    out[r] = (s0 + s1) + (s2 + s3);
+    out[r] = ((s[0] + s[1]) + (s[2] + s[3])) +
+             2.0 * ((t[0] + t[1]) + (t[2] + t[3]));
   }
 }
 
