@@ -38,7 +38,7 @@ static bool allowedName(llvm::StringRef name) {
       "octet-instrument", "octet-fold-scales", "octet-set-target",
       "octet-smooth-quant",
       "octet-select-lowering", "octet-quantize", "octet-lower-to-host",
-      "octet-lower-observers", "octet-print-capabilities",
+      "octet-lower-observers", "octet-monitor-ranges", "octet-print-capabilities",
       "octet-test-resolve-format", "convert-octet-to-cpu",
       "octet-emit-cpu-kernels", "octet-outline-for-cuda",
       "convert-octet-to-gpu", "octet-store-fp8-as-i8",

@@ -72,6 +72,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool gpuLaunches) {
 
 void octet::buildLowerToHostPipeline(OpPassManager &pm,
                                      const HostPipelineOptions &options) {
+  if (options.monitor)
+    pm.addPass(createOctetMonitorRanges());
   if (options.isa != CpuKernelIsa::none) {
     ConvertOctetToCPUOptions cpu;
     cpu.kernelIsa = options.isa;
@@ -505,6 +507,11 @@ struct LowerToHostOptions : public PassPipelineOptions<LowerToHostOptions> {
       llvm::cl::desc("Lower f32 linalg.matmul / batch_matmul to the "
                      "generated f32 kernels"),
       llvm::cl::init(true)};
+  PassOpts::Option<bool> monitor{
+      *this, "monitor",
+      llvm::cl::desc("Range monitoring: count the values each static "
+                     "quantizer clips (octet-monitor-ranges)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -594,7 +601,8 @@ void octet::registerOctetPipelines() {
           return errorHandler("octet-lower-to-host: invalid options '" +
                               optionsStr +
                               "'; it takes isa=auto|avx2|avx512-vnni|"
-                              "amx-int8|none and float-kernels=true|false");
+                              "amx-int8|none, float-kernels=true|false and "
+                              "monitor=true|false");
         HostPipelineOptions o;
         std::optional<CpuKernelIsa> isa = symbolizeCpuKernelIsa(opts.isa);
         if (!isa)
@@ -604,6 +612,7 @@ void octet::registerOctetPipelines() {
                               "amx-int8 or none");
         o.isa = *isa;
         o.floatKernels = opts.floatKernels;
+        o.monitor = opts.monitor;
         buildLowerToHostPipeline(pm, o);
         return success();
       },

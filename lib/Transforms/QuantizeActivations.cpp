@@ -426,7 +426,9 @@ struct OctetQuantizeActivationsPass
         }
       }
       OpBuilder b(op);
-      Location loc = op.getLoc();
+      // The observer's name ("fc.input") names the quantizer too: the
+      // range monitor (octet-monitor-ranges) reports it under that name.
+      Location loc = NameLoc::get(op.getNameAttr(), op.getLoc());
       auto type = cast<RankedTensorType>(op.getType());
       SchemeAttr scheme = makeScheme(fmt, Granularity::per_tensor, 0, 0);
       auto scalarF32 = RankedTensorType::get({}, b.getF32Type());

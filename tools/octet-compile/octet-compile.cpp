@@ -124,6 +124,13 @@ static llvm::cl::opt<bool> emulateGpu(
     llvm::cl::desc("CUDA targets: run the kernels on the CPU through the "
                    "runtime's emulator instead of a GPU (octet-emulate-cuda; "
                    "for testing the kernels without one)"));
+static llvm::cl::opt<bool> monitor(
+    "monitor",
+    llvm::cl::desc("Range monitoring: the library counts, per static "
+                   "quantizer, the values it clips and the largest |x|, "
+                   "read through the runtime's octet_monitor_* C API "
+                   "(octet-monitor-ranges; docs/monitoring.md). Off: no "
+                   "monitoring code at all"));
 static llvm::cl::opt<std::string> runtimeDir(
     "runtime-dir",
     llvm::cl::desc("Directory of liboctet_runtime.so (default: ../lib "
@@ -408,6 +415,9 @@ CompileOptions parseAndCheckOptions(int argc, char **argv) {
          octet::target::getValidTargetNames() + ")");
   if (outputFile.empty())
     fail("no output file: give -o FILE");
+  if (monitor && opts.cudaTarget)
+    fail("--monitor is for CPU targets; the CUDA lowering (--target=" +
+         opts.cudaTarget->name + ") has no range monitoring");
   return opts;
 }
 
@@ -537,7 +547,9 @@ void lowerModule(ModuleOp module, MLIRContext &context,
     cudaOptions.manifest = manifestFile;
     octet::buildLowerToCudaPipeline(pm, cudaOptions);
   } else {
-    octet::buildLowerToHostPipeline(pm);
+    octet::HostPipelineOptions hostOptions;
+    hostOptions.monitor = monitor;
+    octet::buildLowerToHostPipeline(pm, hostOptions);
   }
   if (failed(applyPassManagerCLOptions(pm)))
     fail("cannot build the lowering pipeline");

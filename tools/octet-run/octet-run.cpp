@@ -107,6 +107,15 @@ static llvm::cl::opt<bool> channelStats(
                    "dimension (for octet-smooth-quant and "
                    "octet-quantize-weights algorithm=awq)"),
     llvm::cl::init(false));
+static llvm::cl::opt<std::string> monitorFile(
+    "monitor",
+    llvm::cl::desc("Range monitoring: run every batch (comma-separated "
+                   "--input lists, as for --calibrate) with a counter on "
+                   "each static quantizer and write, per quantizer, the "
+                   "values clipped and the largest |x| to this JSON file "
+                   "(docs/monitoring.md). A --library must have been "
+                   "compiled with octet-compile --monitor"),
+    llvm::cl::init(""));
 static llvm::cl::opt<unsigned>
     optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
@@ -383,6 +392,7 @@ void registerDialectsAndPasses(DialectRegistry &registry) {
 struct EntryPoint {
   FunctionType type;
   void (*fn)(void **) = nullptr;
+  void *library = nullptr; ///< dlopen handle with --library.
 };
 
 /// Loads the shared library named by the positional argument (built by
@@ -413,6 +423,7 @@ EntryPoint loadLibrary(MLIRContext &context) {
     fail("'" + libPath + "': " + error);
   if (!calibrate.empty())
     fail("--calibrate needs the MLIR module, not a compiled library");
+  entry.library = handle;
   return entry;
 }
 
@@ -464,11 +475,11 @@ void checkSignature(FunctionType fnType) {
 }
 
 /// Reads and checks the inputs, before any time is spent on compilation:
-/// one argument list per batch. With --calibrate each --input may list one
-/// file per batch (comma-separated; a single file serves every batch);
-/// otherwise there is one batch.
+/// one argument list per batch. With --calibrate or --monitor each --input
+/// may list one file per batch (comma-separated; a single file serves every
+/// batch); otherwise there is one batch.
 std::vector<std::vector<Slot>> readInputs(FunctionType fnType) {
-  bool calibrating = !calibrate.empty();
+  bool calibrating = !calibrate.empty() || !monitorFile.empty();
   std::vector<std::vector<std::string>> batchFiles;
   size_t numBatches = 1;
   for (const std::string &spec : inputFiles) {
@@ -868,6 +879,85 @@ void writeOutputs(const EntryCall &call, FunctionType fnType) {
                  << fnType.getNumResults() << " result(s)\n";
 }
 
+/// The runtime's monitor API: the static runtime linked into octet-run (JIT
+/// code calls it), or the liboctet_runtime.so a --library loaded.
+struct MonitorApi {
+  int64_t (*count)() = octet_monitor_count;
+  int32_t (*get)(int64_t, octet_monitor_stats *) = octet_monitor_get;
+  int32_t (*writeJson)(const char *) = octet_monitor_write_json;
+};
+
+MonitorApi monitorApi(const EntryPoint &entry) {
+  MonitorApi api;
+  if (!entry.library)
+    return api;
+  auto sym = [&](const char *name) {
+    void *p = dlsym(entry.library, name);
+    if (!p)
+      fail("'" + inputFile + "' does not link the octet runtime's " + name +
+           " (built by an older octet-compile?)");
+    return p;
+  };
+  api.count = reinterpret_cast<int64_t (*)()>(sym("octet_monitor_count"));
+  api.get = reinterpret_cast<int32_t (*)(int64_t, octet_monitor_stats *)>(
+      sym("octet_monitor_get"));
+  api.writeJson =
+      reinterpret_cast<int32_t (*)(const char *)>(sym("octet_monitor_write_json"));
+  return api;
+}
+
+/// Adds the monitor calls to `module` (before lowering: octet-run takes
+/// only such modules).
+void prepareMonitor(ModuleOp module, MLIRContext &context) {
+  PassManager pm(&context);
+  if (failed(parsePassPipeline("octet-monitor-ranges", pm, llvm::errs())) ||
+      failed(pm.run(module)))
+    fail("adding the range monitor to '" + inputFile + "' failed");
+}
+
+/// Runs every batch once (the last batch's results stay for --output),
+/// writes the counters to --monitor and summarizes them on stderr.
+void runMonitored(EntryCall &call, std::vector<std::vector<Slot>> &batches,
+                  const MonitorApi &api) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (i > 0)
+      call.freeResults();
+    std::vector<void *> p = call.pack(batches[i]);
+    call.call(p);
+  }
+  int64_t n = api.count();
+  if (n == 0)
+    fail("--monitor: no static quantizer ran ('" + inputFile + "' has " +
+         (library ? "no monitoring: compile it with octet-compile --monitor"
+                  : "no octet.quantize with constant parameters on a "
+                    "computed value") +
+         ")");
+  if (api.writeJson(monitorFile.c_str()) != 0)
+    fail("cannot write '" + monitorFile + "'");
+  std::vector<octet_monitor_stats> all(n);
+  int64_t clipping = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    api.get(i, &all[i]);
+    clipping += all[i].clipped_low + all[i].clipped_high > 0;
+  }
+  llvm::errs() << "octet-run: monitored " << n << " quantizer(s) over "
+               << batches.size() << " batch(es) -> " << monitorFile << "; "
+               << clipping << " of them clipped\n";
+  auto rate = [](const octet_monitor_stats &s) {
+    return s.values ? double(s.clipped_low + s.clipped_high) / s.values : 0.0;
+  };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const auto &a, const auto &b) {
+                     return rate(a) > rate(b);
+                   });
+  for (int64_t i = 0; i < std::min<int64_t>(n, 5) && rate(all[i]) > 0; ++i)
+    llvm::errs() << llvm::format(
+        "  %s: %lld of %lld clipped (%.4f%%), max |x| %g\n", all[i].name,
+        (long long)(all[i].clipped_low + all[i].clipped_high),
+        (long long)all[i].values, 100.0 * rate(all[i]),
+        double(all[i].absmax));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -884,6 +974,10 @@ int main(int argc, char **argv) {
     fail("--second-moment needs --calibrate=FILE.json");
   if (channelStats && !calibrating)
     fail("--channel-stats needs --calibrate=FILE.json");
+  bool monitoring = !monitorFile.empty();
+  if (monitoring && calibrating)
+    fail("--monitor and --calibrate are separate runs (calibrate first, "
+         "then monitor the quantized model)");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module;
@@ -900,6 +994,8 @@ int main(int argc, char **argv) {
   Calibrator calibrator;
   if (calibrating)
     prepareCalibration(*module, context, calibrator);
+  if (monitoring && !fromLibrary)
+    prepareMonitor(*module, context);
   std::unique_ptr<ExecutionEngine> jit;
   if (!fromLibrary) {
     lowerForHost(*module, context);
@@ -913,7 +1009,10 @@ int main(int argc, char **argv) {
     writeCalibration(calibrator, batches.size());
     return 0;
   }
-  runTimed(call, batches[0]);
+  if (monitoring)
+    runMonitored(call, batches, monitorApi(entry));
+  else
+    runTimed(call, batches[0]);
   writeOutputs(call, entry.type);
   call.freeResults();
   call.freeInputs();

@@ -202,6 +202,43 @@ def OctetLowerObservers : Pass<"octet-lower-observers", "::mlir::ModuleOp"> {
   ];
 }
 
+def OctetMonitorRanges : Pass<"octet-monitor-ranges", "::mlir::ModuleOp"> {
+  let summary = "Count the values each static quantizer clips, at run time";
+  let description = [{
+    Range monitoring (off unless asked for: `octet-compile --monitor`,
+    `octet-run --monitor=FILE.json`, `octet-lower-to-host{monitor=true}`).
+    Before every `octet.quantize` whose scale (and zero point) are constants
+    and whose input is not, i.e. every quantizer with calibrated static
+    parameters, it inserts
+
+    ```mlir
+    func.call @octet_monitor_quantize(%x, %name, %scale, %zp, %qmin, %qmax, %format)
+        : (tensor<*xf32>, tensor<*xi8>, f32, i32, i32, i32, i32) -> ()
+    ```
+
+    which the runtime implements (`OctetRuntime.h`): per quantizer name, the
+    count of values whose unclamped code `roundHalfEven(x / scale) + zp` lies
+    below `qmin` or above `qmax` (FP8: that overflow the format), NaN and
+    infinite inputs, and the largest finite |x|, read through
+    `octet_monitor_get` / `octet_monitor_write_json`. The name is the op's
+    location name (`octet-quantize-activations` names each quantizer after
+    its observer, e.g. `fc.input`), else its file:line:column, else
+    `quantize.N`. Dynamic quantizers (parameters computed from the data)
+    cannot clip and are left alone; static per-axis or per-group activation
+    quantizers are not monitored (a remark says so with `remarks=true`).
+    Without this pass the compiled code has no monitoring at all.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", "false",
+           "A remark at each quantizer that is monitored or left out, with why">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Lower octet.matmul to generated x86 GEMM/GEMV kernels";
   let description = [{

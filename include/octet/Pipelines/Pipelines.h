@@ -18,6 +18,9 @@ struct HostPipelineOptions {
   CpuKernelIsa isa = CpuKernelIsa::automatic;
   /// f32 linalg.matmul / batch_matmul to the generated f32 kernels.
   bool floatKernels = true;
+  /// Range monitoring: octet-monitor-ranges first (off: no trace of it in
+  /// the code).
+  bool monitor = false;
 };
 
 /// Appends the host-CPU lowering to `pm` (a module-level pass manager):

@@ -274,6 +274,57 @@ OCTET_RUNTIME_EXPORT int32_t octet_cpu_enable_amx(void);
 /// message naming `artifact` when AMX cannot be enabled.
 OCTET_RUNTIME_EXPORT void octet_cpu_require_amx(const char *artifact);
 
+//===----------------------------------------------------------------------===//
+// Range monitoring (code compiled with octet-compile --monitor)
+//===----------------------------------------------------------------------===//
+
+/// What the monitor counted for one static quantizer (one layer name).
+typedef struct octet_monitor_stats {
+  char name[128];        ///< The layer's name (truncated to 127 bytes).
+  int32_t format;        ///< OCTET_FORMAT_*.
+  float scale;           ///< The quantizer's scale, zero point and range.
+  int32_t zero_point;
+  int32_t qmin, qmax;    ///< Integer formats; 0 for FP8.
+  float low_bound;       ///< x <= low_bound was clipped low (NaN: none can).
+  float high_bound;      ///< x >= high_bound was clipped high (NaN: none can).
+  int64_t calls;         ///< Runs of the quantizer since the last reset.
+  int64_t values;        ///< Values seen.
+  int64_t clipped_low;   ///< Values whose unclamped code was below qmin.
+  int64_t clipped_high;  ///< ... above qmax (FP8: overflowing the format).
+  int64_t nan;           ///< NaN inputs (quantized to the zero point).
+  int64_t infinite;      ///< +-inf inputs (also counted as clipped).
+  float absmax;          ///< Largest finite |x| seen (0 before any).
+} octet_monitor_stats;
+
+/// Called by code compiled with range monitoring, before each static
+/// octet.quantize, with its f32 input (an unranked memref: rank and
+/// descriptor), its name (a rank-1 i8 memref, NUL-terminated or not) and
+/// its parameters: counts which values the quantizer clips. A value is
+/// clipped when roundHalfEven(x / scale) + zp lies outside [qmin, qmax]
+/// (FP8 formats: when x / scale overflows the format), by the rules of
+/// Numerics.h. Thread-safe; process-wide, keyed by name (the first call of
+/// a name fixes its parameters).
+OCTET_RUNTIME_EXPORT void octet_monitor_quantize(
+    int64_t rank, const void *descriptor, int64_t name_rank,
+    const void *name_descriptor, float scale, int32_t zero_point,
+    int32_t qmin, int32_t qmax, int32_t format);
+
+/// How many quantizers have been monitored in this process (0 when no code
+/// compiled with monitoring has run).
+OCTET_RUNTIME_EXPORT int64_t octet_monitor_count(void);
+
+/// Copies the counters of quantizer `i` (0 <= i < octet_monitor_count(), in
+/// the order they first ran) to `out`; 0 on success, 1 for a bad `i`.
+OCTET_RUNTIME_EXPORT int32_t octet_monitor_get(int64_t i,
+                                               octet_monitor_stats *out);
+
+/// Sets every counter to zero (the quantizers stay registered).
+OCTET_RUNTIME_EXPORT void octet_monitor_reset(void);
+
+/// Writes the counters as JSON (docs/monitoring.md) to `path`; 0 on
+/// success, 1 when the file cannot be written.
+OCTET_RUNTIME_EXPORT int32_t octet_monitor_write_json(const char *path);
+
 /// The entry points above that code lowered by octet-lower-to-host calls
 /// (generated kernels, octet-parallelize-loops), one X(name) each: a JIT
 /// that resolves symbols by hand registers exactly these.
@@ -283,7 +334,8 @@ OCTET_RUNTIME_EXPORT void octet_cpu_require_amx(const char *artifact);
   X(octet_cpu_scratch)                                                        \
   X(octet_cpu_pack_lhs)                                                       \
   X(octet_cpu_require_amx)                                                    \
-  X(octet_cpu_require_features)
+  X(octet_cpu_require_features)                                               \
+  X(octet_monitor_quantize)
 
 #ifdef __cplusplus
 } // extern "C"
