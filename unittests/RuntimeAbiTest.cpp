@@ -39,9 +39,89 @@ TEST(RuntimeAbi, EveryEntryPointIsExported) {
         "octet_dequantize_int", "octet_encode_fp8", "octet_decode_fp8",
         "octet_quantize_fp8", "octet_dequantize_fp8", "octet_round_half_even",
         "octet_symmetric_params", "octet_asymmetric_params", "octet_sqnr_db",
-        "octet_pack_nibbles", "octet_unpack_nibbles", "octet_now_seconds"})
+        "octet_pack_nibbles", "octet_unpack_nibbles", "octet_now_seconds",
+        "octet_monitor_quantize", "octet_monitor_count", "octet_monitor_get",
+        "octet_monitor_reset", "octet_monitor_write_json"})
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   dlclose(lib);
+}
+
+/// A rank-2 memref descriptor as generated code passes it.
+struct Desc2 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+};
+struct Desc1 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+};
+
+TEST(RuntimeAbi, MonitorCountsByTheQuantizerRule) {
+  // A 7 x 5 view with strides (1, 9) of a 9 x 9 buffer (a transposed
+  // slice), offset 10: values around the ends of i8 with scale 0.1 and
+  // zero point 3 (range [-13.1, 12.4] in real units), ties included.
+  std::vector<float> buf(81);
+  for (int i = 0; i < 81; ++i)
+    buf[i] = -14.0f + 0.35f * i;
+  buf[10] = 12.45f; // (12.45 / 0.1) rounds to 124 or 125 by the f32 quotient
+  buf[11] = kNaN;
+  buf[19] = kInf;
+  buf[20] = -kInf;
+  Desc2 x{buf.data(), buf.data(), 10, {7, 5}, {1, 9}};
+  const char name[] = "layer.input";
+  Desc1 n{(void *)name, (void *)name, 0, {sizeof(name)}, {1}};
+  octet_monitor_reset();
+  int64_t before = octet_monitor_count();
+  octet_monitor_quantize(2, &x, 1, &n, 0.1f, 3, -128, 127, OCTET_FORMAT_I8);
+  octet_monitor_quantize(2, &x, 1, &n, 0.1f, 3, -128, 127, OCTET_FORMAT_I8);
+  ASSERT_EQ(octet_monitor_count(), before + 1); // one name, one entry
+  octet_monitor_stats s;
+  int64_t idx = -1;
+  for (int64_t i = 0; i < octet_monitor_count(); ++i)
+    if (octet_monitor_get(i, &s) == 0 && std::strcmp(s.name, name) == 0)
+      idx = i;
+  ASSERT_GE(idx, 0);
+  ASSERT_EQ(octet_monitor_get(idx, &s), 0);
+  // The rule, element by element.
+  int64_t low = 0, high = 0, nan = 0, inf = 0;
+  float amax = 0;
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 5; ++j) {
+      float v = buf[10 + i * 1 + j * 9];
+      float u = roundHalfEven(v / 0.1f) + 3.0f;
+      high += u > 127.0f;
+      low += u < -128.0f;
+      nan += std::isnan(v);
+      inf += std::isinf(v);
+      if (std::isfinite(v))
+        amax = std::max(amax, std::fabs(v));
+    }
+  EXPECT_GT(low, 0);
+  EXPECT_GT(high, 0);
+  EXPECT_EQ(s.calls, 2);
+  EXPECT_EQ(s.values, 70);
+  EXPECT_EQ(s.clipped_low, 2 * low);
+  EXPECT_EQ(s.clipped_high, 2 * high);
+  EXPECT_EQ(s.nan, 2 * nan);
+  EXPECT_EQ(s.infinite, 2 * inf);
+  EXPECT_EQ(s.absmax, amax);
+  EXPECT_EQ(s.scale, 0.1f);
+  EXPECT_EQ(s.zero_point, 3);
+  // The bounds are where the rule flips.
+  EXPECT_GT(roundHalfEven(s.high_bound / 0.1f) + 3.0f, 127.0f);
+  EXPECT_LE(roundHalfEven(std::nextafter(s.high_bound, -kInf) / 0.1f) + 3.0f,
+            127.0f);
+  EXPECT_LT(roundHalfEven(s.low_bound / 0.1f) + 3.0f, -128.0f);
+  EXPECT_GE(roundHalfEven(std::nextafter(s.low_bound, kInf) / 0.1f) + 3.0f,
+            -128.0f);
+
+  octet_monitor_reset();
+  ASSERT_EQ(octet_monitor_get(idx, &s), 0);
+  EXPECT_EQ(s.values, 0);
+  EXPECT_EQ(s.calls, 0);
+  EXPECT_NE(octet_monitor_get(-1, &s), 0);
+  EXPECT_NE(octet_monitor_get(octet_monitor_count(), &s), 0);
+  EXPECT_NE(octet_monitor_write_json("/nonexistent-dir/m.json"), 0);
 }
 
 TEST(RuntimeAbi, QuantizeDequantizeInt) {

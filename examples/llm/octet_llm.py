@@ -165,6 +165,22 @@ class Model:
         self._kbuf[...] = 0
         self.vcache[...] = 0
 
+    def monitor_reset(self):
+        """Zeroes the range monitor's counters (a +monitor library; the
+        runtime's octet_monitor_reset)."""
+        self.lib.octet_monitor_reset()
+
+    def monitor_write(self, path):
+        """Writes the range monitor's counters as JSON (octet-run --monitor's
+        format; octet_monitor_write_json); fails when the library has no
+        monitored quantizer (not built with +monitor)."""
+        self.lib.octet_monitor_count.restype = ctypes.c_int64
+        if self.lib.octet_monitor_count() == 0:
+            raise ValueError("the library has no range monitor (recipe "
+                             "without +monitor?)")
+        if self.lib.octet_monitor_write_json(path.encode()) != 0:
+            raise ValueError("cannot write '%s'" % path)
+
     @property
     def cache(self):
         """Both caches as one new array [layers, 2 (K, V), kv_heads,
@@ -259,6 +275,15 @@ WEIGHT_RECIPES = {
     # the smoothed model, or with dynamic ones.
     "w8a8-smoothquant": "recipe=w8a8-static method=mse",
     "w8a8-dynamic-smoothquant": "recipe=w8a8-dynamic smooth=%s",
+    # 3-bit codes ([-4, 3], stored as i4: a quality measurement, the bytes
+    # of W4), round to nearest, GPTQ and AWQ, per channel and per group.
+    "w3a16": "recipe=w3a16 group-size=0",
+    "w3a16-g64": "recipe=w3a16 group-size=64",
+    "w3a16-gptq": "recipe=w3a16 group-size=0 algorithm=gptq act-order=true",
+    "w3a16-g64-gptq": "recipe=w3a16 group-size=64 algorithm=gptq "
+                      "act-order=true",
+    "w3a16-awq": "recipe=w3a16 group-size=0 algorithm=awq",
+    "w3a16-g64-awq": "recipe=w3a16 group-size=64 algorithm=awq",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the
@@ -268,13 +293,15 @@ SMOOTH_ALPHA = {"w8a8-smoothquant": 0.8, "w8a8-dynamic-smoothquant": 0.5}
 # like the perplexity windows).
 GPTQ_WINDOW = 512
 KV_VARIANTS = {"kv-i8": "i8", "kv-fp8": "f8E4M3FN"}
-MODIFIERS = ("head", "embed")
+MODIFIERS = ("head", "embed", "monitor")
 
 
 class Recipe:
-    """WEIGHTS[+kv-i8|+kv-fp8][+head][+embed]: a weight recipe, the KV-cache
-    element type, whether the output head (+head) and the embedding rows
-    (+embed, per-row i8 with octet's numerics) are quantized too."""
+    """WEIGHTS[+kv-i8|+kv-fp8][+head][+embed][+monitor]: a weight recipe,
+    the KV-cache element type, whether the output head (+head) and the
+    embedding rows (+embed, per-row i8 with octet's numerics) are quantized
+    too, and whether the library counts what its static quantizers clip
+    (+monitor: octet-compile --monitor; the same quantized module)."""
 
     def __init__(self, name):
         parts = name.split("+")
@@ -284,7 +311,7 @@ class Recipe:
         self.name = name
         self.weights = parts[0]
         self.kv = "f32"
-        self.head = self.embed = False
+        self.head = self.embed = self.monitor = False
         for p in parts[1:]:
             if p in KV_VARIANTS:
                 self.kv = KV_VARIANTS[p]
@@ -292,9 +319,13 @@ class Recipe:
                 self.head = True
             elif p == "embed":
                 self.embed = True
+            elif p == "monitor":
+                self.monitor = True
             else:
                 raise ValueError("unknown recipe part '%s' in '%s' (kv-i8, "
-                                 "kv-fp8, head, embed)" % (p, name))
+                                 "kv-fp8, head, embed, monitor)" % (p, name))
+        # Reports and calibration statistics are shared with +monitor.
+        self.base_name = "+".join(p for p in parts if p != "monitor")
 
     def quantize_options(self):
         opts = WEIGHT_RECIPES[self.weights]
@@ -521,7 +552,7 @@ class Builder:
         if opts:
             mlir = self.path("%s.mlirbc" % recipe.name.replace("+", "_"))
             temporary.append(mlir)
-            report = self.path("report-%s.json" % recipe.name)
+            report = self.path("report-%s.json" % recipe.base_name)
             if recipe.weights == "w8a8-smoothquant":
                 src = self.smoothed(src, SMOOTH_ALPHA[recipe.weights])
                 if self.lean:
@@ -535,7 +566,7 @@ class Builder:
                 if self.lean:
                     temporary.append(src)
                 report = self.path("report-%s.activations.json"
-                                   % recipe.name)
+                                   % recipe.base_name)
             elif ("algorithm=gptq" in opts or "algorithm=awq" in opts
                   or "smooth=" in opts):
                 # The observed float model (kept: every GPTQ / AWQ /
@@ -549,10 +580,12 @@ class Builder:
                  "--octet-quantize=%s report=%s" % (opts, report),
                  "--emit-bytecode", "-o", mlir], "octet-opt --octet-quantize")
             self.log("  %.1f s" % (time.time() - t))
-        self.log("compiling %s (octet-compile --target=host)" % recipe.name)
+        monitor = ["--monitor"] if recipe.monitor else []
+        self.log("compiling %s (octet-compile --target=host%s)"
+                 % (recipe.name, " --monitor" if monitor else ""))
         t = time.time()
         run([tool(self.bindir, "octet-compile"), mlir, "--target=host", "-o",
-             lib], "octet-compile")
+             lib] + monitor, "octet-compile")
         self.log("  %.1f s" % (time.time() - t))
         for f in temporary:
             os.remove(f)

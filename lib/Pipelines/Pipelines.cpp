@@ -153,8 +153,8 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       llvm::cl::init("minmax")};
   PassOpts::Option<int64_t> groupSize{
       *this, "group-size",
-      llvm::cl::desc("w4a16: elements per group along K (0: one scale per "
-                     "output channel)"),
+      llvm::cl::desc("w4a16, w3a16: elements per group along K (0: one "
+                     "scale per output channel)"),
       llvm::cl::init(128)};
   PassOpts::Option<std::string> skip{
       *this, "skip",
@@ -175,7 +175,8 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
 struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
   Option<std::string> recipe{
       *this, "recipe",
-      llvm::cl::desc("w8a16 | w4a16 | w8a8-dynamic | w8a8-static | "
+      llvm::cl::desc("w8a16 | w4a16 | w3a16 (3-bit codes [-4, 3] stored as "
+                     "i4) | w8a8-dynamic | w8a8-static | "
                      "w8a8-fp8 (FP8 E4M3 weights and dynamic per-token "
                      "activations) | w8a8 (INT8 or FP8 per the module's "
                      "#octet.target, dynamic activations)"),
@@ -199,6 +200,7 @@ struct RecipeInfo {
 constexpr RecipeInfo kRecipes[] = {
     {QuantRecipe::w8a16, "w8a16", "i8", "w8a16", "per-channel", "", "", ""},
     {QuantRecipe::w4a16, "w4a16", "i4", "w8a16", "per-group", "", "", ""},
+    {QuantRecipe::w3a16, "w3a16", "i3", "w8a16", "per-group", "", "", ""},
     {QuantRecipe::w8a8, "w8a8", "auto", "w8a8", "per-channel", "dynamic",
      "auto", "w8a8"},
     {QuantRecipe::w8a8_dynamic, "w8a8-dynamic", "i8", "w8a16", "per-channel",
@@ -282,7 +284,7 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.format = info.weightFormat.str();
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
-  if (spec.recipe == QuantRecipe::w4a16) {
+  if (spec.recipe == QuantRecipe::w4a16 || spec.recipe == QuantRecipe::w3a16) {
     if (spec.groupSize == 0)
       weights.granularity = "per-channel";
     else
@@ -411,7 +413,8 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
   Option<std::string> recipe{
       *this, "recipe",
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
-                     "w4a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8"),
+                     "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
+                     "w8a8-fp8"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

@@ -10,7 +10,7 @@
 // W8A8: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%{{.*}} : tensor<4xf32>) lhs_scheme <i8, per_axis(0)> rhs_scale(%{{.*}} : tensor<16xf32>) rhs_scheme <i8, per_axis(1)>
 // W4A16: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<2x16xf32>) rhs_scheme <i4, per_group(0, 32)>
 // FP8: octet.matmul %{{.*}}, %{{.*}} lhs_scale({{.*}}) lhs_scheme <f8E4M3FN, per_axis(0)> rhs_scale({{.*}}) rhs_scheme <f8E4M3FN, per_axis(1)>
-// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8
+// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8
 func.func @main(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
   %w = arith.constant dense<0.25> : tensor<64x16xf32>
   %z = arith.constant dense<0.0> : tensor<4x16xf32>

@@ -9,7 +9,14 @@ self-contained HTML page (inline CSS and SVG, no scripts, no network):
     chosen clip marked);
   * the full per-layer table.
 
+Given the JSON of the range monitor instead (octet-run --monitor,
+octet_monitor_write_json; docs/monitoring.md), the page shows per
+quantizer the clip rate and the largest |x| against the representable
+range; with --baseline (the monitor's JSON on the calibration data) both
+rates side by side, the layers whose rate rose first and marked.
+
 Usage: octet-report REPORT.json [-o REPORT.html] [--title TEXT]
+                    [--baseline MONITOR.json]
 
 The JSON stays the machine-readable form; this page is for people.
 """
@@ -253,23 +260,158 @@ def render(report, title):
     return "\n".join(out)
 
 
+def clip_rate(layer):
+    return layer["clipped"] / layer["values"] if layer.get("values") else 0.0
+
+
+def pct(r):
+    return "%.4f%%" % (100.0 * r)
+
+
+def monitor_bars_svg(rows):
+    """Clip rate per layer (and the baseline's, thinner, above it), on a
+    linear axis up to the largest rate."""
+    top = max([r for _, r, b in rows] + [b for _, r, b in rows
+                                         if b is not None] + [1e-9])
+    bar_h, gap, left = 12, 6, 260
+    h = len(rows) * (bar_h + gap) + 30
+    out = ['<svg class="cliprate" width="%d" height="%d" role="img" '
+           'aria-label="clip rate per layer">' % (left + W_BAR + 90, h)]
+    for i, (name, r, b) in enumerate(rows):
+        y = 10 + i * (bar_h + gap)
+        rose = b is not None and r > b
+        out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                   % (left - 6, y + bar_h - 2, esc(name)))
+        if b is not None:
+            out.append('<rect class="base" x="%d" y="%d" width="%d" '
+                       'height="3" fill="#90a4ae"/>'
+                       % (left, y, int(W_BAR * b / top)))
+        out.append('<rect class="bar" x="%d" y="%d" width="%d" height="%d" '
+                   'fill="%s"/>' % (left, y + 4, max(1, int(W_BAR * r / top))
+                                    if r else 0, bar_h - 4,
+                                    "#c62828" if rose else "#1565c0"))
+        out.append('<text class="tick" x="%d" y="%d">%s</text>'
+                   % (left + W_BAR + 6, y + bar_h - 2, esc(pct(r))))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def render_monitor(report, baseline, title):
+    layers = report.get("layers", [])
+    base = {l["name"]: l for l in (baseline or {}).get("layers", [])}
+    values = sum(l["values"] for l in layers)
+    clipped = sum(l["clipped"] for l in layers)
+    rows = []
+    for l in layers:
+        b = base.get(l["name"])
+        rows.append((l["name"], clip_rate(l),
+                     clip_rate(b) if b is not None else None, l, b))
+    # Largest rise first (without a baseline: largest rate first).
+    rows.sort(key=lambda r: -(r[1] - (r[2] or 0.0)))
+    rose = [r for r in rows if r[2] is not None and r[1] > r[2]]
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>%s</title>" % esc(title), "<style>%s</style>" % CSS,
+           "</head><body>", "<h1>%s</h1>" % esc(title),
+           '<table class="summary">']
+    summary = [("quantizers", len(layers)),
+               ("values seen", values),
+               ("clipped", "%d (%s)" % (clipped, pct(clipped / values)
+                                        if values else "-")),
+               ("quantizers that clipped",
+                sum(1 for l in layers if l["clipped"]))]
+    if baseline is not None:
+        summary.append(("clip rate rose in", "%d of %d" % (len(rose),
+                                                           len(layers))))
+    for k, v in summary:
+        out.append("<tr><td>%s</td><td>%s</td></tr>" % (esc(k), esc(v)))
+    out.append("</table>")
+    out.append("<h2>Clip rate per quantizer%s</h2>" % (
+        " (grey: baseline; red: rose)" if baseline is not None else ""))
+    out.append(monitor_bars_svg([(n, r, b) for n, r, b, _, _ in rows]))
+    out.append('<h2>All quantizers</h2><table class="all"><tr><th>quantizer'
+               "</th><th>format</th><th>scale</th><th>range</th>"
+               "<th>values</th><th>clipped</th><th>clip rate</th>%s"
+               "<th>max |x|</th>%s<th>max |x| / range</th></tr>"
+               % ("<th>baseline rate</th>" if baseline is not None else "",
+                  "<th>baseline max |x|</th>" if baseline is not None
+                  else ""))
+    for name, r, b, l, bl in rows:
+        extra_rate = ("<td>%s</td>" % (pct(b) if b is not None else "-")
+                      if baseline is not None else "")
+        extra_max = ("<td>%s</td>" % ("%.4g" % bl["absmax"] if bl else "-")
+                     if baseline is not None else "")
+        rng = l.get("range") or [None, None]
+        out.append(
+            "<tr%s><td>%s</td><td>%s</td><td>%.6g</td><td>[%.4g, %.4g]</td>"
+            "<td>%d</td><td>%d</td><td>%s</td>%s<td>%.4g</td>%s<td>%.3g</td>"
+            "</tr>" % (' class="rose"' if b is not None and r > b else "",
+                       esc(name), esc(l.get("format", "")), l["scale"],
+                       rng[0] or 0.0, rng[1] or 0.0, l["values"],
+                       l["clipped"], pct(r), extra_rate, l["absmax"],
+                       extra_max, l.get("absmax_over_range") or 0.0))
+    out.append("</table></body></html>")
+    return "\n".join(out)
+
+
+def load_json(path):
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as e:
+        sys.exit("octet-report: error: cannot read '%s': %s" % (path, e))
+
+
+def is_monitor(report):
+    return (isinstance(report, dict) and report.get("format") ==
+            "octet-monitor" and isinstance(report.get("layers"), list))
+
+
+def check_monitor(report, path):
+    """Every field the page reads, with its type: a clear error, not a
+    traceback."""
+    for i, l in enumerate(report["layers"]):
+        for key, types in (("name", str), ("values", int), ("clipped", int),
+                           ("scale", (int, float)), ("absmax", (int, float))):
+            if not isinstance(l, dict) or not isinstance(l.get(key), types):
+                sys.exit("octet-report: error: '%s': layer %d has no valid "
+                         "'%s'" % (path, i, key))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("report", help="JSON written by octet-quantize-weights "
-                    "report=FILE.json")
+                    "report=FILE.json, or by the range monitor (octet-run "
+                    "--monitor=FILE.json)")
     ap.add_argument("-o", "--output", default="-",
                     help="HTML file to write (default: stdout)")
-    ap.add_argument("--title", default="Octet quantization report")
+    ap.add_argument("--title", help="page title (default: Octet "
+                    "quantization report / Octet range monitor)")
+    ap.add_argument("--baseline", help="monitor reports: the monitor's JSON "
+                    "on the calibration data, to compare with")
     args = ap.parse_args()
-    try:
-        with open(args.report) as fh:
-            report = json.load(fh)
-    except (OSError, ValueError) as e:
-        sys.exit("octet-report: error: cannot read '%s': %s" % (args.report, e))
-    if report.get("pass") != "octet-quantize-weights" or "layers" not in report:
-        sys.exit("octet-report: error: '%s' is not an octet-quantize-weights "
-                 "report" % args.report)
-    page = render(report, args.title)
+    report = load_json(args.report)
+    if is_monitor(report):
+        check_monitor(report, args.report)
+        baseline = None
+        if args.baseline:
+            baseline = load_json(args.baseline)
+            if not is_monitor(baseline):
+                sys.exit("octet-report: error: '%s' is not a range monitor "
+                         "report" % args.baseline)
+            check_monitor(baseline, args.baseline)
+        page = render_monitor(report, baseline,
+                              args.title or "Octet range monitor")
+    elif (not isinstance(report, dict) or
+          report.get("pass") != "octet-quantize-weights" or
+          "layers" not in report):
+        sys.exit("octet-report: error: '%s' is neither an "
+                 "octet-quantize-weights report nor a range monitor report"
+                 % args.report)
+    else:
+        if args.baseline:
+            sys.exit("octet-report: error: --baseline is for range monitor "
+                     "reports")
+        page = render(report, args.title or "Octet quantization report")
     if args.output == "-":
         sys.stdout.write(page)
     else:

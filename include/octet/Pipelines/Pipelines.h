@@ -42,15 +42,17 @@ llvm::StringRef getLowerToHostPipeline();
 enum class QuantRecipe {
   w8a16,        ///< INT8 per-channel weights, float activations.
   w4a16,        ///< INT4 per-group weights (group-size), float activations.
+  w3a16,        ///< 3-bit per-group weights ([-4, 3] in i4 storage).
   w8a8,         ///< INT8 or FP8 per the module's #octet.target, dynamic.
   w8a8_dynamic, ///< INT8 weights and dynamic per-token INT8 activations.
   w8a8_static,  ///< INT8 weights, calibrated (static) INT8 activations.
   w8a8_fp8      ///< FP8 E4M3 weights and dynamic per-token activations.
 };
-/// "w8a16", "w4a16", "w8a8", "w8a8-dynamic", "w8a8-static", "w8a8-fp8".
+/// "w8a16", "w4a16", "w3a16", "w8a8", "w8a8-dynamic", "w8a8-static",
+/// "w8a8-fp8".
 llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
 std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
-/// "w8a16, w4a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8".
+/// "w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8".
 std::string getValidQuantRecipeNames();
 
 /// What octet-quantize takes.
@@ -58,7 +60,7 @@ struct QuantizeSpec {
   QuantRecipe recipe = QuantRecipe::w8a16;
   std::string stats;            ///< w8a8-static: calibration statistics.
   std::string method = "minmax"; ///< w8a8-static: minmax, percentile:P, mse.
-  int64_t groupSize = 128;      ///< w4a16: elements per group along K
+  int64_t groupSize = 128;      ///< w4a16, w3a16: elements per group along K
                                 ///< (0: one scale per output channel).
   std::string report;           ///< Weight quantization report (JSON).
   std::string skip;             ///< Layers (regex) kept float.

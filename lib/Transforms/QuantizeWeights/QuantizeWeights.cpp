@@ -181,6 +181,16 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   cfg.granularityName = granularity;
   cfg.nonfiniteName = nonfinite;
   std::optional<StorageFormat> f = symbolizeStorageFormat(format);
+  // 3-bit codes: the narrow ranges [-4, 3] / [0, 7] of the 4-bit formats
+  // (stored, packed and multiplied as i4 / u4).
+  cfg.narrowRange.reset();
+  if (format == "i3") {
+    f = StorageFormat::i4;
+    cfg.narrowRange = std::make_pair(-4, 3);
+  } else if (format == "u3") {
+    f = StorageFormat::u4;
+    cfg.narrowRange = std::make_pair(0, 7);
+  }
   cfg.autoFormat = format == "auto";
   if (cfg.autoFormat) {
     if (!target::symbolizeRecipe(recipe))
@@ -190,7 +200,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   }
   if (!f)
     return fail("unknown format '" + format +
-                "' (expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2)");
+                "' (expected auto, i8, u8, i4, u4, i3, u3, f8E4M3FN or "
+                "f8E5M2)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -416,6 +427,11 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,
                                os.group, sym,
                                /*saturate=*/true);
+  if (cfg.narrowRange)
+    job.scheme = SchemeAttr::get(
+        &getContext(), cfg.format, job.scheme.getGranularity(),
+        job.scheme.getAxis(), job.scheme.getGroupSize(), sym,
+        /*saturate=*/true, cfg.narrowRange->first, cfg.narrowRange->second);
 }
 
 /// The dequantized weight. Unless the chain is folded, it is quantized once

@@ -148,20 +148,29 @@ def parse_options(opts):
     fmt = d.get("format", "i8")
     gran = d.get("granularity", "per-channel")
     group = int(d.get("group-size", "128"))
-    unsigned = fmt in ("u8", "u4")
+    unsigned = fmt in ("u8", "u4", "u3")
     sym = d.get("symmetric", "false" if unsigned else "true") in ("true", "1")
     if fmt.startswith("f8"):
         sym = True
     return fmt, gran, group, sym, d.get("clip", "absmax")
 
 
+# format=i3 / u3: 3-bit codes, the narrow ranges of i4 / u4 (what the pass
+# is documented to do).
+NARROW = {"i3": ("i4", -4, 3), "u3": ("u4", 0, 7)}
+
+
 def scheme_for(fmt, gran, group, sym, axes):
+    rng = {}
+    if fmt in NARROW:
+        fmt, lo, hi = NARROW[fmt]
+        rng = dict(qmin=lo, qmax=hi)
     if gran == "per-tensor":
-        return oo.Scheme(fmt, symmetric=sym)
+        return oo.Scheme(fmt, symmetric=sym, **rng)
     if gran == "per-channel":
-        return oo.Scheme(fmt, "per_axis", axis=axes[0], symmetric=sym)
+        return oo.Scheme(fmt, "per_axis", axis=axes[0], symmetric=sym, **rng)
     return oo.Scheme(fmt, "per_group", axis=axes[1], group=group,
-                     symmetric=sym)
+                     symmetric=sym, **rng)
 
 
 def check_case(chk, opts, w, workdir, tag, layers_filter=None):

@@ -287,7 +287,7 @@ _CONST = re.compile(
     r" : tensor<([^>]*)>")
 _DEQ = re.compile(
     r"(%[\w.]+) = octet\.dequantize (%[\w.]+) scale\((%[\w.]+) : [^)]*\)"
-    r"(?: zero_point\((%[\w.]+) : [^)]*\))? as (<[^:]*>) : ")
+    r"(?: zero_point\((%[\w.]+) : [^)]*\))? as (<.*?>) : ")
 _RES = re.compile(r"^\s*([\w.$-]+): \"0x([0-9A-Fa-f]*)\"", re.M)
 
 NP_OF = {"f32": np.float32, "i32": np.int32, "i8": np.int8, "i4": np.int8,
