@@ -284,6 +284,15 @@ WEIGHT_RECIPES = {
                       "act-order=true",
     "w3a16-awq": "recipe=w3a16 group-size=0 algorithm=awq",
     "w3a16-g64-awq": "recipe=w3a16 group-size=64 algorithm=awq",
+    # Per channel with MSE-searched scales (clip=mse: each channel's range
+    # shrunk to the ratio with the least squared rounding error), alone and
+    # as the grid GPTQ rounds to (the GPTQ reference code's mse option).
+    "w4a16-mse": "recipe=w4a16 group-size=0 clip=mse",
+    "w4a16-gptq-mse": "recipe=w4a16 group-size=0 algorithm=gptq "
+                      "act-order=true clip=mse",
+    "w3a16-mse": "recipe=w3a16 group-size=0 clip=mse",
+    "w3a16-gptq-mse": "recipe=w3a16 group-size=0 algorithm=gptq "
+                      "act-order=true clip=mse",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

@@ -151,6 +151,12 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       *this, "method",
       llvm::cl::desc("w8a8-static: minmax, percentile:P or mse"),
       llvm::cl::init("minmax")};
+  PassOpts::Option<std::string> clip{
+      *this, "clip",
+      llvm::cl::desc("The weights' clip threshold per scale group: absmax, "
+                     "percentile:P or mse (octet-quantize-weights clip=; "
+                     "with algorithm=gptq the scales GPTQ rounds to)"),
+      llvm::cl::init("absmax")};
   PassOpts::Option<int64_t> groupSize{
       *this, "group-size",
       llvm::cl::desc("w4a16, w3a16: elements per group along K (0: one "
@@ -296,6 +302,7 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.algorithm = spec.algorithm;
   weights.damp = spec.damp;
   weights.actOrder = spec.actOrder;
+  weights.clip = spec.clip;
   if (spec.algorithm == "gptq" || spec.algorithm == "awq")
     weights.stats = spec.stats;
   if (spec.smooth >= 0) {
@@ -475,6 +482,7 @@ LogicalResult octet::buildOctetPipeline(OpPassManager &pm,
   quantize.damp = spec.damp;
   quantize.actOrder = spec.actOrder;
   quantize.smooth = spec.smooth;
+  quantize.clip = spec.clip;
   error = checkQuantizeSpec(quantize, "octet-pipeline");
   if (!error.empty())
     return failure();
@@ -542,6 +550,7 @@ void octet::registerOctetPipelines() {
         spec.damp = opts.damp;
         spec.actOrder = opts.actOrder;
         spec.smooth = opts.smooth;
+        spec.clip = opts.clip;
         spec.strict = opts.strict;
         spec.lower = opts.lower;
         spec.cudaFormat = opts.cudaFormat;
@@ -581,6 +590,7 @@ void octet::registerOctetPipelines() {
         spec.damp = opts.damp;
         spec.actOrder = opts.actOrder;
         spec.smooth = opts.smooth;
+        spec.clip = opts.clip;
         std::string error = checkQuantizeSpec(spec, "octet-quantize");
         if (!error.empty())
           return errorHandler(error);

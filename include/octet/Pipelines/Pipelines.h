@@ -71,6 +71,8 @@ struct QuantizeSpec {
   bool actOrder = false;        ///< algorithm=gptq: act-order.
   double smooth = -1.0;         ///< >= 0: octet-smooth-quant first, with
                                 ///< this alpha (needs stats).
+  std::string clip = "absmax";  ///< Weights' clip: absmax, percentile:P,
+                                ///< mse.
 };
 
 /// Why the options of `spec` do not go together in one step (e.g. gptq
@@ -117,6 +119,7 @@ struct OctetPipelineSpec {
   double damp = 0.01;
   bool actOrder = false;
   double smooth = -1.0; ///< >= 0: SmoothQuant's alpha.
+  std::string clip = "absmax"; ///< Weights' clip threshold.
   bool strict = false; ///< Unaccelerated formats are errors.
   bool lower = true;   ///< Lower for the chip after selection.
   std::string cudaFormat = "bin";
