@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 #include <cfloat>
+#include <cfenv>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -266,6 +267,29 @@ TEST(NumericsRound, HalfEven) {
   EXPECT_EQ(roundHalfEven(kInf), kInf);
   EXPECT_EQ(roundHalfEven(-kInf), -kInf);
   EXPECT_TRUE(std::isnan(roundHalfEven(kNaN)));
+}
+
+TEST(NumericsRound, HalfEvenMatchesNearbyint) {
+  // Against the FPU's own round-to-nearest-even (std::nearbyint in the
+  // default mode): a strided sweep of the floats below 2^23 (and 2^23 to
+  // 2^24, which are integral), both signs, and every tie k + 1/2 below 2^22.
+  ASSERT_EQ(std::fegetround(), FE_TONEAREST);
+  int64_t checked = 0, wrong = 0;
+  auto check = [&](float x) {
+    float got = roundHalfEven(x), want = std::nearbyint(x);
+    ++checked;
+    if (bitsOf(got) != bitsOf(want) && ++wrong <= 5)
+      ADD_FAILURE() << x << ": " << got << ", nearbyint " << want;
+  };
+  for (uint32_t u = 0; u < 0x4B800000u; u += 97) {
+    check(floatOf(u));
+    check(floatOf(u | 0x80000000u));
+  }
+  for (int32_t k = 0; k < (1 << 22); ++k) {
+    check(static_cast<float>(k) + 0.5f);
+    check(-(static_cast<float>(k) + 0.5f));
+  }
+  EXPECT_EQ(wrong, 0) << "of " << checked;
 }
 
 TEST(NumericsInt, DesignExample) {

@@ -19,6 +19,7 @@
 #include "octet/Runtime/Numerics.h"
 #include "octet/Runtime/OctetRuntime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,10 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace octet::numerics;
 
@@ -124,29 +129,68 @@ void computeBounds(Entry &e) {
                    : none;
 }
 
-/// Counts over n contiguous floats.
+/// Counts over n contiguous floats. Four lanes at a time with SSE2 (every
+/// x86-64 has it; the scalar loop did not vectorize and cost ~5% of a
+/// one-thread prefill): the same compares, so the same counts.
 void countContiguous(const float *x, int64_t n, float lowB, float highB,
                      octet_monitor_stats &s) {
   int64_t low = 0, high = 0, nan = 0, inf = 0;
-  uint32_t amax = 0; // bits of the largest finite |x|
-  for (int64_t i = 0; i < n; ++i) {
+  float amax = 0.0f; // the largest finite |x|
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 vlow = _mm_set1_ps(lowB), vhigh = _mm_set1_ps(highB);
+  const __m128 absMask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  const __m128 vinf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  __m128 vmax = _mm_setzero_ps();
+  while (n - i >= 4) {
+    // 32-bit lane counters, flushed every block (no overflow).
+    int64_t block = std::min<int64_t>((n - i) / 4, int64_t(1) << 20);
+    __m128i cl = _mm_setzero_si128(), ch = cl, cn = cl, ci = cl;
+    for (int64_t b = 0; b < block; ++b, i += 4) {
+      __m128 v = _mm_loadu_ps(x + i);
+      __m128 a = _mm_and_ps(v, absMask);
+      // Masks are all ones (-1) where true: subtracting them counts.
+      cl = _mm_sub_epi32(cl, _mm_castps_si128(_mm_cmple_ps(v, vlow)));
+      ch = _mm_sub_epi32(ch, _mm_castps_si128(_mm_cmpge_ps(v, vhigh)));
+      cn = _mm_sub_epi32(cn, _mm_castps_si128(_mm_cmpunord_ps(v, v)));
+      ci = _mm_sub_epi32(ci, _mm_castps_si128(_mm_cmpeq_ps(a, vinf)));
+      // Finite |x| (a < inf is false for NaN and inf), else 0.
+      vmax = _mm_max_ps(vmax, _mm_and_ps(a, _mm_cmplt_ps(a, vinf)));
+    }
+    alignas(16) int32_t lanes[4][4];
+    _mm_store_si128(reinterpret_cast<__m128i *>(lanes[0]), cl);
+    _mm_store_si128(reinterpret_cast<__m128i *>(lanes[1]), ch);
+    _mm_store_si128(reinterpret_cast<__m128i *>(lanes[2]), cn);
+    _mm_store_si128(reinterpret_cast<__m128i *>(lanes[3]), ci);
+    for (int l = 0; l < 4; ++l) {
+      low += lanes[0][l];
+      high += lanes[1][l];
+      nan += lanes[2][l];
+      inf += lanes[3][l];
+    }
+  }
+  alignas(16) float m[4];
+  _mm_store_ps(m, vmax);
+  for (float v : m)
+    amax = v > amax ? v : amax;
+#endif
+  for (; i < n; ++i) {
     float v = x[i];
     low += v <= lowB;
     high += v >= highB;
-    uint32_t a = bitsOf(v) & 0x7fffffffu;
-    nan += a > 0x7f800000u;
-    inf += a == 0x7f800000u;
-    uint32_t finite = a < 0x7f800000u ? a : 0u;
-    amax = finite > amax ? finite : amax;
+    float a = std::fabs(v);
+    nan += v != v;
+    inf += a == std::numeric_limits<float>::infinity();
+    if (a < std::numeric_limits<float>::infinity() && a > amax)
+      amax = a;
   }
   s.values += n;
   s.clipped_low += low;
   s.clipped_high += high;
   s.nan += nan;
   s.infinite += inf;
-  float m = floatOf(amax);
-  if (m > s.absmax)
-    s.absmax = m;
+  if (amax > s.absmax)
+    s.absmax = amax;
 }
 
 /// A memref descriptor of rank r: allocated, aligned, offset, sizes[r],

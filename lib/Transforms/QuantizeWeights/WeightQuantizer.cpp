@@ -168,16 +168,18 @@ struct Kernel {
 // Clip ranges
 //===----------------------------------------------------------------------===//
 
-/// clip=absmax: each group's absmax / [min, max], accumulated in parallel.
+/// Each group's absmax / [min, max] (of the finite values only with
+/// `finiteOnly`), accumulated in parallel; the same as in order, as max and
+/// min are exact.
 template <typename Read>
-static void absmaxClips(const Kernel &k, Read read,
-                        std::vector<num::ClipResult> &clips) {
+static std::vector<num::RangeStats> groupStats(const Kernel &k, Read read,
+                                               bool finiteOnly) {
   const GroupLayout &layout = k.layout;
   const int64_t n = layout.numElements;
   const int64_t groups = layout.numGroups();
   std::vector<num::RangeStats> st(groups);
   auto addTo = [&](num::RangeStats &s, float x) {
-    if (!k.skipNonFinite || std::isfinite(x))
+    if (!finiteOnly || std::isfinite(x))
       s.add(x);
   };
   if (layout.kind == Granularity::per_group) {
@@ -192,27 +194,34 @@ static void absmaxClips(const Kernel &k, Read read,
         for (int64_t in = 0; in < layout.inner; ++in)
           addTo(row[in], read(base + in));
     });
-  } else {
-    int64_t chunks = numChunks(n);
-    std::vector<std::vector<num::RangeStats>> local(chunks);
-    parallelFor(k.ctx, 0, chunks, [&](size_t c) {
-      std::vector<num::RangeStats> &l = local[c];
-      l.assign(groups, num::RangeStats());
-      int64_t begin = c * kChunk;
-      int64_t end = std::min<int64_t>(n, begin + kChunk);
-      ParamCursor cur(layout, begin);
-      for (int64_t i = begin; i < end; ++i, cur.next())
-        addTo(l[cur.param], read(i));
-    });
-    for (const auto &l : local)
-      for (int64_t g = 0; g < groups; ++g) {
-        // Same result as accumulating in order: max/min are exact.
-        st[g].absmax = std::fmax(st[g].absmax, l[g].absmax);
-        st[g].minV = std::fmin(st[g].minV, l[g].minV);
-        st[g].maxV = std::fmax(st[g].maxV, l[g].maxV);
-      }
+    return st;
   }
-  for (int64_t g = 0; g < groups; ++g)
+  int64_t chunks = numChunks(n);
+  std::vector<std::vector<num::RangeStats>> local(chunks);
+  parallelFor(k.ctx, 0, chunks, [&](size_t c) {
+    std::vector<num::RangeStats> &l = local[c];
+    l.assign(groups, num::RangeStats());
+    int64_t begin = c * kChunk;
+    int64_t end = std::min<int64_t>(n, begin + kChunk);
+    ParamCursor cur(layout, begin);
+    for (int64_t i = begin; i < end; ++i, cur.next())
+      addTo(l[cur.param], read(i));
+  });
+  for (const auto &l : local)
+    for (int64_t g = 0; g < groups; ++g) {
+      st[g].absmax = std::fmax(st[g].absmax, l[g].absmax);
+      st[g].minV = std::fmin(st[g].minV, l[g].minV);
+      st[g].maxV = std::fmax(st[g].maxV, l[g].maxV);
+    }
+  return st;
+}
+
+/// clip=absmax: each group's range is its absmax / [min, max].
+template <typename Read>
+static void absmaxClips(const Kernel &k, Read read,
+                        std::vector<num::ClipResult> &clips) {
+  std::vector<num::RangeStats> st = groupStats(k, read, k.skipNonFinite);
+  for (size_t g = 0; g < st.size(); ++g)
     clips[g] = num::absmaxClip(st[g], k.format, k.range, k.symmetric);
 }
 
@@ -287,12 +296,7 @@ static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
   const GroupLayout &layout = k.layout;
   const int64_t n = layout.numElements;
   const int64_t groups = layout.numGroups();
-  std::vector<num::RangeStats> full(groups);
-  for (int64_t i = 0; i < n; ++i) {
-    float x = read(i);
-    if (std::isfinite(x))
-      full[ParamCursor(layout, i).param].add(x);
-  }
+  std::vector<num::RangeStats> full = groupStats(k, read, /*finiteOnly=*/true);
   int64_t stride = std::max<int64_t>(1, n / kCurveSamples);
   std::vector<std::pair<int64_t, float>> sample;
   for (int64_t i = 0; i < n; i += stride) {

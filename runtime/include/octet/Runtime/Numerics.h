@@ -111,10 +111,13 @@ OCTET_HD float roundHalfEven(float x) {
   // |x| >= 2^23 (and inf/NaN) is already integral.
   if (!(std::fabs(x) < 8388608.0f))
     return x;
-  float t = std::trunc(x);
+  // Truncation through int32 (exact: |x| < 2^23); its low bit says
+  // whether t is odd (std::fmod, used before, is a libm call per element).
+  const int32_t ti = static_cast<int32_t>(x);
+  float t = static_cast<float>(ti);
   float d = x - t; // exact for |x| < 2^23
   float ad = std::fabs(d);
-  if (ad > 0.5f || (ad == 0.5f && std::fmod(t, 2.0f) != 0.0f))
+  if (ad > 0.5f || (ad == 0.5f && (ti & 1) != 0))
     t += (x < 0.0f) ? -1.0f : 1.0f;
   // Keep the sign of zero (e.g. -0.4 -> -0).
   return std::copysign(t, x);
