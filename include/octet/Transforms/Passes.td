@@ -179,10 +179,11 @@ def OctetQuantizeWeights
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"i8\"",
-           "Storage format: i8, u8, i4, u4, i3 / u3 (3-bit codes: the "
-           "narrow ranges [-4, 3] / [0, 7] of i4 / u4, stored as 4 bits), "
-           "f8E4M3FN, f8E5M2, or auto (from the module's #octet.target and "
-           "`recipe`)">,
+           "Storage format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, iN / uN for "
+           "N in 2..7 (N-bit codes: the ranges [-2^(N-1), 2^(N-1) - 1] / "
+           "[0, 2^N - 1] of i4 / u4 up to 4 bits, of i8 / u8 above; i3 is "
+           "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), or auto "
+           "(from the module's #octet.target and `recipe`)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a16\"",
            "format=auto: the recipe the format is chosen for (w8a16, w8a8, "
            "w4a16, fp8)">,

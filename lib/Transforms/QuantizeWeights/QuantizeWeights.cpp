@@ -181,15 +181,21 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   cfg.granularityName = granularity;
   cfg.nonfiniteName = nonfinite;
   std::optional<StorageFormat> f = symbolizeStorageFormat(format);
-  // 3-bit codes: the narrow ranges [-4, 3] / [0, 7] of the 4-bit formats
-  // (stored, packed and multiplied as i4 / u4).
+  // N-bit codes for N in 2, 3, 5, 6, 7: the N-bit ranges ([-2^(N-1),
+  // 2^(N-1) - 1] / [0, 2^N - 1]) of the next storage format, i4 / u4 up to
+  // 4 bits, i8 / u8 above (stored, packed and multiplied as that format):
+  // i3 is [-4, 3] in i4, i5 [-16, 15] in i8 (llama.cpp's Q5_0 range).
   cfg.narrowRange.reset();
-  if (format == "i3") {
-    f = StorageFormat::i4;
-    cfg.narrowRange = std::make_pair(-4, 3);
-  } else if (format == "u3") {
-    f = StorageFormat::u4;
-    cfg.narrowRange = std::make_pair(0, 7);
+  StringRef fmt = format;
+  if (!f && fmt.size() == 2 && (fmt[0] == 'i' || fmt[0] == 'u') &&
+      fmt[1] >= '2' && fmt[1] <= '7') {
+    int bits = fmt[1] - '0';
+    bool isSigned = fmt[0] == 'i';
+    f = bits <= 4 ? (isSigned ? StorageFormat::i4 : StorageFormat::u4)
+                  : (isSigned ? StorageFormat::i8 : StorageFormat::u8);
+    cfg.narrowRange = isSigned ? std::make_pair(-(1 << (bits - 1)),
+                                                (1 << (bits - 1)) - 1)
+                               : std::make_pair(0, (1 << bits) - 1);
   }
   cfg.autoFormat = format == "auto";
   if (cfg.autoFormat) {
@@ -200,8 +206,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   }
   if (!f)
     return fail("unknown format '" + format +
-                "' (expected auto, i8, u8, i4, u4, i3, u3, f8E4M3FN or "
-                "f8E5M2)");
+                "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, or iN / uN "
+                "with N in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")

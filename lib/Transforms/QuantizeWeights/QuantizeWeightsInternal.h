@@ -45,7 +45,8 @@ enum class ClipKind { AbsMax, Percentile, Mse };
 /// The pass options, parsed and checked once.
 struct Config {
   StorageFormat format = StorageFormat::i8;
-  /// format=i3 / u3: the code range [qmin, qmax] inside the 4-bit format.
+  /// format=iN / uN (N in 2..7): the code range [qmin, qmax] inside the
+  /// 4- or 8-bit storage format.
   std::optional<std::pair<int32_t, int32_t>> narrowRange;
   /// format=auto: resolved per module from its #octet.target and `recipe`.
   bool autoFormat = false;

@@ -148,16 +148,20 @@ def parse_options(opts):
     fmt = d.get("format", "i8")
     gran = d.get("granularity", "per-channel")
     group = int(d.get("group-size", "128"))
-    unsigned = fmt in ("u8", "u4", "u3")
+    unsigned = fmt.startswith("u")
     sym = d.get("symmetric", "false" if unsigned else "true") in ("true", "1")
     if fmt.startswith("f8"):
         sym = True
     return fmt, gran, group, sym, d.get("clip", "absmax")
 
 
-# format=i3 / u3: 3-bit codes, the narrow ranges of i4 / u4 (what the pass
-# is documented to do).
-NARROW = {"i3": ("i4", -4, 3), "u3": ("u4", 0, 7)}
+# format=iN / uN, N in 2..7: N-bit codes, the N-bit ranges of i4 / u4 (N <=
+# 4) or i8 / u8 (what the pass is documented to do).
+NARROW = {}
+for _n in (2, 3, 5, 6, 7):
+    _s = "i4" if _n <= 4 else "i8"
+    NARROW["i%d" % _n] = (_s, -2 ** (_n - 1), 2 ** (_n - 1) - 1)
+    NARROW["u%d" % _n] = ("u" + _s[1:], 0, 2 ** _n - 1)
 
 
 def scheme_for(fmt, gran, group, sym, axes):
