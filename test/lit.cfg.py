@@ -71,7 +71,7 @@ if getattr(config, "octet_asan_runtime", ""):
     llvm_config.with_environment("PATH", _uninstrumented, append_path=True)
 
 tool_dirs = [config.octet_tools_dir, config.llvm_tools_dir]
-tools = ["octet-opt", "octet-run", "octet-compile", "mlir-opt", "octet-capi-test"]
+tools = ["octet-opt", "octet-run", "octet-compile", "octet-export-safetensors", "mlir-opt", "octet-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 
@@ -109,6 +109,12 @@ import subprocess as _sp
 if _sp.run([config.python_executable, "-c", "import onnx"],
            capture_output=True).returncode == 0:
     config.available_features.add("onnx")
+
+# llama.cpp's Python binding (scripts/setup --llama-cpp): the GGUF exports
+# run in llama.cpp (test/Integration/GGUF).
+if _sp.run([config.python_executable, "-c", "import llama_cpp"],
+           capture_output=True).returncode == 0:
+    config.available_features.add("llama-cpp")
 
 # Headless Chromium renders the HTML report (scripts/setup installs it).
 _chromium = shutil.which("chromium") or shutil.which("chromium-browser")

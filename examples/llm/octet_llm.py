@@ -293,6 +293,25 @@ WEIGHT_RECIPES = {
     "w3a16-mse": "recipe=w3a16 group-size=0 clip=mse",
     "w3a16-gptq-mse": "recipe=w3a16 group-size=0 algorithm=gptq "
                       "act-order=true clip=mse",
+    # llama.cpp's block formats for `llm.py gguf` / octet_export_gguf.py:
+    # groups of 32 along K; i5 / u5 are 5-bit codes in 8-bit storage (Q5_0 /
+    # Q5_1). "weights:" runs octet-quantize-weights with these options
+    # (octet-quantize's recipes have no 8-bit groups nor asymmetric codes).
+    "q8_0": "weights:format=i8 granularity=per-group group-size=32",
+    "q4_0": "weights:format=i4 granularity=per-group group-size=32",
+    "q4_1": "weights:format=u4 symmetric=false granularity=per-group "
+            "group-size=32",
+    "q5_0": "weights:format=i5 granularity=per-group group-size=32",
+    "q5_1": "weights:format=u5 symmetric=false granularity=per-group "
+            "group-size=32",
+    "q4_0-gptq": "weights:format=i4 granularity=per-group group-size=32 "
+                 "algorithm=gptq act-order=true",
+    "q4_1-gptq": "weights:format=u4 symmetric=false granularity=per-group "
+                 "group-size=32 algorithm=gptq act-order=true",
+    # AWQ folds its per-channel scales into the norm weights, which the
+    # GGUF export carries (F32).
+    "q4_0-awq": "weights:format=i4 granularity=per-group group-size=32 "
+                "algorithm=awq",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the
@@ -372,6 +391,9 @@ class Builder:
         self.gptq_ids = gptq_ids if gptq_ids is not None else calib_ids
         self.verbose = verbose
         self.lean = lean
+        # Keep each recipe's quantized module (RECIPE.mlirbc) after
+        # compiling it: export_gguf reads it.
+        self.keep_modules = False
         self.loaded = {}
         os.makedirs(workdir, exist_ok=True)
         self.model = gguf_llama.load(gguf)
@@ -560,7 +582,8 @@ class Builder:
             temporary.append(src)
         if opts:
             mlir = self.path("%s.mlirbc" % recipe.name.replace("+", "_"))
-            temporary.append(mlir)
+            if not self.keep_modules:
+                temporary.append(mlir)
             report = self.path("report-%s.json" % recipe.base_name)
             if recipe.weights == "w8a8-smoothquant":
                 src = self.smoothed(src, SMOOTH_ALPHA[recipe.weights])
@@ -583,11 +606,14 @@ class Builder:
                 # observers.
                 src, stats = self.second_moments(src)
                 opts += " stats=%s" % stats
-            self.log("quantizing: octet-quantize=%s" % opts)
+            pass_name = "octet-quantize"
+            if opts.startswith("weights:"):
+                pass_name, opts = "octet-quantize-weights", opts[8:]
+            self.log("quantizing: %s=%s" % (pass_name, opts))
             t = time.time()
             run([tool(self.bindir, "octet-opt"), src,
-                 "--octet-quantize=%s report=%s" % (opts, report),
-                 "--emit-bytecode", "-o", mlir], "octet-opt --octet-quantize")
+                 "--%s=%s report=%s" % (pass_name, opts, report),
+                 "--emit-bytecode", "-o", mlir], "octet-opt --" + pass_name)
             self.log("  %.1f s" % (time.time() - t))
         monitor = ["--monitor"] if recipe.monitor else []
         self.log("compiling %s (octet-compile --target=host%s)"
@@ -599,6 +625,44 @@ class Builder:
         for f in temporary:
             os.remove(f)
         return lib
+
+    def quantized_module(self, recipe):
+        """The quantized module of `recipe` (its import for float),
+        rebuilding the library when the module was not kept."""
+        if isinstance(recipe, str):
+            recipe = Recipe(recipe)
+        if recipe.quantize_options() is None:
+            return self.import_mlir(recipe.kv, recipe.embed)
+        mlir = self.path("%s.mlirbc" % recipe.name.replace("+", "_"))
+        lib = self.path("lib%s.so" % recipe.name.replace("+", "_"))
+        keep, self.keep_modules = self.keep_modules, True
+        try:
+            # A module kept by an earlier call is rewritten whenever the
+            # library is rebuilt (and removed by builds that do not keep
+            # it); none kept: the library is rebuilt to get it.
+            self.library(recipe)
+            if not os.path.exists(mlir):
+                os.remove(lib)
+                self.library(recipe)
+        finally:
+            self.keep_modules = keep
+        return mlir
+
+    def export_gguf(self, recipe, out):
+        """Writes `recipe`'s model as GGUF (octet-export-safetensors, then
+        octet_export_gguf.py with this builder's source GGUF); returns
+        {tensor: GGUF type}."""
+        import octet_export_gguf
+        mlir = self.quantized_module(recipe)
+        st = out + ".safetensors"
+        self.log("exporting %s: octet-export-safetensors, octet-export-gguf"
+                 % (recipe if isinstance(recipe, str) else recipe.name))
+        run([tool(self.bindir, "octet-export-safetensors"), mlir, "-o", st],
+            "octet-export-safetensors")
+        try:
+            return octet_export_gguf.export(self.gguf, st, out, log=self.log)
+        finally:
+            os.remove(st)
 
     def load(self, recipe):
         if isinstance(recipe, str):
