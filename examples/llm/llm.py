@@ -20,7 +20,8 @@ advice). +monitor compiles the library with range monitoring
 (octet-compile --monitor: counters of what each static quantizer clips).
 
 gguf: exports each recipe (q8_0, q4_0, q4_1, q5_0, q5_1, q4_0-gptq,
-q4_1-gptq, q4_0-awq: groups of 32 as llama.cpp's blocks) as GGUF with
+q4_1-gptq, q4_0-awq, q4_0-minmax, q4_0-gptq-minmax, q5_0-minmax: groups
+of 32 as llama.cpp's blocks) as GGUF with
 octet-export-safetensors and tools/import-model/octet_export_gguf.py, runs
 the file in llama.cpp (llama-cpp-python, `scripts/setup --llama-cpp`) and
 prints its perplexity next to octet's own on the same windows, both

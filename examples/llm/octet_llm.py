@@ -308,6 +308,15 @@ WEIGHT_RECIPES = {
                  "algorithm=gptq act-order=true",
     "q4_1-gptq": "weights:format=u4 symmetric=false granularity=per-group "
                  "group-size=32 algorithm=gptq act-order=true",
+    # clip=minmax: the negative end of the code range used (-8 for i4:
+    # the step absmax / 8 where the largest magnitude is negative).
+    "q4_0-minmax": "weights:format=i4 granularity=per-group group-size=32 "
+                   "clip=minmax",
+    "q4_0-gptq-minmax": "weights:format=i4 granularity=per-group "
+                        "group-size=32 algorithm=gptq act-order=true "
+                        "clip=minmax",
+    "q5_0-minmax": "weights:format=i5 granularity=per-group group-size=32 "
+                   "clip=minmax",
     # AWQ folds its per-channel scales into the norm weights, which the
     # GGUF export carries (F32).
     "q4_0-awq": "weights:format=i4 granularity=per-group group-size=32 "

@@ -154,7 +154,8 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
   PassOpts::Option<std::string> clip{
       *this, "clip",
       llvm::cl::desc("The weights' clip threshold per scale group: absmax, "
-                     "percentile:P or mse (octet-quantize-weights clip=; "
+                     "minmax, percentile:P or mse (octet-quantize-weights "
+                     "clip=; "
                      "with algorithm=gptq the scales GPTQ rounds to)"),
       llvm::cl::init("absmax")};
   PassOpts::Option<int64_t> groupSize{

@@ -51,6 +51,11 @@ def OctetQuantizeWeights
 
     **Clipping** (`clip=`), per parameter group:
     - `absmax`: no clipping (symmetric: max |x|; asymmetric: [min, max]);
+    - `minmax`: no clipping, both ends of a signed code range (symmetric
+      integer schemes: scale = max(max(x) / qmax, min(x) / qmin), so a
+      group whose largest magnitude is negative reaches qmin, -8 for i4,
+      with the step absmax / 8 instead of absmax / 7; unsigned, asymmetric
+      and FP8 schemes: as absmax);
     - `percentile:P`: symmetric T = P-th percentile of |x|, asymmetric
       [percentile(x, 100 - P), percentile(x, P)] (linear interpolation
       between closest ranks, numpy's default);
@@ -199,7 +204,8 @@ def OctetQuantizeWeights
            "Symmetric (zero point 0) or asymmetric (i32 zero points); FP8 is "
            "always symmetric; u8 and u4 default to asymmetric">,
     Option<"clip", "clip", "std::string", /*default=*/"\"absmax\"",
-           "Clip threshold: absmax, percentile:P (0 < P <= 100) or mse">,
+           "Clip threshold: absmax, minmax (symmetric integers: both ends "
+           "of the code range), percentile:P (0 < P <= 100) or mse">,
     Option<"skip", "skip", "std::string", /*default=*/"\"\"",
            "Skip layers whose name matches this regular expression "
            "(llvm::Regex, unanchored)">,

@@ -232,6 +232,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   StringRef c = clip;
   if (c == "absmax") {
     cfg.clip = ClipKind::AbsMax;
+  } else if (c == "minmax") {
+    cfg.clip = ClipKind::MinMax;
   } else if (c == "mse") {
     cfg.clip = ClipKind::Mse;
   } else if (c.consume_front("percentile:")) {
@@ -242,7 +244,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     cfg.percentile = p;
   } else {
     return fail("unknown clip '" + clip +
-                "' (expected absmax, percentile:P or mse)");
+                "' (expected absmax, minmax, percentile:P or mse)");
   }
   cfg.clipName = clip;
   std::string regexError;

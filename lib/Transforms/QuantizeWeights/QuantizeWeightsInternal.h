@@ -40,7 +40,7 @@ namespace num = ::octet::numerics;
 //===----------------------------------------------------------------------===//
 
 enum class GranularityKind { PerTensor, PerChannel, PerGroup };
-enum class ClipKind { AbsMax, Percentile, Mse };
+enum class ClipKind { AbsMax, MinMax, Percentile, Mse };
 
 /// The pass options, parsed and checked once.
 struct Config {

@@ -216,13 +216,21 @@ static std::vector<num::RangeStats> groupStats(const Kernel &k, Read read,
   return st;
 }
 
-/// clip=absmax: each group's range is its absmax / [min, max].
+/// clip=absmax: each group's range is its absmax / [min, max]; clip=minmax:
+/// symmetric integer groups use both ends of the code range.
 template <typename Read>
 static void absmaxClips(const Kernel &k, Read read,
                         std::vector<num::ClipResult> &clips) {
   std::vector<num::RangeStats> st = groupStats(k, read, k.skipNonFinite);
+  const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
-    clips[g] = num::absmaxClip(st[g], k.format, k.range, k.symmetric);
+    clips[g] = minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
+                      : num::absmaxClip(st[g], k.format, k.range, k.symmetric);
+}
+
+/// Whether `clip` needs only each group's range (no search).
+static bool rangeOnly(ClipKind clip) {
+  return clip == ClipKind::AbsMax || clip == ClipKind::MinMax;
 }
 
 /// clip=percentile:P and clip=mse, which need each group's values together.
@@ -408,6 +416,8 @@ static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
     s.add(x[i]);
   if (k.cfg.clip == ClipKind::Mse)
     return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
+  if (k.cfg.clip == ClipKind::MinMax)
+    return num::minmaxClip(s, k.format, k.range, k.symmetric);
   return num::absmaxClip(s, k.format, k.range, k.symmetric);
 }
 
@@ -595,7 +605,7 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
   withReader(w, [&](auto read) {
     // 1. Parameters of every group (GPTQ per-group: from the corrected
     // values, in gptqValues).
-    if (cfg.clip == ClipKind::AbsMax)
+    if (rangeOnly(cfg.clip))
       absmaxClips(k, read, clips);
     else
       searchClips(k, read, clips);
@@ -628,7 +638,7 @@ std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
   Kernel k(ctx, cfg, scheme, shape);
   std::vector<num::ClipResult> clips(k.layout.numGroups());
   auto read = [values](int64_t i) { return values[i]; };
-  if (cfg.clip == ClipKind::AbsMax)
+  if (rangeOnly(cfg.clip))
     absmaxClips(k, read, clips);
   else
     searchClips(k, read, clips);

@@ -12,6 +12,8 @@ computed by octet.
                zp = clamp(rint(qmin - lo / scale), qmin, qmax), f32
   guard        zero range -> 1, below FLT_MIN -> FLT_MIN, inf -> FLT_MAX
   absmax       T = max |x| (asymmetric: [min, max])
+  minmax       symmetric integers: scale = max(max / qmax, min / qmin), the
+               range widened to include 0; otherwise as absmax
   percentile   T = P-th percentile of |x| (asymmetric: [pct(x, 100-P),
                pct(x, P)]), linear interpolation between closest ranks in
                float64, rounded to f32
@@ -125,6 +127,17 @@ def group_params(x, scheme, clip):
             return s, zp, float(absmax), 1.0
         s, zp = asymmetric_params(mn, mx, scheme)
         return s, zp, float(max(abs(mn), abs(mx))), 1.0
+    if clip == "minmax":
+        # Symmetric integers: the smallest scale clipping neither end,
+        # max(max / qmax, min / qmin) (infinities as +-FLT_MAX); otherwise
+        # as absmax.
+        if not sym or scheme.format.is_fp8 or scheme.qmin >= 0:
+            return group_params(x, scheme, "absmax")
+        lo = F32(max(mn, -FLT_MAX))
+        hi = F32(min(mx, FLT_MAX))
+        with np.errstate(all="ignore"):
+            s = max(F32(hi / F32(scheme.qmax)), F32(lo / F32(scheme.qmin)))
+        return guard(F32(s), lo == 0 and hi == 0), 0, float(absmax), 1.0
     if clip.startswith("percentile:"):
         p = float(clip.split(":", 1)[1])
         if sym:

@@ -292,6 +292,29 @@ OCTET_HD QuantParams symmetricParams(float absmax, StorageFormat f,
   return {guardScale(scale, absmax == 0.0f), 0};
 }
 
+/// Symmetric parameters that use both ends of a signed integer range: the
+/// smallest scale at which neither max(x) passes qmax nor min(x) passes
+/// qmin, scale = max(max / qmax, min / qmin), zp = 0. A group whose largest
+/// magnitude is negative reaches qmin (-8 for i4) and keeps the step
+/// absmax / 8 instead of absmax / 7 (llama.cpp's Q4_0 gets the same from
+/// a signed scale). Never larger than symmetricParams' scale; unsigned
+/// formats and FP8 (symmetric ranges) get symmetricParams. NaN is treated
+/// as 0, infinities as +-FLT_MAX.
+OCTET_HD QuantParams symmetricMinMaxParams(float minV, float maxV,
+                                           StorageFormat f, IntRange r) {
+  if (std::isnan(minV))
+    minV = 0.0f;
+  if (std::isnan(maxV))
+    maxV = 0.0f;
+  if (isFloat8(f) || r.qmin >= 0)
+    return symmetricParams(std::fmax(std::fabs(minV), std::fabs(maxV)), f, r);
+  minV = std::fmax(std::fmin(minV, 0.0f), -kFloatMax);
+  maxV = std::fmin(std::fmax(maxV, 0.0f), kFloatMax);
+  float scale = std::fmax(maxV / static_cast<float>(r.qmax),
+                          minV / static_cast<float>(r.qmin));
+  return {guardScale(scale, minV == 0.0f && maxV == 0.0f), 0};
+}
+
 /// Asymmetric parameters from a [min, max] range. The range is widened to
 /// include 0 so that real 0 is exactly representable; then
 /// scale = (max - min) / (qmax - qmin) and
@@ -487,6 +510,16 @@ OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
             1.0f};
   return {asymmetricParams(stats.minV, stats.maxV, r), stats.minV, stats.maxV,
           1.0f};
+}
+
+/// No clipping, both ends of the range (clip=minmax): symmetric integer
+/// schemes take symmetricMinMaxParams, everything else absmaxClip.
+OCTET_HD ClipResult minmaxClip(const RangeStats &stats, StorageFormat f,
+                               IntRange r, bool symmetric) {
+  if (symmetric && !isFloat8(f))
+    return {symmetricMinMaxParams(stats.minV, stats.maxV, f, r), stats.minV,
+            stats.maxV, 1.0f};
+  return absmaxClip(stats, f, r, symmetric);
 }
 
 /// Percentile clipping with percentile P in (0, 100]. Symmetric:
