@@ -45,7 +45,6 @@ as it is stored (with a note).
 """
 
 import argparse
-import json
 import os
 import re
 import subprocess

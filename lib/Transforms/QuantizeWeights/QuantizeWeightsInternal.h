@@ -136,6 +136,31 @@ template <typename Fn> void withReader(const WeightData &w, Fn &&fn) {
   }
 }
 
+/// Runs of a weight's values as f32: a pointer into the data where it is
+/// f32 (the constant's own bytes, or GPTQ's corrected values), else the
+/// elements decoded into the caller's buffer (f16, bf16, splats). The row
+/// kernels (octet/Runtime/NumericsRow.h) read these.
+struct F32Runs {
+  const float *f32 = nullptr;
+  WeightData w;
+  explicit F32Runs(const WeightData &data) : w(data) {
+    if (!w.splat && w.kind == ElemKind::F32 &&
+        reinterpret_cast<uintptr_t>(w.data) % alignof(float) == 0)
+      f32 = reinterpret_cast<const float *>(w.data);
+  }
+  explicit F32Runs(const float *values) : f32(values) {}
+  /// Elements [i, i + n); `buf` holds at least n floats.
+  const float *get(int64_t i, int64_t n, float *buf) const {
+    if (f32)
+      return f32 + i;
+    withReader(w, [&](auto read) {
+      for (int64_t j = 0; j < n; ++j)
+        buf[j] = read(i + j);
+    });
+    return buf;
+  }
+};
+
 /// Views the value of a float `arith.constant`; fails (with the reason) for
 /// other element types or unavailable resource blobs.
 FailureOr<WeightData> getWeightData(arith::ConstantOp cst, std::string &why);

@@ -12,6 +12,7 @@
 #include "QuantizeWeightsInternal.h"
 
 #include "octet/Dialect/Octet/IR/OctetNumerics.h"
+#include "octet/Runtime/NumericsRow.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -22,6 +23,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace mlir::octet::weight_quant {
 
@@ -162,66 +164,279 @@ struct Kernel {
         saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip) {}
 };
 
+/// Elements per step of the row kernels: the values, reference values,
+/// reconstructions and per-element parameters of one step stay in L2.
+constexpr int64_t kRowBlock = 4096;
+
+/// The row kernels of octet/Runtime/NumericsRow.h, compiled for the
+/// baseline ISA and for AVX2, picked once for the running CPU. Same results
+/// either way (the AVX2 versions are the same element-wise operations).
+struct RowKernels {
+  void (*quantizeInt)(const float *, int64_t, const float *, const int32_t *,
+                      num::IntRange, uint8_t, uint8_t *, float *);
+  void (*quantizeIntUniform)(const float *, int64_t, const float *,
+                             const int32_t *, num::IntRange, uint8_t,
+                             uint8_t *, float *);
+  void (*errors)(const float *, const float *, int64_t, const float *,
+                 num::RowErrors &);
+  void (*errorsUniform)(const float *, const float *, int64_t, const float *,
+                        num::RowErrors &);
+  void (*minMax)(const float *, int64_t, float &, float &);
+  void (*minMaxUpdate)(const float *, int64_t, float *, float *);
+  void (*quantizeFp8)(const float *, int64_t, const float *,
+                      num::StorageFormat, bool, bool, const num::Fp8Table &,
+                      uint8_t *, float *);
+  void (*quantizeFp8Uniform)(const float *, int64_t, const float *,
+                             num::StorageFormat, bool, bool,
+                             const num::Fp8Table &, uint8_t *, float *);
+};
+
+#define OCTET_ROW_KERNELS(SUFFIX, ATTR, ERRORS)                               \
+  ATTR void quantizeIntRow##SUFFIX(const float *x, int64_t n,               \
+                                   const float *s, const int32_t *z,        \
+                                   num::IntRange r, uint8_t m, uint8_t *c,  \
+                                   float *h) {                              \
+    num::quantizeIntRow<true>(x, n, s, z, r, m, c, h);                      \
+  }                                                                         \
+  ATTR void quantizeIntUniform##SUFFIX(const float *x, int64_t n,           \
+                                       const float *s, const int32_t *z,    \
+                                       num::IntRange r, uint8_t m,          \
+                                       uint8_t *c, float *h) {              \
+    num::quantizeIntRow<false>(x, n, s, z, r, m, c, h);                     \
+  }                                                                         \
+  ATTR void errorRow##SUFFIX(const float *x, const float *h, int64_t n,     \
+                             const float *s, num::RowErrors &e) {           \
+    num::ERRORS<true>(x, h, n, s, e);                                       \
+  }                                                                         \
+  ATTR void errorUniform##SUFFIX(const float *x, const float *h, int64_t n, \
+                                 const float *s, num::RowErrors &e) {       \
+    num::ERRORS<false>(x, h, n, s, e);                                      \
+  }                                                                         \
+  ATTR void minMaxRow##SUFFIX(const float *x, int64_t n, float &lo,         \
+                              float &hi) {                                  \
+    num::minMaxRow<true>(x, n, lo, hi);                                     \
+  }                                                                         \
+  ATTR void minMaxUpdate##SUFFIX(const float *x, int64_t n, float *lo,      \
+                                 float *hi) {                               \
+    num::minMaxUpdate<true>(x, n, lo, hi);                                  \
+  }                                                                         \
+  ATTR void quantizeFp8Row##SUFFIX(                                         \
+      const float *x, int64_t n, const float *s, num::StorageFormat f,      \
+      bool sat, bool nanZero, const num::Fp8Table &t, uint8_t *c,           \
+      float *h) {                                                           \
+    num::quantizeFp8Row<true>(x, n, s, f, sat, nanZero, t, c, h);           \
+  }                                                                         \
+  ATTR void quantizeFp8Uniform##SUFFIX(                                     \
+      const float *x, int64_t n, const float *s, num::StorageFormat f,      \
+      bool sat, bool nanZero, const num::Fp8Table &t, uint8_t *c,           \
+      float *h) {                                                           \
+    num::quantizeFp8Row<false>(x, n, s, f, sat, nanZero, t, c, h);          \
+  }
+
+OCTET_ROW_KERNELS(Base, , accumulateErrorRow)
+#ifdef OCTET_NUMERICS_ROW_AVX2
+OCTET_ROW_KERNELS(Avx2, __attribute__((target("avx2"))),
+                  accumulateErrorRowAvx2)
+#endif
+#undef OCTET_ROW_KERNELS
+
+const RowKernels &rowKernels() {
+  static const RowKernels base = {quantizeIntRowBase, quantizeIntUniformBase,
+                                  errorRowBase,       errorUniformBase,
+                                  minMaxRowBase,      minMaxUpdateBase,
+                                  quantizeFp8RowBase, quantizeFp8UniformBase};
+#ifdef OCTET_NUMERICS_ROW_AVX2
+  static const RowKernels avx2 = {quantizeIntRowAvx2, quantizeIntUniformAvx2,
+                                  errorRowAvx2,       errorUniformAvx2,
+                                  minMaxRowAvx2,      minMaxUpdateAvx2,
+                                  quantizeFp8RowAvx2, quantizeFp8UniformAvx2};
+  static const bool hasAvx2 = __builtin_cpu_supports("avx2");
+  if (hasAvx2)
+    return avx2;
+#endif
+  return base;
+}
+
+/// Walks [begin, end) in memory order as runs of one parameter group
+/// (fn(i, len, p, false): elements i..i+len-1 all use group p) or of
+/// consecutive groups (fn(i, len, p, true): element i + j uses group
+/// p + j). No division per run.
+template <typename Fn>
+void forEachRun(const GroupLayout &l, int64_t begin, int64_t end, Fn &&fn) {
+  if (begin >= end)
+    return;
+  if (l.kind == Granularity::per_tensor) {
+    fn(begin, end - begin, int64_t(0), false);
+    return;
+  }
+  const bool perGroup = l.kind == Granularity::per_group;
+  const int64_t groupsPerRow = l.dim / l.group;
+  int64_t in = begin % l.inner;
+  int64_t c = (begin / l.inner) % l.dim;
+  int64_t o = begin / (l.inner * l.dim);
+  int64_t cIn = c % l.group, cg = c / l.group;
+  for (int64_t i = begin; i < end;) {
+    int64_t len, p;
+    bool consecutive;
+    if (l.inner == 1) {
+      if (perGroup) {
+        len = l.group - cIn;
+        p = o * groupsPerRow + cg;
+        consecutive = false;
+      } else {
+        len = l.dim - c;
+        p = c;
+        consecutive = true;
+      }
+    } else {
+      len = l.inner - in;
+      p = perGroup ? (o * groupsPerRow + cg) * l.inner + in : c;
+      consecutive = perGroup;
+    }
+    len = std::min(len, end - i);
+    fn(i, len, p, consecutive);
+    i += len;
+    // Advance the coordinates by len elements.
+    int64_t steps; // how many positions c moves
+    if (l.inner == 1) {
+      steps = len;
+    } else {
+      in += len;
+      steps = in == l.inner ? 1 : 0;
+      if (steps)
+        in = 0;
+    }
+    if (!steps)
+      continue;
+    c += steps;
+    if (perGroup) {
+      cIn += steps;
+      if (cIn == l.group) {
+        cIn = 0;
+        ++cg;
+      }
+    }
+    if (c == l.dim) {
+      c = cIn = cg = 0;
+      ++o;
+    }
+  }
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
 // Clip ranges
 //===----------------------------------------------------------------------===//
 
-/// Each group's absmax / [min, max] (of the finite values only with
-/// `finiteOnly`), accumulated in parallel; the same as in order, as max and
-/// min are exact.
-template <typename Read>
-static std::vector<num::RangeStats> groupStats(const Kernel &k, Read read,
-                                               bool finiteOnly) {
-  const GroupLayout &layout = k.layout;
-  const int64_t n = layout.numElements;
-  const int64_t groups = layout.numGroups();
-  std::vector<num::RangeStats> st(groups);
-  auto addTo = [&](num::RangeStats &s, float x) {
-    if (!finiteOnly || std::isfinite(x))
-      s.add(x);
+/// Each group's absmax / [min, max] of its finite values (NaN and +-inf are
+/// left out: quantizeToAttrs rejects a weight with non-finite values unless
+/// nonfinite=clip, which leaves them out of the ranges). Parallel over
+/// disjoint sets of groups (no merging, except per-tensor), with the row
+/// kernels; min and max are exact, so the order does not matter.
+static std::vector<num::RangeStats> groupStats(const Kernel &k,
+                                               const F32Runs &src) {
+  const RowKernels &rk = rowKernels();
+  const GroupLayout &l = k.layout;
+  const int64_t n = l.numElements;
+  const int64_t groups = l.numGroups();
+  std::vector<float> mn(groups, 0.0f), mx(groups, 0.0f);
+  auto buffer = [] {
+    thread_local std::vector<float> buf;
+    buf.resize(kRowBlock);
+    return buf.data();
   };
-  if (layout.kind == Granularity::per_group) {
-    // Blocks (outer index, group index) are contiguous and own their
-    // groups: no merging.
-    int64_t blocks = layout.outer * (layout.dim / layout.group);
-    int64_t blockElems = layout.group * layout.inner;
-    parallelFor(k.ctx, 0, blocks, [&](size_t b) {
-      int64_t base = static_cast<int64_t>(b) * blockElems;
-      num::RangeStats *row = &st[b * layout.inner];
-      for (int64_t cc = 0; cc < layout.group; ++cc, base += layout.inner)
-        for (int64_t in = 0; in < layout.inner; ++in)
-          addTo(row[in], read(base + in));
-    });
-    return st;
-  }
-  int64_t chunks = numChunks(n);
-  std::vector<std::vector<num::RangeStats>> local(chunks);
-  parallelFor(k.ctx, 0, chunks, [&](size_t c) {
-    std::vector<num::RangeStats> &l = local[c];
-    l.assign(groups, num::RangeStats());
-    int64_t begin = c * kChunk;
-    int64_t end = std::min<int64_t>(n, begin + kChunk);
-    ParamCursor cur(layout, begin);
-    for (int64_t i = begin; i < end; ++i, cur.next())
-      addTo(l[cur.param], read(i));
-  });
-  for (const auto &l : local)
-    for (int64_t g = 0; g < groups; ++g) {
-      st[g].absmax = std::fmax(st[g].absmax, l[g].absmax);
-      st[g].minV = std::fmin(st[g].minV, l[g].minV);
-      st[g].maxV = std::fmax(st[g].maxV, l[g].maxV);
+  // Min/max of the elements [i, i + len) into (lo, hi).
+  auto reduce = [&](int64_t i, int64_t len, float &lo, float &hi) {
+    float *buf = buffer();
+    for (int64_t j = 0; j < len; j += kRowBlock) {
+      int64_t m = std::min(kRowBlock, len - j);
+      rk.minMax(src.get(i + j, m, buf), m, lo, hi);
     }
+  };
+  // Element-wise into lo[0..len), hi[0..len).
+  auto update = [&](int64_t i, int64_t len, float *lo, float *hi) {
+    float *buf = buffer();
+    for (int64_t j = 0; j < len; j += kRowBlock) {
+      int64_t m = std::min(kRowBlock, len - j);
+      rk.minMaxUpdate(src.get(i + j, m, buf), m, lo + j, hi + j);
+    }
+  };
+  switch (l.kind) {
+  case Granularity::per_tensor: {
+    int64_t chunks = numChunks(n);
+    std::vector<float> cmn(chunks, 0.0f), cmx(chunks, 0.0f);
+    parallelFor(k.ctx, 0, chunks, [&](size_t c) {
+      int64_t begin = c * kChunk;
+      reduce(begin, std::min<int64_t>(n, begin + kChunk) - begin, cmn[c],
+             cmx[c]);
+    });
+    for (int64_t c = 0; c < chunks; ++c) {
+      mn[0] = std::min(mn[0], cmn[c]);
+      mx[0] = std::max(mx[0], cmx[c]);
+    }
+    break;
+  }
+  case Granularity::per_axis: {
+    if (l.inner == 1) {
+      // Channels along the last axis: tasks own column blocks and walk
+      // every row.
+      constexpr int64_t kCols = 512;
+      int64_t tasks = (l.dim + kCols - 1) / kCols;
+      parallelFor(k.ctx, 0, tasks, [&](size_t t) {
+        int64_t c0 = t * kCols, w = std::min(kCols, l.dim - c0);
+        for (int64_t o = 0; o < l.outer; ++o)
+          update(o * l.dim + c0, w, &mn[c0], &mx[c0]);
+      });
+    } else {
+      // Each channel is `outer` contiguous runs of `inner` elements.
+      int64_t per = std::max<int64_t>(1, kChunk / (l.inner * l.outer));
+      int64_t tasks = (l.dim + per - 1) / per;
+      parallelFor(k.ctx, 0, tasks, [&](size_t t) {
+        int64_t c0 = t * per, c1 = std::min(l.dim, c0 + per);
+        for (int64_t c = c0; c < c1; ++c)
+          for (int64_t o = 0; o < l.outer; ++o)
+            reduce((o * l.dim + c) * l.inner, l.inner, mn[c], mx[c]);
+      });
+    }
+    break;
+  }
+  case Granularity::per_group: {
+    // Blocks (outer index, group index) are contiguous (group x inner
+    // elements) and own their groups.
+    int64_t blocks = l.outer * (l.dim / l.group);
+    int64_t blockElems = l.group * l.inner;
+    int64_t per = std::max<int64_t>(1, kChunk / blockElems);
+    int64_t tasks = (blocks + per - 1) / per;
+    parallelFor(k.ctx, 0, tasks, [&](size_t t) {
+      int64_t b0 = t * per, b1 = std::min(blocks, b0 + per);
+      for (int64_t b = b0; b < b1; ++b) {
+        int64_t base = b * blockElems;
+        if (l.inner == 1) {
+          reduce(base, l.group, mn[b], mx[b]);
+          continue;
+        }
+        float *lo = &mn[b * l.inner], *hi = &mx[b * l.inner];
+        for (int64_t cc = 0; cc < l.group; ++cc)
+          update(base + cc * l.inner, l.inner, lo, hi);
+      }
+    });
+    break;
+  }
+  }
+  std::vector<num::RangeStats> st(groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    st[g].minV = mn[g];
+    st[g].maxV = mx[g];
+    st[g].absmax = std::max(-mn[g], mx[g]);
+  }
   return st;
 }
 
 /// clip=absmax: each group's range is its absmax / [min, max]; clip=minmax:
 /// symmetric integer groups use both ends of the code range.
-template <typename Read>
-static void absmaxClips(const Kernel &k, Read read,
+static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
                         std::vector<num::ClipResult> &clips) {
-  std::vector<num::RangeStats> st = groupStats(k, read, k.skipNonFinite);
   const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
     clips[g] = minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
@@ -298,13 +513,13 @@ static void summarizeClips(ArrayRef<num::ClipResult> clips, LayerStats &stats) {
 }
 
 /// The clip trade-off curve for the report: each group clipped at ratio r of
-/// its own range, SQNR on an evenly strided sample.
+/// its own range (`full`: every group's finite range), SQNR on an evenly
+/// strided sample.
 template <typename Read>
-static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
+static void clipCurve(const Kernel &k, Read read,
+                      ArrayRef<num::RangeStats> full, LayerStats &stats) {
   const GroupLayout &layout = k.layout;
   const int64_t n = layout.numElements;
-  const int64_t groups = layout.numGroups();
-  std::vector<num::RangeStats> full = groupStats(k, read, /*finiteOnly=*/true);
   int64_t stride = std::max<int64_t>(1, n / kCurveSamples);
   std::vector<std::pair<int64_t, float>> sample;
   for (int64_t i = 0; i < n; i += stride) {
@@ -315,19 +530,18 @@ static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
   stats.clipCurve.resize(kCurvePoints);
   parallelFor(k.ctx, 0, kCurvePoints, [&](size_t p) {
     double r = 0.25 + 0.75 * static_cast<double>(p) / (kCurvePoints - 1);
-    std::vector<num::QuantParams> params(groups);
-    for (int64_t g = 0; g < groups; ++g) {
-      float rf = static_cast<float>(r);
-      params[g] =
+    float rf = static_cast<float>(r);
+    num::SqnrAccumulator acc;
+    // Parameters of the sampled groups only (per-group schemes have many
+    // more groups than samples).
+    for (const auto &[g, x] : sample) {
+      num::QuantParams params =
           k.symmetric
               ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
               : num::asymmetricParams(full[g].minV * rf, full[g].maxV * rf,
                                       k.range);
+      acc.add(x, num::fakeQuantize(x, params, k.format, k.range, k.saturate));
     }
-    num::SqnrAccumulator acc;
-    for (const auto &[g, x] : sample)
-      acc.add(x,
-              num::fakeQuantize(x, params[g], k.format, k.range, k.saturate));
     stats.clipCurve[p] = {r, acc.db()};
   });
 }
@@ -336,69 +550,96 @@ static void clipCurve(const Kernel &k, Read read, LayerStats &stats) {
 // Codes and errors
 //===----------------------------------------------------------------------===//
 
-/// Writes the codes of the values `read` and measures the reconstruction
+/// Writes the codes of the values `src` and measures the reconstruction
 /// error against `reference` (the same values, except after GPTQ's error
-/// feedback), in fixed chunks merged in order.
-template <typename Read, typename Ref>
-static void writeCodes(const Kernel &k, SchemeAttr scheme, Read read,
-                       Ref reference, ArrayRef<num::ClipResult> clips,
-                       uint8_t *codes, LayerStats &stats) {
+/// feedback), in fixed chunks merged in order, each in steps of kRowBlock
+/// elements through the row kernels.
+static void writeCodes(const Kernel &k, SchemeAttr scheme, const F32Runs &src,
+                       const F32Runs &reference,
+                       ArrayRef<num::ClipResult> clips, uint8_t *codes,
+                       LayerStats &stats) {
+  const RowKernels &rk = rowKernels();
   const GroupLayout &layout = k.layout;
   const int64_t n = layout.numElements;
   const num::StorageFormat format = k.format;
   const num::IntRange range = k.range;
   const bool saturate = k.saturate;
   const bool skipNonFinite = k.skipNonFinite;
-  int64_t chunks = numChunks(n);
-  struct Partial {
-    num::SqnrAccumulator sqnr;
-    double maxAbs = 0.0;
-    num::ErrorHistogram hist;
-  };
-  std::vector<Partial> parts(chunks);
+  const bool sameRef = &src == &reference;
+  const bool uniform = layout.kind == Granularity::per_tensor;
   const bool fp8 = scheme.isFloat8();
-  const bool fourBit = scheme.getStorageBits() == 4;
+  const uint8_t mask = scheme.getStorageBits() == 4 ? 0x0f : 0xff;
+  std::optional<num::Fp8Table> fp8Table;
+  if (fp8)
+    fp8Table.emplace(format);
+  // Every group's parameters as arrays.
+  const int64_t groups = clips.size();
+  std::vector<float> groupScale(groups);
+  std::vector<int32_t> groupZp(groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    groupScale[g] = clips[g].params.scale;
+    groupZp[g] = clips[g].params.zeroPoint;
+  }
+  int64_t chunks = numChunks(n);
+  std::vector<num::RowErrors> parts(chunks);
   parallelFor(k.ctx, 0, chunks, [&](size_t c) {
-    // Locals and restrict: the byte stores to the codes would otherwise
-    // alias every accumulator and force reloads.
-    Partial part;
-    uint8_t *__restrict out = codes;
-    const num::ClipResult *__restrict cl = clips.data();
-    int64_t begin = c * kChunk;
-    int64_t end = std::min<int64_t>(n, begin + kChunk);
-    ParamCursor cur(layout, begin);
-    for (int64_t i = begin; i < end; ++i, cur.next()) {
-      float x = read(i);
-      const num::QuantParams p = cl[cur.param].params;
-      // nonfinite=clip: NaN quantizes like 0 (the zero point) in every
-      // format; +-inf saturates (integer clamp, saturating FP8).
-      float xq = (skipNonFinite && std::isnan(x)) ? 0.0f : x;
-      float xhat;
-      if (fp8) {
-        uint8_t q = num::quantizeFp8(xq, p.scale, format, saturate);
-        out[i] = q;
-        xhat = num::dequantizeFp8(q, p.scale, format);
-      } else {
-        int32_t q =
-            num::quantizeInt(xq, p.scale, p.zeroPoint, range.qmin, range.qmax);
-        out[i] = static_cast<uint8_t>(fourBit ? (q & 0x0f) : (q & 0xff));
-        xhat = num::dequantizeInt(q, p.scale, p.zeroPoint);
+    struct Buffers {
+      std::vector<float> x, ref, xhat, scale;
+      std::vector<int32_t> zp;
+    };
+    thread_local Buffers b;
+    b.x.resize(kRowBlock);
+    b.ref.resize(kRowBlock);
+    b.xhat.resize(kRowBlock);
+    b.scale.resize(kRowBlock);
+    b.zp.resize(kRowBlock);
+    num::RowErrors part;
+    int64_t cend = std::min<int64_t>(n, (c + 1) * kChunk);
+    for (int64_t begin = c * kChunk; begin < cend; begin += kRowBlock) {
+      const int64_t len = std::min(kRowBlock, cend - begin);
+      const float *x = src.get(begin, len, b.x.data());
+      const float *ref = sameRef ? x : reference.get(begin, len, b.ref.data());
+      // Each element's parameters (one pair for a per-tensor scheme).
+      const float *scale = groupScale.data();
+      const int32_t *zp = groupZp.data();
+      if (!uniform) {
+        float *sc = b.scale.data();
+        int32_t *z = b.zp.data();
+        forEachRun(layout, begin, begin + len,
+                   [&](int64_t i, int64_t m, int64_t p, bool consecutive) {
+                     int64_t o = i - begin;
+                     if (consecutive) {
+                       std::memcpy(sc + o, &groupScale[p], m * sizeof(float));
+                       std::memcpy(z + o, &groupZp[p], m * sizeof(int32_t));
+                     } else {
+                       std::fill(sc + o, sc + o + m, groupScale[p]);
+                       std::fill(z + o, z + o + m, groupZp[p]);
+                     }
+                   });
+        scale = sc;
+        zp = z;
       }
-      x = reference(i);
-      if (!std::isfinite(x))
-        continue; // Only with nonfinite=clip: not part of the error.
-      part.sqnr.add(x, xhat);
-      part.maxAbs = std::max(part.maxAbs, std::fabs(static_cast<double>(x) -
-                                                    static_cast<double>(xhat)));
-      part.hist.add(x, xhat, p.scale);
+      uint8_t *out = codes + begin;
+      float *xhat = b.xhat.data();
+      if (fp8) {
+        // nonfinite=clip: NaN quantizes like 0 (FP8 would keep NaN); +-inf
+        // saturates.
+        (uniform ? rk.quantizeFp8Uniform : rk.quantizeFp8)(
+            x, len, scale, format, saturate, skipNonFinite, *fp8Table, out,
+            xhat);
+      } else {
+        // NaN quantizes to the zero point by the integer rule itself.
+        (uniform ? rk.quantizeIntUniform : rk.quantizeInt)(
+            x, len, scale, zp, range, mask, out, xhat);
+      }
+      // Non-finite reference values (nonfinite=clip) are not part of the
+      // error.
+      (uniform ? rk.errorsUniform : rk.errors)(ref, xhat, len, scale, part);
     }
     parts[c] = part;
   });
-  for (const Partial &part : parts) {
-    stats.sqnr.merge(part.sqnr);
-    stats.maxAbsError = std::max(stats.maxAbsError, part.maxAbs);
-    stats.histogram.merge(part.hist);
-  }
+  for (const num::RowErrors &part : parts)
+    part.mergeInto(stats.sqnr, stats.maxAbsError, stats.histogram);
 }
 
 //===----------------------------------------------------------------------===//
@@ -602,11 +843,14 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
   Kernel k(ctx, cfg, scheme, shape);
   const int64_t groups = k.layout.numGroups();
   std::vector<num::ClipResult> clips(groups);
+  const F32Runs src(w);
+  // Every group's finite range (for clip=absmax/minmax and the report).
+  const std::vector<num::RangeStats> ranges = groupStats(k, src);
   withReader(w, [&](auto read) {
     // 1. Parameters of every group (GPTQ per-group: from the corrected
     // values, in gptqValues).
     if (rangeOnly(cfg.clip))
-      absmaxClips(k, read, clips);
+      absmaxClips(k, ranges, clips);
     else
       searchClips(k, read, clips);
     if (awqClip && k.layout.kind == Granularity::per_group)
@@ -620,15 +864,13 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
       if (zeroPoints)
         zeroPoints[g] = clips[g].params.zeroPoint;
     }
-    clipCurve(k, read, stats);
+    clipCurve(k, read, ranges, stats);
     // 2. Codes and errors.
-    if (gptq) {
-      const float *v = corrected.data();
-      writeCodes(k, scheme, [v](int64_t i) { return v[i]; }, read, clips,
-                 codes, stats);
-    } else {
-      writeCodes(k, scheme, read, read, clips, codes, stats);
-    }
+    if (gptq)
+      writeCodes(k, scheme, F32Runs(corrected.data()), src, clips, codes,
+                 stats);
+    else
+      writeCodes(k, scheme, src, src, clips, codes, stats);
   });
 }
 
@@ -639,7 +881,7 @@ std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
   std::vector<num::ClipResult> clips(k.layout.numGroups());
   auto read = [values](int64_t i) { return values[i]; };
   if (rangeOnly(cfg.clip))
-    absmaxClips(k, read, clips);
+    absmaxClips(k, groupStats(k, F32Runs(values)), clips);
   else
     searchClips(k, read, clips);
   const int64_t n = k.layout.numElements;

@@ -8,6 +8,8 @@
 
 #include "QuantizeWeightsInternal.h"
 
+#include "octet/Runtime/NumericsRow.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -74,22 +76,31 @@ FailureOr<WeightData> getWeightData(arith::ConstantOp cst, std::string &why) {
   return failure();
 }
 
-/// The first non-finite element of `w` (linear index) or -1.
+/// The first non-finite element of `w` (linear index) or -1. Each chunk is
+/// checked in blocks by a branch-free (vectorized) test; only a block that
+/// holds one is searched element by element.
 static int64_t findNonFinite(MLIRContext *ctx, const WeightData &w) {
+  constexpr int64_t kBlock = 4096;
   int64_t n = w.numElements, chunks = numChunks(n);
   std::atomic<int64_t> first(std::numeric_limits<int64_t>::max());
-  withReader(w, [&](auto read) {
-    parallelFor(ctx, 0, chunks, [&](size_t c) {
-      int64_t end = std::min<int64_t>(n, (c + 1) * kChunk);
-      for (int64_t i = c * kChunk; i < end; ++i) {
-        if (std::isfinite(read(i)))
-          continue;
-        int64_t cur = first.load();
-        while (i < cur && !first.compare_exchange_weak(cur, i)) {
-        }
-        return;
+  const F32Runs src(w);
+  parallelFor(ctx, 0, chunks, [&](size_t c) {
+    thread_local std::vector<float> buf;
+    buf.resize(kBlock);
+    int64_t end = std::min<int64_t>(n, (c + 1) * kChunk);
+    for (int64_t b = c * kChunk; b < end; b += kBlock) {
+      int64_t len = std::min(kBlock, end - b);
+      const float *x = src.get(b, len, buf.data());
+      if (!num::anyNonFiniteRow(x, len))
+        continue;
+      int64_t i = b;
+      while (std::isfinite(x[i - b]))
+        ++i;
+      int64_t cur = first.load();
+      while (i < cur && !first.compare_exchange_weak(cur, i)) {
       }
-    });
+      return;
+    }
   });
   int64_t f = first.load();
   return f == std::numeric_limits<int64_t>::max() ? -1 : f;
