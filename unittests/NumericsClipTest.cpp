@@ -244,4 +244,49 @@ TEST(NumericsHistogram, BinsInScaleUnits) {
   EXPECT_EQ(h.counts[0], 2u);
 }
 
+// The MX shared scale against std::frexp (floor(log2 x) = e - 1 for
+// x = m 2^e, m in [0.5, 1)) and std::ldexp, on exact powers of two, their
+// neighbours, subnormals, the clamps at 2^-127 / FLT_MAX and zero ranges.
+TEST(NumericsClip, E8M0ScaleIsTheMxRule) {
+  auto want = [](float a, int emax) {
+    if (!(a > 0.0f) || !std::isfinite(a))
+      return 1.0f;
+    int e;
+    std::frexp(static_cast<double>(a), &e);
+    int x = std::min(std::max(e - 1 - emax, -127), 127);
+    return static_cast<float>(std::ldexp(1.0, x));
+  };
+  std::vector<float> xs = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
+                           kFloatMax, 1e-45f, 3e-39f, 1e-30f, 1.0f, 448.0f,
+                           449.0f, 57344.0f, 0.1f};
+  for (int k = -149; k <= 127; ++k) {
+    float p = std::ldexp(1.0f, k);
+    xs.push_back(p);
+    xs.push_back(std::nextafter(p, 0.0f));
+    xs.push_back(std::nextafter(p, kFloatMax));
+  }
+  for (float a : xs)
+    for (auto [f, emax] : {std::pair{StorageFormat::F8E4M3FN, 8},
+                           std::pair{StorageFormat::F8E5M2, 15}}) {
+      float got = e8m0Scale(a, f);
+      EXPECT_EQ(got, want(a, emax)) << "absmax=" << a << " emax=" << emax;
+      // And the clip result: threshold min(absmax, max * X), zp 0.
+      RangeStats st;
+      st.add(a);
+      ClipResult c = e8m0Clip(st, f);
+      EXPECT_EQ(c.params.scale, got);
+      EXPECT_EQ(c.params.zeroPoint, 0);
+      if (std::isfinite(a) && a > 0)
+        EXPECT_EQ(c.hi, std::min(a, fp8MaxFinite(f) * got));
+    }
+  // Spot values: floor(log2(500)) = 8, X = 2^(8 - 8) = 1 ... as computed by
+  // hand: 500 = 1.95 * 2^8 -> X = 2^0 = 1 (and 500 > 448: it clips).
+  EXPECT_EQ(e8m0Scale(500.0f, StorageFormat::F8E4M3FN), 1.0f);
+  EXPECT_EQ(e8m0Scale(255.9f, StorageFormat::F8E4M3FN), 0.5f);
+  EXPECT_EQ(e8m0Scale(512.0f, StorageFormat::F8E4M3FN), 2.0f);
+  EXPECT_EQ(e8m0Clip([] { RangeStats s; s.add(500.0f); return s; }(),
+                     StorageFormat::F8E4M3FN).hi, 448.0f);
+}
+
 } // namespace

@@ -321,6 +321,13 @@ WEIGHT_RECIPES = {
     # GGUF export carries (F32).
     "q4_0-awq": "weights:format=i4 granularity=per-group group-size=32 "
                 "algorithm=awq",
+    # FP8 weights (weight-only): per output channel, per group of 32 with
+    # f32 scales, and OCP MXFP8 (groups of 32 with E8M0 power-of-two
+    # scales, E4M3 or E5M2 elements).
+    "fp8-channel": "weights:format=f8E4M3FN",
+    "fp8-g32": "weights:format=f8E4M3FN granularity=per-group group-size=32",
+    "mxfp8": "weights:format=mxfp8",
+    "mxfp8-e5m2": "weights:format=mxfp8-e5m2",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

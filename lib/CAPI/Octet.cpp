@@ -42,7 +42,7 @@ MlirAttribute octetSchemeAttrGetWithRange(MlirContext ctx,
   }
   return wrap(SchemeAttr::getChecked(emit, context, *fmt, *gran, axis,
                                      groupSize, symmetric, saturate, qmin,
-                                     qmax));
+                                     qmax, ScaleFormat::f32));
 }
 
 MlirAttribute octetSchemeAttrGet(MlirContext ctx, OctetStorageFormat format,

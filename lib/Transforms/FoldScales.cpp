@@ -51,15 +51,11 @@ static SchemeAttr permuteScheme(SchemeAttr s, ArrayRef<int64_t> perm) {
   if (s.getGranularity() == Granularity::per_tensor)
     return s;
   int64_t axis = llvm::find(perm, s.getAxis()) - perm.begin();
-  return SchemeAttr::get(s.getContext(), s.getFormat(), s.getGranularity(),
-                         axis, s.getGroupSize(), s.getSymmetric(),
-                         s.getSaturate(), s.getQmin(), s.getQmax());
+  return s.withAxis(axis);
 }
 
 static SchemeAttr withAxis(SchemeAttr s, int64_t axis) {
-  return SchemeAttr::get(s.getContext(), s.getFormat(), s.getGranularity(),
-                         axis, s.getGroupSize(), s.getSymmetric(),
-                         s.getSaturate(), s.getQmin(), s.getQmax());
+  return s.withAxis(axis);
 }
 
 /// linalg.transpose of `v` by `perm`.

@@ -99,6 +99,7 @@ class Scheme:
     saturate: bool = True
     qmin: int = None  # None: the format's full range
     qmax: int = None
+    e8m0: bool = False  # E8M0 (power-of-two) scales: MXFP8
 
     def __post_init__(self):
         f = FORMATS[self.fmt]
@@ -108,6 +109,7 @@ class Scheme:
             object.__setattr__(self, "qmax", f.qmax)
         assert self.gran in ("per_tensor", "per_axis", "per_group")
         assert not (f.is_fp8 and not self.symmetric)
+        assert not (self.e8m0 and not f.is_fp8)
 
     @property
     def format(self):
@@ -131,6 +133,8 @@ class Scheme:
             s += ", asymmetric"
         if not self.saturate:
             s += ", non_saturating"
+        if self.e8m0:
+            s += ", e8m0"
         return "<" + s + ">"
 
     def param_shape(self, shape):

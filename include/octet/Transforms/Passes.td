@@ -63,6 +63,19 @@ def OctetQuantizeWeights
       the smallest sum of squared reconstruction errors (ties keep the larger
       threshold).
 
+    **MXFP8** (`format=mxfp8` or `mxfp8-e5m2`, OCP Microscaling Formats
+    v1.0): FP8 E4M3 (E5M2) codes in blocks of `group-size` (default 32,
+    the spec's block) along the reduction axis, each block with an E8M0
+    scale (a power of two; `#octet.scheme<f8E4M3FN, per_group(a, 32),
+    e8m0>`): X = 2^(floor(log2(absmax)) - emax), emax 8 for E4M3 and 15 for
+    E5M2, elements converted with round-to-nearest-even and saturation (so
+    a block's values above 448 X clip; the report's clip ratio shows it).
+    Takes `clip=absmax` only (the rule fixes the scale), `algorithm=gptq`
+    (the MX grid in the error feedback) and `algorithm=awq` with
+    `awq-clip=false`. The scales are `f32` tensors holding the exact powers
+    of two, so every lowering runs them as FP8 per-group weights; no x86 or
+    Hopper instruction multiplies MX blocks (docs/numerics.md).
+
     **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
     FP8 tensors; scales `f32`, zero points `i32`. Constants held in
     `dense_resource` blobs are read in place (never copied into a uniqued
@@ -187,8 +200,9 @@ def OctetQuantizeWeights
            "Storage format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, iN / uN for "
            "N in 2..7 (N-bit codes: the ranges [-2^(N-1), 2^(N-1) - 1] / "
            "[0, 2^N - 1] of i4 / u4 up to 4 bits, of i8 / u8 above; i3 is "
-           "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), or auto "
-           "(from the module's #octet.target and `recipe`)">,
+           "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), mxfp8 / "
+           "mxfp8-e5m2 (OCP MXFP8: FP8 per group of 32 with E8M0 scales), "
+           "or auto (from the module's #octet.target and `recipe`)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a16\"",
            "format=auto: the recipe the format is chosen for (w8a16, w8a8, "
            "w4a16, fp8)">,

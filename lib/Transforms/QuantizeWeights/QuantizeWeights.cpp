@@ -197,6 +197,12 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                                                 (1 << (bits - 1)) - 1)
                                : std::make_pair(0, (1 << bits) - 1);
   }
+  // OCP MXFP8: FP8 per group (32 by default) with E8M0 scales.
+  cfg.e8m0 = false;
+  if (!f && (fmt == "mxfp8" || fmt == "mxfp8-e4m3" || fmt == "mxfp8-e5m2")) {
+    f = fmt == "mxfp8-e5m2" ? StorageFormat::f8E5M2 : StorageFormat::f8E4M3FN;
+    cfg.e8m0 = true;
+  }
   cfg.autoFormat = format == "auto";
   if (cfg.autoFormat) {
     if (!target::symbolizeRecipe(recipe))
@@ -206,8 +212,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   }
   if (!f)
     return fail("unknown format '" + format +
-                "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, or iN / uN "
-                "with N in 2..7)");
+                "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
+                "mxfp8, mxfp8-e5m2, or iN / uN with N in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -222,6 +228,15 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (groupSize <= 0)
     return fail("group-size must be positive, got " + Twine(groupSize));
   cfg.groupSize = groupSize;
+  if (cfg.e8m0) {
+    if (granularity.hasValue() && granularity != "per-group")
+      return fail("format=" + format +
+                  " has one E8M0 scale per block along the reduction axis: "
+                  "granularity must be per-group, not " + granularity);
+    cfg.granularity = GranularityKind::PerGroup;
+    if (!groupSize.hasValue())
+      cfg.groupSize = 32;
+  }
   // Unsigned formats have no negative codes: unless symmetric is given
   // explicitly, they use the asymmetric mapping (a symmetric u8 scheme
   // would clamp every negative weight to 0).
@@ -247,6 +262,10 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                 "' (expected absmax, minmax, percentile:P or mse)");
   }
   cfg.clipName = clip;
+  if (cfg.e8m0 && cfg.clip != ClipKind::AbsMax)
+    return fail("format=" + format + " takes clip=absmax only (the MX rule, "
+                "2^(floor(log2(absmax)) - emax), fixes each block's scale), "
+                "not clip=" + clip);
   std::string regexError;
   if (!skip.empty() && !llvm::Regex(skip).isValid(regexError))
     return fail("invalid skip regex '" + skip + "': " + regexError);
@@ -290,6 +309,10 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("unknown algorithm '" + algorithm +
                 "' (expected rtn, gptq or awq)");
   }
+  if (cfg.awq && cfg.e8m0 && awqClip)
+    return fail("format=" + format + " with algorithm=awq needs "
+                "awq-clip=false (the clip search would move the scales off "
+                "powers of two)");
   cfg.awqGrid = awqGrid;
   cfg.awqClip = awqClip;
   cfg.stats = stats;
@@ -434,7 +457,8 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
   job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,
                                os.group, sym,
-                               /*saturate=*/true);
+                               /*saturate=*/true,
+                               cfg.e8m0 ? ScaleFormat::e8m0 : ScaleFormat::f32);
   if (cfg.narrowRange)
     job.scheme = SchemeAttr::get(
         &getContext(), cfg.format, job.scheme.getGranularity(),

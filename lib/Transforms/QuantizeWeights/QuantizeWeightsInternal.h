@@ -62,6 +62,8 @@ struct Config {
   int64_t minElements = 0;
   std::string report;
   bool nonfiniteClip = false;
+  /// format=mxfp8 / mxfp8-e5m2: E8M0 (power-of-two) scales.
+  bool e8m0 = false;
   bool remarks = false;
   /// algorithm=gptq, its statistics file and dampening.
   bool gptq = false;

@@ -154,6 +154,8 @@ struct Kernel {
   num::StorageFormat format;
   num::IntRange range;
   bool symmetric, saturate, skipNonFinite;
+  /// E8M0 scales (MXFP8): every group's scale by the MX rule.
+  bool e8m0;
 
   Kernel(MLIRContext *ctx, const Config &cfg, SchemeAttr scheme,
          ArrayRef<int64_t> shape)
@@ -161,7 +163,8 @@ struct Kernel {
         format(toNumerics(scheme.getFormat())),
         range{scheme.getQmin(), scheme.getQmax()},
         symmetric(scheme.isFloat8() || scheme.getSymmetric()),
-        saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip) {}
+        saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip),
+        e8m0(scheme.hasE8M0Scales()) {}
 };
 
 /// Elements per step of the row kernels: the values, reference values,
@@ -439,8 +442,10 @@ static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
                         std::vector<num::ClipResult> &clips) {
   const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
-    clips[g] = minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
-                      : num::absmaxClip(st[g], k.format, k.range, k.symmetric);
+    clips[g] = k.e8m0   ? num::e8m0Clip(st[g], k.format)
+               : minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
+                        : num::absmaxClip(st[g], k.format, k.range,
+                                          k.symmetric);
 }
 
 /// Whether `clip` needs only each group's range (no search).
@@ -536,7 +541,10 @@ static void clipCurve(const Kernel &k, Read read,
     // more groups than samples).
     for (const auto &[g, x] : sample) {
       num::QuantParams params =
-          k.symmetric
+          k.e8m0 ? num::QuantParams{num::e8m0Scale(full[g].absmax * rf,
+                                                   k.format),
+                                    0}
+          : k.symmetric
               ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
               : num::asymmetricParams(full[g].minV * rf, full[g].maxV * rf,
                                       k.range);
@@ -655,6 +663,8 @@ static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
   num::RangeStats s;
   for (size_t i = 0; i < n; ++i)
     s.add(x[i]);
+  if (k.e8m0)
+    return num::e8m0Clip(s, k.format);
   if (k.cfg.clip == ClipKind::Mse)
     return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
   if (k.cfg.clip == ClipKind::MinMax)

@@ -305,3 +305,30 @@ func.func @matmul_batch(%a: tensor<2x4x64xf32>, %w: tensor<3x64x8xi8>, %s: tenso
   %y = octet.matmul %a, %w rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<2x4x64xf32>, tensor<3x64x8xi8> -> tensor<2x4x8xf32>
   return %y : tensor<2x4x8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{e8m0 scales need an FP8 format (MXFP8), not 'i8'}}
+func.func @e8m0_int() attributes {s = #octet.scheme<i8, per_group(1, 32), e8m0>} { return }
+
+// -----
+
+// expected-error @+1 {{the scale format is given twice}}
+func.func @e8m0_twice() attributes {s = #octet.scheme<f8E4M3FN, e8m0, e8m0>} { return }
+
+// -----
+
+func.func @e8m0_not_pow2(%q: tensor<4x64xf8E4M3FN>) -> tensor<4x64xf32> {
+  %s = arith.constant dense<[[0.5, 0.75], [1.0, 2.0], [4.0, 8.0], [1.0, 1.0]]> : tensor<4x2xf32>
+  // expected-error @+1 {{e8m0 scales are powers of two in 2^-127 .. 2^127, got 0.75}}
+  %x = octet.dequantize %q scale(%s : tensor<4x2xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf8E4M3FN> -> tensor<4x64xf32>
+  return %x : tensor<4x64xf32>
+}
+
+// -----
+
+func.func @e8m0_dynamic(%x: tensor<4x64xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{computes absmax / max scales at run time; e8m0 (MX) scales are not computed dynamically yet}}
+  %s = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf32> -> tensor<4x2xf32>
+  return %s : tensor<4x2xf32>
+}

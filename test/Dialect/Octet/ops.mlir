@@ -114,3 +114,12 @@ func.func @matmul_fp8(%a: tensor<4x64xf8E4M3FN>, %w: tensor<64x32xf8E4M3FN>, %sa
   %y = octet.matmul %a, %w lhs_scale(%sa : tensor<f32>) lhs_scheme <f8E4M3FN> rhs_scale(%sw : tensor<32xf32>) rhs_scheme <f8E4M3FN, per_axis(1)> : tensor<4x64xf8E4M3FN>, tensor<64x32xf8E4M3FN> -> tensor<4x32xbf16>
   return %y : tensor<4x32xbf16>
 }
+
+// E8M0 scales (MXFP8) print and parse back.
+// CHECK-LABEL: func.func @mxfp8
+// CHECK: as <f8E4M3FN, per_group(1, 32), e8m0>
+func.func @mxfp8(%q: tensor<4x64xf8E4M3FN>) -> tensor<4x64xf32> {
+  %s = arith.constant dense<[[0.5, 0.25], [1.0, 2.0], [4.0, 8.0], [1.0, 1.0]]> : tensor<4x2xf32>
+  %x = octet.dequantize %q scale(%s : tensor<4x2xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf8E4M3FN> -> tensor<4x64xf32>
+  return %x : tensor<4x64xf32>
+}

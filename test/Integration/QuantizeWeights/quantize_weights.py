@@ -152,6 +152,9 @@ def parse_options(opts):
     sym = d.get("symmetric", "false" if unsigned else "true") in ("true", "1")
     if fmt.startswith("f8"):
         sym = True
+    if fmt.startswith("mxfp8"):  # FP8 per group (32) with E8M0 scales
+        sym, gran = True, "per-group"
+        group = int(d.get("group-size", "32"))
     return fmt, gran, group, sym, d.get("clip", "absmax")
 
 
@@ -165,6 +168,9 @@ for _n in (2, 3, 5, 6, 7):
 
 
 def scheme_for(fmt, gran, group, sym, axes):
+    if fmt.startswith("mxfp8"):
+        return oo.Scheme("f8E5M2" if fmt == "mxfp8-e5m2" else "f8E4M3FN",
+                         "per_group", axis=axes[1], group=group, e8m0=True)
     rng = {}
     if fmt in NARROW:
         fmt, lo, hi = NARROW[fmt]
@@ -298,7 +304,7 @@ def run_model(chk, workdir):
     rng = np.random.default_rng(5)
     w = make_weights(rng)
     fmts = [("i8", "per-channel"), ("i4", "per-group"), ("u8", "per-channel"),
-            ("f8E4M3FN", "per-tensor")]
+            ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group")]
     mm_layers = {k: w[k] for k in ("mm", "res")}
     for fmt, gran in fmts:
         funcs, res = [], []

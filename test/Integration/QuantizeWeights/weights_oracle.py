@@ -20,6 +20,9 @@ computed by octet.
   mse          ratio_k = f32(k) / f32(100), k = 100 ... 1; T_k = absmax *
                ratio_k (asymmetric: [min * ratio_k, max * ratio_k]); the k
                with the smallest sum of squared errors, ties to the larger k
+  e8m0 (MXFP8) scale = 2^(floor(log2(absmax)) - emax), emax 8 (E4M3) / 15
+               (E5M2), clamped to 2^-127 .. 2^127 (ml_dtypes float8_e8m0fnu),
+               zero range -> 1; threshold min(absmax, max_finite * scale)
   SQNR         10 log10(sum x^2 / sum (x - xhat)^2), float64
   histogram    |x - xhat| / scale in float64, bins (e_i, e_i+1], first [0, .1]
 """
@@ -114,11 +117,33 @@ def sq_errors(x, scheme, cands):
     return np.sum(e * e, axis=1)
 
 
+# OCP Microscaling Formats v1.0, section 6.3: the largest normal exponent of
+# the element format.
+MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15}
+
+
+def e8m0_scale(absmax, fmt):
+    """X = 2^(floor(log2(absmax)) - emax), as an E8M0 value (2^-127 ..
+    2^127); a zero range gives 1 (the zero-range guard)."""
+    if not (absmax > 0 and np.isfinite(absmax)):
+        return F32(1)
+    _, e = np.frexp(np.float64(absmax))  # absmax = m 2^e, m in [0.5, 1)
+    x = min(max(int(e) - 1 - MX_EMAX[fmt], -127), 127)
+    v = ml_dtypes.float8_e8m0fnu(2.0 ** x)
+    assert float(v) == 2.0 ** x, x  # representable in E8M0
+    return F32(float(v))
+
+
 def group_params(x, scheme, clip):
     """(scale, zp, threshold, ratio) of one group's finite values `x`."""
     x = np.asarray(x, np.float32)
     sym = scheme.symmetric
     absmax = F32(np.max(np.abs(x))) if x.size else F32(0)
+    if scheme.e8m0:
+        assert clip == "absmax", clip
+        s = e8m0_scale(absmax, scheme.fmt)
+        t = min(float(absmax), float(F32(scheme.format.max_finite) * s))
+        return s, 0, t, t / float(absmax) if absmax > 0 else 1.0
     mn = F32(min(F32(0), np.min(x))) if x.size else F32(0)
     mx = F32(max(F32(0), np.max(x))) if x.size else F32(0)
     if clip == "absmax":

@@ -81,8 +81,11 @@ LogicalResult
 SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    StorageFormat format, Granularity granularity, int64_t axis,
                    int64_t groupSize, bool symmetric, bool saturate,
-                   int32_t qmin, int32_t qmax) {
+                   int32_t qmin, int32_t qmax, ScaleFormat scaleFormat) {
   bool fp8 = num::isFloat8(toNumerics(format));
+  if (scaleFormat == ScaleFormat::e8m0 && !fp8)
+    return emitError() << "e8m0 scales need an FP8 format (MXFP8), not '"
+                       << stringifyStorageFormat(format) << "'";
   if (fp8) {
     if (!symmetric)
       return emitError() << "FP8 schemes are symmetric; '"
@@ -142,7 +145,9 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   Granularity granularity = Granularity::per_tensor;
   int64_t axis = 0, groupSize = 0;
   bool symmetric = true, saturate = true;
-  bool seenGranularity = false, seenSymmetry = false, seenOverflow = false;
+  ScaleFormat scaleFormat = ScaleFormat::f32;
+  bool seenGranularity = false, seenSymmetry = false, seenOverflow = false,
+       seenScale = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc kwLoc = parser.getCurrentLocation();
     StringRef kw;
@@ -177,11 +182,15 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
       if (duplicate(seenOverflow, "overflow mode"))
         return {};
       saturate = kw == "saturate";
+    } else if (kw == "e8m0") {
+      if (duplicate(seenScale, "scale format"))
+        return {};
+      scaleFormat = ScaleFormat::e8m0;
     } else {
       parser.emitError(kwLoc)
           << "unknown scheme keyword '" << kw
           << "'; expected per_tensor, per_axis(axis), per_group(axis, size), "
-             "symmetric, asymmetric, saturate or non_saturating";
+             "symmetric, asymmetric, saturate, non_saturating or e8m0";
       return {};
     }
   }
@@ -189,7 +198,7 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
     return {};
   return SchemeAttr::getChecked(
       [&]() { return parser.emitError(loc); }, ctx, *format, granularity, axis,
-      groupSize, symmetric, saturate, qmin, qmax);
+      groupSize, symmetric, saturate, qmin, qmax, scaleFormat);
 }
 
 void SchemeAttr::print(AsmPrinter &printer) const {
@@ -202,7 +211,15 @@ void SchemeAttr::print(AsmPrinter &printer) const {
     printer << ", asymmetric";
   if (!getSaturate())
     printer << ", non_saturating";
+  if (hasE8M0Scales())
+    printer << ", e8m0";
   printer << ">";
+}
+
+SchemeAttr SchemeAttr::withAxis(int64_t axis) const {
+  return SchemeAttr::get(getContext(), getFormat(), getGranularity(), axis,
+                         getGroupSize(), getSymmetric(), getSaturate(),
+                         getQmin(), getQmax(), getScaleFormat());
 }
 
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,17 @@ LogicalResult mlir::octet::verifyParameters(
                            << "scale must be positive and finite, got "
                            << str;
       }
+      if (scheme.hasE8M0Scales()) {
+        int e = v.getExactLog2Abs();
+        if (e == std::numeric_limits<int>::min() || e < -127 || e > 127) {
+          SmallString<16> str;
+          v.toString(str);
+          return emitError() << paramPrefix
+                             << "e8m0 scales are powers of two in 2^-127 .. "
+                                "2^127, got "
+                             << str;
+        }
+      }
     }
   }
 
@@ -241,6 +252,11 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
 LogicalResult ComputeParamsOp::verify() {
   auto emit = [&]() { return emitOpError(); };
   SchemeAttr scheme = getScheme();
+  if (scheme.hasE8M0Scales())
+    return emitOpError() << "computes absmax / max scales at run time; "
+                            "e8m0 (MX) scales are not computed dynamically "
+                            "yet: quantize constant weights with "
+                            "octet-quantize-weights format=mxfp8";
   auto inType = getInput().getType();
   bool wantZp = !scheme.isFloat8() && !scheme.getSymmetric();
   if (wantZp && !getZeroPoint())

@@ -512,6 +512,49 @@ OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
           1.0f};
 }
 
+/// The shared scale of an OCP Microscaling block (MX formats v1.0, 6.3):
+/// X = 2^(floor(log2(absmax)) - emax), emax the element format's largest
+/// normal exponent (E4M3: 8, E5M2: 15), clamped to E8M0's 2^-127 .. 2^127.
+/// floor(log2) is read from the f32 exponent bits (exact, subnormals too).
+/// A zero, NaN or infinite absmax gives 1, like symmetricParams' zero-range
+/// guard. The block's values then quantize as FP8 with this scale
+/// (x / X is exact), saturating: magnitudes in [maxFinite * X, 2^(emax+1)
+/// * X) clip to maxFinite, as the spec's conversion does.
+OCTET_HD float e8m0Scale(float absmax, StorageFormat f) {
+  if (!(absmax > 0.0f) || !(absmax <= kFloatMax))
+    return 1.0f;
+  const uint32_t u = bitsOf(absmax);
+  const int biased = static_cast<int>(u >> 23);
+  int e;
+  if (biased != 0) {
+    e = biased - 127;
+  } else {
+    // Subnormal: absmax = m * 2^-149, floor(log2) = msb(m) - 149.
+    uint32_t m = u & 0x7fffffu;
+    int msb = 0;
+    while (m >>= 1)
+      ++msb;
+    e = msb - 149;
+  }
+  const int emax = f == StorageFormat::F8E5M2 ? 15 : 8;
+  int x = e - emax;
+  x = x < -127 ? -127 : (x > 127 ? 127 : x);
+  // 2^x: a normal f32 for x >= -126, the subnormal 2^-127 otherwise.
+  return x >= -126 ? floatOf(static_cast<uint32_t>(x + 127) << 23)
+                   : floatOf(0x00400000u);
+}
+
+/// clip=absmax for a scheme with E8M0 scales (MXFP8): the scale is
+/// e8m0Scale; the threshold is what saturates, maxFinite * X (below absmax
+/// when the block's largest values exceed the format's range).
+OCTET_HD ClipResult e8m0Clip(const RangeStats &stats, StorageFormat f) {
+  const float scale = e8m0Scale(stats.absmax, f);
+  const float t = fp8MaxFinite(f) * scale;
+  const float hi = t < stats.absmax ? t : stats.absmax;
+  const float ratio = stats.absmax > 0.0f ? hi / stats.absmax : 1.0f;
+  return {{scale, 0}, -hi, hi, ratio};
+}
+
 /// No clipping, both ends of the range (clip=minmax): symmetric integer
 /// schemes take symmetricMinMaxParams, everything else absmaxClip.
 OCTET_HD ClipResult minmaxClip(const RangeStats &stats, StorageFormat f,

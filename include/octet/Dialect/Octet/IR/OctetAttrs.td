@@ -22,7 +22,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     Syntax:
 
     ```
-    #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)?>
+    #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)? (, e8m0)?>
 
     format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2
     granularity ::= per_tensor | per_axis(axis) | per_group(axis, size)
@@ -43,6 +43,13 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       divided by `g`.
     - `symmetric` (default): zero point 0, no zero-point operand.
       `asymmetric`: an `i32` zero-point operand with the scale's shape.
+    - `e8m0`: the scales are E8M0 values, powers of two in 2^-127 .. 2^127
+      (still `f32` tensors in IR; every lowering reads them unchanged). With
+      an FP8 format and `per_group(axis, 32)` along the reduction axis this
+      is OCP MXFP8 (Microscaling Formats v1.0): the shared scale of a block
+      is 2^(floor(log2(absmax)) - emax), emax = 8 for E4M3, 15 for E5M2, and
+      the elements convert with round-to-nearest-even and saturation. Only
+      FP8 formats take it.
 
     Examples:
 
@@ -52,6 +59,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     #octet.scheme<u8, per_axis(1), asymmetric>
     #octet.scheme<i4, per_group(1, 32)>
     #octet.scheme<f8E4M3FN, non_saturating>
+    #octet.scheme<f8E4M3FN, per_group(1, 32), e8m0>   // MXFP8 (E4M3)
     ```
   }];
   let parameters = (ins
@@ -62,7 +70,8 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     "bool":$symmetric,
     "bool":$saturate,
     "int32_t":$qmin,
-    "int32_t":$qmax
+    "int32_t":$qmax,
+    "::mlir::octet::ScaleFormat":$scaleFormat
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -73,10 +82,20 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
                      CArg<"int64_t", "0">:$axis,
                      CArg<"int64_t", "0">:$groupSize,
                      CArg<"bool", "true">:$symmetric,
-                     CArg<"bool", "true">:$saturate), [{
+                     CArg<"bool", "true">:$saturate,
+                     CArg<"::mlir::octet::ScaleFormat",
+                          "::mlir::octet::ScaleFormat::f32">:$scaleFormat), [{
       auto range = ::mlir::octet::getFullRange(format);
       return $_get($_ctxt, format, granularity, axis, groupSize, symmetric,
-                   saturate, range.first, range.second);
+                   saturate, range.first, range.second, scaleFormat);
+    }]>,
+    AttrBuilder<(ins "::mlir::octet::StorageFormat":$format,
+                     "::mlir::octet::Granularity":$granularity,
+                     "int64_t":$axis, "int64_t":$groupSize,
+                     "bool":$symmetric, "bool":$saturate,
+                     "int32_t":$qmin, "int32_t":$qmax), [{
+      return $_get($_ctxt, format, granularity, axis, groupSize, symmetric,
+                   saturate, qmin, qmax, ::mlir::octet::ScaleFormat::f32);
     }]>
   ];
   let extraClassDeclaration = [{
@@ -94,6 +113,12 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     ::llvm::StringRef getFormatName() const;
     /// "per_tensor", "per_axis(1)", "per_group(1, 32)".
     std::string getGranularityString() const;
+    /// True when the scales are E8M0 (powers of two).
+    bool hasE8M0Scales() const {
+      return getScaleFormat() == ::mlir::octet::ScaleFormat::e8m0;
+    }
+    /// The same scheme with another axis (layout folding moves it).
+    SchemeAttr withAxis(int64_t axis) const;
   }];
 }
 

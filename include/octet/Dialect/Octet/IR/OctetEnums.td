@@ -29,4 +29,16 @@ def Octet_Granularity : I32EnumAttr<"Granularity",
   let genSpecializedAttr = 0;
 }
 
+// How a scheme's scales are constrained (they are f32 tensors in IR either
+// way): any positive f32, or E8M0 values (powers of two, 2^-127 .. 2^127:
+// the shared scales of the OCP Microscaling formats).
+def Octet_ScaleFormat : I32EnumAttr<"ScaleFormat",
+    "format of the quantization scales", [
+      I32EnumAttrCase<"f32", 0>,
+      I32EnumAttrCase<"e8m0", 1>
+    ]> {
+  let cppNamespace = "::mlir::octet";
+  let genSpecializedAttr = 0;
+}
+
 #endif // OCTET_DIALECT_OCTET_IR_OCTETENUMS_TD
