@@ -215,21 +215,41 @@ void target::setStrategyAttr(Operation *op, StrategyAttr strategy) {
   op->setAttr(kStrategyAttrName, strategy);
 }
 
+/// Whether `scheme` is an OCP MX operand as the block-scaled MMA reads it:
+/// E8M0 scales per group of 32 along the reduction axis `kAxis`.
+static bool isMxScheme(SchemeAttr scheme, int64_t kAxis) {
+  return scheme && scheme.hasE8M0Scales() &&
+         scheme.getGranularity() == Granularity::per_group &&
+         scheme.getGroupSize() == 32 && scheme.getAxis() == kAxis;
+}
+
+/// The block scaling of a contraction whose two quantized operands have
+/// these schemes: MX when both are MX blocks along K (A's K is its last
+/// axis, B's K its first), else none (the scales are then ordinary scale
+/// tensors: E8M0 values are f32 values too).
+static BlockScale blockScaleOf(SchemeAttr a, int64_t aK, SchemeAttr b,
+                               int64_t bK) {
+  return isMxScheme(a, aK) && isMxScheme(b, bK) ? BlockScale::mx
+                                                : BlockScale::none;
+}
+
 namespace {
 /// The format of one contraction operand: the storage element of the
 /// octet.dequantize that produces it, else its float element type.
 struct OperandFormat {
   Elem elem;
   bool quantized;
+  SchemeAttr scheme;
 };
 } // namespace
 
 static std::optional<OperandFormat> getOperandFormat(Value operand) {
   if (auto dequantize = operand.getDefiningOp<DequantizeOp>())
-    return OperandFormat{toElem(dequantize.getScheme().getFormat()), true};
+    return OperandFormat{toElem(dequantize.getScheme().getFormat()), true,
+                         dequantize.getScheme()};
   if (std::optional<Elem> elem =
           toFloatElem(getElementTypeOrSelf(operand.getType())))
-    return OperandFormat{*elem, false};
+    return OperandFormat{*elem, false, SchemeAttr()};
   return std::nullopt;
 }
 
@@ -252,6 +272,10 @@ static std::optional<ContractionQuery> getLinalgQuery(Operation *op) {
   query.b = b->elem;
   query.aQuantized = a->quantized;
   query.bQuantized = b->quantized;
+  // MX blocks for linalg.matmul with its default maps (A m x k, B k x n).
+  auto matmul = dyn_cast<linalg::MatmulOp>(op);
+  if (a->quantized && b->quantized && matmul && !matmul.hasUserDefinedMaps())
+    query.scale = blockScaleOf(a->scheme, 1, b->scheme, 0);
   return query;
 }
 
@@ -266,6 +290,9 @@ static std::optional<ContractionQuery> getMatmulQuery(Operation *op) {
   if (SchemeAttr lhsScheme = matmul.getLhsSchemeAttr()) {
     query.a = toElem(lhsScheme.getFormat());
     query.aQuantized = true;
+    // octet.matmul: lhs M x K, rhs K x N.
+    query.scale =
+        blockScaleOf(lhsScheme, 1, matmul.getRhsScheme(), 0);
     return query;
   }
   std::optional<Elem> lhs =

@@ -249,6 +249,23 @@ void normalizeCodes(SchemeAttr scheme, Entry &e) {
   e.bytes = e.owned;
 }
 
+/// E8M0 scales (MXFP8) as one byte each, dtype F8_E8M0: the biased
+/// exponent 127 + e of 2^e (the f32 exponent field; 2^-127, the one
+/// subnormal f32 the verifier admits, is code 0). The dequantize verifier
+/// guarantees powers of two in 2^-127 .. 2^127.
+void toE8M0(Entry &scale) {
+  size_t n = scale.bytes.size() / 4;
+  std::vector<char> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, scale.bytes.data() + 4 * i, 4);
+    out[i] = static_cast<char>((bits >> 23) & 0xffu);
+  }
+  scale.owned = std::move(out);
+  scale.bytes = scale.owned;
+  scale.dtype = "F8_E8M0";
+}
+
 LogicalResult collect(ModuleOp module, Collector &c) {
   // Constants consumed as the parameters or codes of an exported
   // dequantize are written with it, not again on their own.
@@ -276,6 +293,8 @@ LogicalResult collect(ModuleOp module, Collector &c) {
       return;
     }
     normalizeCodes(op.getScheme(), codes);
+    if (op.getScheme().hasE8M0Scales())
+      toE8M0(scale);
     std::string scheme;
     llvm::raw_string_ostream os(scheme);
     os << op.getScheme();

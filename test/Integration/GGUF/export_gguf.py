@@ -209,6 +209,57 @@ def check_llama_cpp(path, ids, tol, name_tag, ref_path=None):
           "(%.3g)" % (name_tag, rel))
 
 
+def read_raw_safetensors(path):
+    """{name: (dtype, shape, bytes)} and the metadata of a safetensors file,
+    parsed from the format's definition (an 8-byte little-endian header
+    length, a JSON header, the data): numpy's loader has no FP8 / E8M0."""
+    import json
+    with open(path, "rb") as fh:
+        blob = fh.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    data = blob[8 + n:]
+    return {k: (v["dtype"], v["shape"],
+                data[v["data_offsets"][0]:v["data_offsets"][1]])
+            for k, v in header.items()}, meta
+
+
+def check_mxfp8(src, src_path, mlir, work):
+    """format=mxfp8: codes as F8_E4M3 and the E8M0 scales as F8_E8M0 bytes
+    (127 + log2(scale), from numpy's frexp of the oracle's scale), equal to
+    the weight oracle's; octet_export_gguf refuses the file by name."""
+    scheme = oo.Scheme("f8E4M3FN", "per_group", 1, 32, e8m0=True)
+    q = os.path.join(work, "mxfp8.mlirbc")
+    st = os.path.join(work, "mxfp8.safetensors")
+    quantize(mlir, "format=mxfp8", q)
+    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+    t, meta = read_raw_safetensors(st)
+    linears = [n for n in src.tensor_names() if n.split(".")[-2] in LINEAR]
+    for n in linears:
+        exp = wo.quantize_weight(src.tensor(n), scheme, "absmax")
+        check(meta.get(n) == "#octet.scheme" + scheme.attr(),
+              "mxfp8 %s: scheme %r" % (n, meta.get(n)))
+        dtype, shape, raw = t[n]
+        check(dtype == "F8_E4M3" and raw == exp["codes"].astype(np.uint8)
+              .tobytes(), "mxfp8 %s: codes (%s) differ from the oracle"
+              % (n, dtype))
+        dtype, shape, raw = t[n + ".scale"]
+        _, e = np.frexp(exp["scale"].astype(np.float64))
+        want = (e - 1 + 127).astype(np.uint8)  # scale = 2^(e - 1)
+        check(dtype == "F8_E8M0" and list(shape) == list(exp["scale"].shape)
+              and raw == want.tobytes(),
+              "mxfp8 %s: E8M0 scales (%s %s) differ from the oracle"
+              % (n, dtype, shape))
+    try:
+        ex.export(src_path, st, os.path.join(work, "mxfp8.gguf"),
+                  log=lambda m: None)
+        check(False, "mxfp8: the GGUF export accepted FP8 codes")
+    except ex.ExportError as err:
+        check("f8E4M3FN" in str(err), "mxfp8: GGUF refusal %s" % err)
+    print("mxfp8: checked")
+
+
 def main():
     work = sys.argv[1]
     with_llama = "--llama-cpp" in sys.argv[2:]
@@ -243,6 +294,7 @@ def main():
             octet_float_gguf(src_path, t, scheme, ref)
             check_llama_cpp(out, ids, 3e-2, name, ref)
         print("%s: checked" % name)
+    check_mxfp8(src, src_path, mlir, work)
     print("export-gguf oracle: %d failures" % len(failures))
     return 1 if failures else 0
 

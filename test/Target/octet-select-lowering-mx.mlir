@@ -1,0 +1,33 @@
+// RUN: octet-opt %s -split-input-file --octet-select-lowering | FileCheck %s
+
+// MXFP8 x MXFP8 on sm_100a: the block-scaled tcgen05 MMA (kind::mxf8f6f4)
+// takes the E8M0 scales; no warning. The same formats without E8M0 scales
+// take the plain FP8 row.
+
+// CHECK-LABEL: func.func @mxfp8_on_sm100a
+// CHECK: linalg.matmul
+// CHECK-SAME: native
+// CHECK-SAME: kind::mxf8f6f4.block_scale
+module attributes {octet.target = #octet.target<"sm_100a">} {
+func.func @mxfp8_on_sm100a(%xq: tensor<16x64xf8E4M3FN>, %wq: tensor<64x32xf8E4M3FN>, %sa: tensor<16x2xf32>, %sb: tensor<2x32xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %x = octet.dequantize %xq scale(%sa : tensor<16x2xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<16x64xf8E4M3FN> -> tensor<16x64xf32>
+  %w = octet.dequantize %wq scale(%sb : tensor<2x32xf32>) as <f8E4M3FN, per_group(0, 32), e8m0> : tensor<64x32xf8E4M3FN> -> tensor<64x32xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fp8_groups_on_sm100a
+// CHECK: linalg.matmul
+// CHECK-NOT: block_scale
+// CHECK: return
+module attributes {octet.target = #octet.target<"sm_100a">} {
+func.func @fp8_groups_on_sm100a(%xq: tensor<16x64xf8E4M3FN>, %wq: tensor<64x32xf8E4M3FN>, %sa: tensor<16x2xf32>, %sb: tensor<2x32xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %x = octet.dequantize %xq scale(%sa : tensor<16x2xf32>) as <f8E4M3FN, per_group(1, 32)> : tensor<16x64xf8E4M3FN> -> tensor<16x64xf32>
+  %w = octet.dequantize %wq scale(%sb : tensor<2x32xf32>) as <f8E4M3FN, per_group(0, 32), e8m0> : tensor<64x32xf8E4M3FN> -> tensor<64x32xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
+}
