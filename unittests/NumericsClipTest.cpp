@@ -271,6 +271,18 @@ TEST(NumericsClip, E8M0ScaleIsTheMxRule) {
                            std::pair{StorageFormat::F8E5M2, 15}}) {
       float got = e8m0Scale(a, f);
       EXPECT_EQ(got, want(a, emax)) << "absmax=" << a << " emax=" << emax;
+      // mx-scale=ceil: the smallest power of two 2^x (clamped to E8M0)
+      // with a <= max * 2^x, by search.
+      float up = 1.0f;
+      if (a > 0.0f && std::isfinite(a)) {
+        int x = -300;
+        while (static_cast<double>(a) >
+               static_cast<double>(fp8MaxFinite(f)) * std::ldexp(1.0, x))
+          ++x;
+        up = static_cast<float>(std::ldexp(1.0, std::min(std::max(x, -127), 127)));
+      }
+      EXPECT_EQ(e8m0Scale(a, f, /*roundUp=*/true), up)
+          << "absmax=" << a << " emax=" << emax << " (ceil)";
       // And the clip result: threshold min(absmax, max * X), zp 0.
       RangeStats st;
       st.add(a);
@@ -287,6 +299,11 @@ TEST(NumericsClip, E8M0ScaleIsTheMxRule) {
   EXPECT_EQ(e8m0Scale(512.0f, StorageFormat::F8E4M3FN), 2.0f);
   EXPECT_EQ(e8m0Clip([] { RangeStats s; s.add(500.0f); return s; }(),
                      StorageFormat::F8E4M3FN).hi, 448.0f);
+  // Rounded up, 500 gets X = 2 and does not clip; 448 keeps X = 1.
+  EXPECT_EQ(e8m0Scale(500.0f, StorageFormat::F8E4M3FN, true), 2.0f);
+  EXPECT_EQ(e8m0Scale(448.0f, StorageFormat::F8E4M3FN, true), 1.0f);
+  EXPECT_EQ(e8m0Clip([] { RangeStats s; s.add(500.0f); return s; }(),
+                     StorageFormat::F8E4M3FN, true).hi, 500.0f);
 }
 
 } // namespace

@@ -328,6 +328,8 @@ WEIGHT_RECIPES = {
     "fp8-g32": "weights:format=f8E4M3FN granularity=per-group group-size=32",
     "mxfp8": "weights:format=mxfp8",
     "mxfp8-e5m2": "weights:format=mxfp8-e5m2",
+    # MXFP8 with the scales rounded up (nothing clips).
+    "mxfp8-ceil": "weights:format=mxfp8 mx-scale=ceil",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

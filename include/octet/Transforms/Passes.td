@@ -65,11 +65,15 @@ def OctetQuantizeWeights
 
     **MXFP8** (`format=mxfp8` or `mxfp8-e5m2`, OCP Microscaling Formats
     v1.0): FP8 E4M3 (E5M2) codes in blocks of `group-size` (default 32,
-    the spec's block) along the reduction axis, each block with an E8M0
+    the spec's block; always per group: the per-channel default means per
+    group here) along the reduction axis, each block with an E8M0
     scale (a power of two; `#octet.scheme<f8E4M3FN, per_group(a, 32),
     e8m0>`): X = 2^(floor(log2(absmax)) - emax), emax 8 for E4M3 and 15 for
     E5M2, elements converted with round-to-nearest-even and saturation (so
     a block's values above 448 X clip; the report's clip ratio shows it).
+    `mx-scale=ceil` rounds each scale up instead (the smallest power of
+    two with absmax <= 448 X: one binade higher exactly where the OCP rule
+    clips; NVIDIA's MXFP8 training recipe makes the same choice).
     Takes `clip=absmax` only (the rule fixes the scale), `algorithm=gptq`
     (the MX grid in the error feedback) and `algorithm=awq` with
     `awq-clip=false`. The scales are `f32` tensors holding the exact powers
@@ -203,6 +207,11 @@ def OctetQuantizeWeights
            "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), mxfp8 / "
            "mxfp8-e5m2 (OCP MXFP8: FP8 per group of 32 with E8M0 scales), "
            "or auto (from the module's #octet.target and `recipe`)">,
+    Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"ocp\"",
+           "format=mxfp8: the E8M0 scale rule, ocp (the spec's "
+           "2^(floor(log2(absmax)) - emax); a block whose absmax mantissa is "
+           "above 1.75 clips its top values) or ceil (the smallest power of "
+           "two that clips nothing)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a16\"",
            "format=auto: the recipe the format is chosen for (w8a16, w8a8, "
            "w4a16, fp8)">,

@@ -229,10 +229,12 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("group-size must be positive, got " + Twine(groupSize));
   cfg.groupSize = groupSize;
   if (cfg.e8m0) {
-    if (granularity.hasValue() && granularity != "per-group")
+    // per-channel is the option's default: MX formats are per-group.
+    if (granularity == "per-tensor")
       return fail("format=" + format +
                   " has one E8M0 scale per block along the reduction axis: "
-                  "granularity must be per-group, not " + granularity);
+                  "granularity must be per-group (per-channel, the default, "
+                  "means per-group here), not " + granularity);
     cfg.granularity = GranularityKind::PerGroup;
     if (!groupSize.hasValue())
       cfg.groupSize = 32;
@@ -262,6 +264,15 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                 "' (expected absmax, minmax, percentile:P or mse)");
   }
   cfg.clipName = clip;
+  if (mxScale == "ocp" || mxScale == "ceil")
+    cfg.mxCeil = mxScale == "ceil";
+  else
+    return fail("unknown mx-scale '" + mxScale + "' (expected ocp or ceil)");
+  // (Values, not hasValue(): a pass built from an options struct has a
+  // value for every option.)
+  if (cfg.mxCeil && !cfg.e8m0)
+    return fail("mx-scale applies to format=mxfp8 / mxfp8-e5m2 only, not "
+                "format=" + format);
   if (cfg.e8m0 && cfg.clip != ClipKind::AbsMax)
     return fail("format=" + format + " takes clip=absmax only (the MX rule, "
                 "2^(floor(log2(absmax)) - emax), fixes each block's scale), "

@@ -64,6 +64,8 @@ struct Config {
   bool nonfiniteClip = false;
   /// format=mxfp8 / mxfp8-e5m2: E8M0 (power-of-two) scales.
   bool e8m0 = false;
+  /// mx-scale=ceil: E8M0 scales rounded up so that nothing clips.
+  bool mxCeil = false;
   bool remarks = false;
   /// algorithm=gptq, its statistics file and dampening.
   bool gptq = false;

@@ -442,7 +442,7 @@ static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
                         std::vector<num::ClipResult> &clips) {
   const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
-    clips[g] = k.e8m0   ? num::e8m0Clip(st[g], k.format)
+    clips[g] = k.e8m0   ? num::e8m0Clip(st[g], k.format, k.cfg.mxCeil)
                : minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
                         : num::absmaxClip(st[g], k.format, k.range,
                                           k.symmetric);
@@ -542,7 +542,7 @@ static void clipCurve(const Kernel &k, Read read,
     for (const auto &[g, x] : sample) {
       num::QuantParams params =
           k.e8m0 ? num::QuantParams{num::e8m0Scale(full[g].absmax * rf,
-                                                   k.format),
+                                                   k.format, k.cfg.mxCeil),
                                     0}
           : k.symmetric
               ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
@@ -664,7 +664,7 @@ static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
   for (size_t i = 0; i < n; ++i)
     s.add(x[i]);
   if (k.e8m0)
-    return num::e8m0Clip(s, k.format);
+    return num::e8m0Clip(s, k.format, k.cfg.mxCeil);
   if (k.cfg.clip == ClipKind::Mse)
     return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
   if (k.cfg.clip == ClipKind::MinMax)

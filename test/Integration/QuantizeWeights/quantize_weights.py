@@ -152,10 +152,13 @@ def parse_options(opts):
     sym = d.get("symmetric", "false" if unsigned else "true") in ("true", "1")
     if fmt.startswith("f8"):
         sym = True
+    clip = d.get("clip", "absmax")
     if fmt.startswith("mxfp8"):  # FP8 per group (32) with E8M0 scales
         sym, gran = True, "per-group"
         group = int(d.get("group-size", "32"))
-    return fmt, gran, group, sym, d.get("clip", "absmax")
+        if d.get("mx-scale") == "ceil":
+            clip = "mx-ceil"
+    return fmt, gran, group, sym, clip
 
 
 # format=iN / uN, N in 2..7: N-bit codes, the N-bit ranges of i4 / u4 (N <=

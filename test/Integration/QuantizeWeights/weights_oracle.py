@@ -22,7 +22,9 @@ computed by octet.
                with the smallest sum of squared errors, ties to the larger k
   e8m0 (MXFP8) scale = 2^(floor(log2(absmax)) - emax), emax 8 (E4M3) / 15
                (E5M2), clamped to 2^-127 .. 2^127 (ml_dtypes float8_e8m0fnu),
-               zero range -> 1; threshold min(absmax, max_finite * scale)
+               zero range -> 1; threshold min(absmax, max_finite * scale);
+               mx-scale=ceil: the smallest power of two with absmax <=
+               max_finite * scale
   SQNR         10 log10(sum x^2 / sum (x - xhat)^2), float64
   histogram    |x - xhat| / scale in float64, bins (e_i, e_i+1], first [0, .1]
 """
@@ -122,13 +124,21 @@ def sq_errors(x, scheme, cands):
 MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15}
 
 
-def e8m0_scale(absmax, fmt):
+def e8m0_scale(absmax, fmt, ceil=False):
     """X = 2^(floor(log2(absmax)) - emax), as an E8M0 value (2^-127 ..
-    2^127); a zero range gives 1 (the zero-range guard)."""
+    2^127); a zero range gives 1 (the zero-range guard). ceil
+    (mx-scale=ceil): the smallest power of two X with absmax <= max * X."""
     if not (absmax > 0 and np.isfinite(absmax)):
         return F32(1)
     _, e = np.frexp(np.float64(absmax))  # absmax = m 2^e, m in [0.5, 1)
-    x = min(max(int(e) - 1 - MX_EMAX[fmt], -127), 127)
+    x = int(e) - 1 - MX_EMAX[fmt]
+    if ceil:
+        mx = float(oo.FORMATS[fmt].max_finite)
+        while float(absmax) > mx * 2.0 ** x:
+            x += 1
+        while x > -200 and float(absmax) <= mx * 2.0 ** (x - 1):
+            x -= 1
+    x = min(max(x, -127), 127)
     v = ml_dtypes.float8_e8m0fnu(2.0 ** x)
     assert float(v) == 2.0 ** x, x  # representable in E8M0
     return F32(float(v))
@@ -140,8 +150,8 @@ def group_params(x, scheme, clip):
     sym = scheme.symmetric
     absmax = F32(np.max(np.abs(x))) if x.size else F32(0)
     if scheme.e8m0:
-        assert clip == "absmax", clip
-        s = e8m0_scale(absmax, scheme.fmt)
+        assert clip in ("absmax", "mx-ceil"), clip
+        s = e8m0_scale(absmax, scheme.fmt, ceil=clip == "mx-ceil")
         t = min(float(absmax), float(F32(scheme.format.max_finite) * s))
         return s, 0, t, t / float(absmax) if absmax > 0 else 1.0
     mn = F32(min(F32(0), np.min(x))) if x.size else F32(0)

@@ -520,7 +520,10 @@ OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
 /// guard. The block's values then quantize as FP8 with this scale
 /// (x / X is exact), saturating: magnitudes in [maxFinite * X, 2^(emax+1)
 /// * X) clip to maxFinite, as the spec's conversion does.
-OCTET_HD float e8m0Scale(float absmax, StorageFormat f) {
+/// With `roundUp` (octet-quantize-weights mx-scale=ceil) X is instead the
+/// smallest power of two with absmax <= maxFinite * X: one binade higher
+/// exactly when the OCP rule would clip, so nothing clips.
+OCTET_HD float e8m0Scale(float absmax, StorageFormat f, bool roundUp = false) {
   if (!(absmax > 0.0f) || !(absmax <= kFloatMax))
     return 1.0f;
   const uint32_t u = bitsOf(absmax);
@@ -538,6 +541,10 @@ OCTET_HD float e8m0Scale(float absmax, StorageFormat f) {
   }
   const int emax = f == StorageFormat::F8E5M2 ? 15 : 8;
   int x = e - emax;
+  // maxFinite * 2^x in double is exact (no overflow or underflow there).
+  if (roundUp && static_cast<double>(absmax) >
+                     static_cast<double>(fp8MaxFinite(f)) * std::ldexp(1.0, x))
+    ++x;
   x = x < -127 ? -127 : (x > 127 ? 127 : x);
   // 2^x: a normal f32 for x >= -126, the subnormal 2^-127 otherwise.
   return x >= -126 ? floatOf(static_cast<uint32_t>(x + 127) << 23)
@@ -547,8 +554,9 @@ OCTET_HD float e8m0Scale(float absmax, StorageFormat f) {
 /// clip=absmax for a scheme with E8M0 scales (MXFP8): the scale is
 /// e8m0Scale; the threshold is what saturates, maxFinite * X (below absmax
 /// when the block's largest values exceed the format's range).
-OCTET_HD ClipResult e8m0Clip(const RangeStats &stats, StorageFormat f) {
-  const float scale = e8m0Scale(stats.absmax, f);
+OCTET_HD ClipResult e8m0Clip(const RangeStats &stats, StorageFormat f,
+                             bool roundUp = false) {
+  const float scale = e8m0Scale(stats.absmax, f, roundUp);
   const float t = fp8MaxFinite(f) * scale;
   const float hi = t < stats.absmax ? t : stats.absmax;
   const float ratio = stats.absmax > 0.0f ? hi / stats.absmax : 1.0f;
