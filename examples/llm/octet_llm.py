@@ -633,6 +633,25 @@ class Builder:
                  "--%s=%s report=%s" % (pass_name, opts, report),
                  "--emit-bytecode", "-o", mlir], "octet-opt --" + pass_name)
             self.log("  %.1f s" % (time.time() - t))
+            # (FP8 with per-group scales stays unfolded: the CPU kernels
+            # reject per-group FP8 scales, and the portable octet.matmul
+            # loops are far slower than dequantize + the f32 kernel.)
+            fp8_groups = ("format=mxfp8" in opts or (
+                "format=f8" in opts and "granularity=per-group" in opts))
+            if pass_name == "octet-quantize-weights" and not fp8_groups:
+                # octet-quantize folds the scales into octet.matmul itself;
+                # the pass alone leaves dequantize + linalg, which would run
+                # as a dequantize of every weight per call (and a float
+                # kernel over the result). The kept module stays unfolded:
+                # octet-export-safetensors reads its dequantize ops.
+                folded = self.path("%s.folded.mlirbc"
+                                   % recipe.name.replace("+", "_"))
+                run([tool(self.bindir, "octet-opt"), mlir,
+                     "--octet-fold-scales", "--canonicalize", "--cse",
+                     "--emit-bytecode", "-o", folded],
+                    "octet-opt --octet-fold-scales")
+                temporary.append(folded)
+                mlir = folded
         monitor = ["--monitor"] if recipe.monitor else []
         self.log("compiling %s (octet-compile --target=host%s)"
                  % (recipe.name, " --monitor" if monitor else ""))
