@@ -110,6 +110,12 @@ if _sp.run([config.python_executable, "-c", "import onnx"],
            capture_output=True).returncode == 0:
     config.available_features.add("onnx")
 
+# ONNX Runtime in the project venv (scripts/setup installs it): the ONNX
+# importer against ONNX Runtime's quantizer and CPU provider.
+if _sp.run([config.python_executable, "-c", "import onnxruntime"],
+           capture_output=True).returncode == 0:
+    config.available_features.add("onnxruntime")
+
 # llama.cpp's Python binding (scripts/setup --llama-cpp): the GGUF exports
 # run in llama.cpp (test/Integration/GGUF).
 if _sp.run([config.python_executable, "-c", "import llama_cpp"],

@@ -214,6 +214,43 @@ def f32(v):
     return "%.9e" % float(v)
 
 
+def erf_lines(x, out="%erf"):
+    """Generic-body lines computing `out` = erf(x) (f32, the approximation
+    above; x clamped to [-4, 4])."""
+    body = ["%lo = arith.constant -4.0 : f32",
+            "%hi = arith.constant 4.0 : f32",
+            "%%u1 = arith.maximumf %s, %%lo : f32" % x,
+            "%z = arith.minimumf %u1, %hi : f32",
+            "%z2 = arith.mulf %z, %z : f32",
+            "%%p0 = arith.constant %s : f32" % f32(ERF_ALPHA[0])]
+    for i, c in enumerate(ERF_ALPHA[1:]):
+        body += ["%%pm%d = arith.mulf %%p%d, %%z2 : f32" % (i, i),
+                 "%%pc%d = arith.constant %s : f32" % (i, f32(c)),
+                 "%%p%d = arith.addf %%pm%d, %%pc%d : f32" % (i + 1, i, i)]
+    body.append("%%q0 = arith.constant %s : f32" % f32(ERF_BETA[0]))
+    for i, c in enumerate(ERF_BETA[1:]):
+        body += ["%%qm%d = arith.mulf %%q%d, %%z2 : f32" % (i, i),
+                 "%%qc%d = arith.constant %s : f32" % (i, f32(c)),
+                 "%%q%d = arith.addf %%qm%d, %%qc%d : f32" % (i + 1, i, i)]
+    body += ["%%zp = arith.mulf %%z, %%p%d : f32" % (len(ERF_ALPHA) - 1),
+             "%s = arith.divf %%zp, %%q%d : f32" % (out, len(ERF_BETA) - 1)]
+    return body
+
+
+def gelu_erf_body(x):
+    """Generic-body lines yielding GELU(x) = x/2 * (1 + erf(x / sqrt(2)))."""
+    body = ["%half = arith.constant 0.5 : f32",
+            "%one = arith.constant 1.0 : f32",
+            "%%rs2 = arith.constant %s : f32" % f32(1.0 / np.sqrt(2.0)),
+            "%%u = arith.mulf %s, %%rs2 : f32" % x]
+    body += erf_lines("%u")
+    body += ["%e1 = arith.addf %erf, %one : f32",
+             "%%hx = arith.mulf %s, %%half : f32" % x,
+             "%r = arith.mulf %hx, %e1 : f32",
+             "linalg.yield %r : f32"]
+    return body
+
+
 def ttype(shape, elt="f32"):
     """tensor<...> of `shape` (None for a dynamic dimension)."""
     dims = "x".join("?" if d is None else str(d) for d in shape)
@@ -556,31 +593,7 @@ def emit_model(model, batch, seq, entry="forward", return_hidden=False,
         x = layer_norm(add(ao, x, [T, D], p + "attention.output"),
                        p + "attention.output.LayerNorm")
         it = linear(x, D, F, p + "intermediate.dense")
-        body = ["%half = arith.constant 0.5 : f32",
-                "%one = arith.constant 1.0 : f32",
-                "%%rs2 = arith.constant %s : f32" % f32(1.0 / np.sqrt(2.0)),
-                "%lo = arith.constant -4.0 : f32",
-                "%hi = arith.constant 4.0 : f32",
-                "%u = arith.mulf %a0, %rs2 : f32",
-                "%u1 = arith.maximumf %u, %lo : f32",
-                "%z = arith.minimumf %u1, %hi : f32",
-                "%z2 = arith.mulf %z, %z : f32",
-                "%%p0 = arith.constant %s : f32" % f32(ERF_ALPHA[0])]
-        for i, c in enumerate(ERF_ALPHA[1:]):
-            body += ["%%pm%d = arith.mulf %%p%d, %%z2 : f32" % (i, i),
-                     "%%pc%d = arith.constant %s : f32" % (i, f32(c)),
-                     "%%p%d = arith.addf %%pm%d, %%pc%d : f32" % (i + 1, i, i)]
-        body.append("%%q0 = arith.constant %s : f32" % f32(ERF_BETA[0]))
-        for i, c in enumerate(ERF_BETA[1:]):
-            body += ["%%qm%d = arith.mulf %%q%d, %%z2 : f32" % (i, i),
-                     "%%qc%d = arith.constant %s : f32" % (i, f32(c)),
-                     "%%q%d = arith.addf %%qm%d, %%qc%d : f32" % (i + 1, i, i)]
-        body += ["%%zp = arith.mulf %%z, %%p%d : f32" % (len(ERF_ALPHA) - 1),
-                 "%%erf = arith.divf %%zp, %%q%d : f32" % (len(ERF_BETA) - 1),
-                 "%e1 = arith.addf %erf, %one : f32",
-                 "%hx = arith.mulf %a0, %half : f32",
-                 "%r = arith.mulf %hx, %e1 : f32",
-                 "linalg.yield %r : f32"]
+        body = gelu_erf_body("%a0")
         g = em.generic([(it, [T, F], ["t", "f"])], [T, F], ["t", "f"],
                        ["parallel", "parallel"], body,
                        p + "intermediate.gelu")

@@ -35,6 +35,13 @@ def ConvertOctetToLinalg : Pass<"convert-octet-to-linalg"> {
 
     becomes a `linalg.generic` whose body divides, rounds with
     `math.roundeven`, clamps to [-128, 127] and converts.
+
+    It also rewrites every rank-0 or sub-byte (`i4`) `dense_resource`
+    constant (a scalar weight or code, 4-bit codes, as importers write them)
+    as a `dense` one with the same bytes: upstream `finalize-memref-to-llvm`
+    reads a rank-0 global's value as a splat, which a resource blob cannot
+    give (MLIR 22 aborts on it), and has no conversion for an `i4` resource
+    global.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

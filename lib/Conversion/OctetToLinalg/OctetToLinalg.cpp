@@ -4,11 +4,14 @@
 #include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 #include "octet/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -21,6 +24,8 @@ namespace octet {
 
 using namespace mlir;
 using namespace mlir::octet;
+
+static void densifyRankZeroResources(Operation *root);
 
 namespace {
 
@@ -310,6 +315,7 @@ struct ConvertOctetToLinalgPass
     : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    densifyRankZeroResources(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
                         ComputeParamsOp, MatmulOp, ObserveOp>();
@@ -323,6 +329,29 @@ struct ConvertOctetToLinalgPass
 };
 
 } // namespace
+
+/// Rank-0 and sub-byte `dense_resource` constants become `dense` ones with
+/// the same bytes (one byte per i4 element either way):
+/// finalize-memref-to-llvm turns a rank-0 memref.global's value into its
+/// splat, which DenseResourceElementsAttr cannot give (MLIR 22 aborts:
+/// "ElementsAttr does not provide iteration facilities"), and has no
+/// conversion for an i4 resource global.
+static void densifyRankZeroResources(Operation *root) {
+  root->walk([](arith::ConstantOp op) {
+    auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    if (!res || (res.getType().getRank() != 0 &&
+                 res.getType().getElementTypeBitWidth() >= 8))
+      return;
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return;
+    ArrayRef<char> data = blob->getData();
+    bool splat = false;
+    if (!DenseElementsAttr::isValidRawBuffer(res.getType(), data, splat))
+      return;
+    op.setValueAttr(DenseElementsAttr::getFromRawBuffer(res.getType(), data));
+  });
+}
 
 void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<QuantizeOp>,
