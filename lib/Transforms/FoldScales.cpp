@@ -652,6 +652,37 @@ struct QuantizeIntoMatmul : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// octet.matmul(dequantize(a), B) with a float lhs -> octet.matmul(a, B)
+/// with a's parameters: the contraction became a weight-only octet.matmul
+/// before its lhs dequantize was sunk below a reshape or transpose (e.g.
+/// dequantize -> collapse_shape -> matmul, the patterns apply in any order);
+/// this finishes the fold ContractionToMatmul would have made. The epilogue
+/// (bias, ReLU, requantize) stays.
+struct LhsDequantizeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    auto dq = mm.getLhs().getDefiningOp<DequantizeOp>();
+    if (!dq || mm.getLhsSchemeAttr())
+      return rewriter.notifyMatchFailure(mm, "the lhs is not a dequantize "
+                                             "of a float-lhs matmul");
+    int64_t lrank = cast<RankedTensorType>(mm.getLhs().getType()).getRank();
+    int64_t rrank = cast<RankedTensorType>(mm.getRhs().getType()).getRank();
+    std::string why =
+        schemeProblem(dq.getScheme(), mm.getRhsScheme(), lrank, rrank);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(mm, why);
+    auto fused = MatmulOp::create(
+        rewriter, mm.getLoc(), mm.getType(), dq.getInput(), mm.getRhs(),
+        dq.getScale(), dq.getZeroPoint(), mm.getRhsScale(),
+        mm.getRhsZeroPoint(), mm.getBias(), mm.getOutScale(),
+        mm.getOutZeroPoint(), dq.getScheme(), mm.getRhsScheme(),
+        mm.getOutSchemeAttr(), mm.getRelu());
+    rewriter.replaceOp(mm, fused.getResult());
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -690,5 +721,6 @@ void mlir::octet::populateFoldScalesPatterns(RewritePatternSet &patterns) {
                TransposeOfDequantize, ReshapeOfDequantize<tensor::ExpandShapeOp>,
                ReshapeOfDequantize<tensor::CollapseShapeOp>,
                BroadcastOfDequantize, SliceOfDequantize, ReluOfDequantize,
-               ReluIntoMatmul, BiasIntoMatmul, QuantizeIntoMatmul>(ctx);
+               ReluIntoMatmul, BiasIntoMatmul, QuantizeIntoMatmul,
+               LhsDequantizeIntoMatmul>(ctx);
 }

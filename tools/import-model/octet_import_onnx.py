@@ -3,7 +3,7 @@
 MLIR for Octet.
 
 usage: octet_import_onnx.py MODEL.onnx [-o OUT.mlir] [--entry main]
-           [--shape NAME=D0xD1x...]... [--describe]
+           [--shape NAME=D0xD1x...]... [--conv im2col|direct] [--describe]
 
 The model's graph becomes one function (default `@main`) on tensors:
 
@@ -11,7 +11,9 @@ The model's graph becomes one function (default `@main`) on tensors:
     passes quantize: MatMul and Gemm are `linalg.matmul` /
     `linalg.batch_matmul`, a Gemm with transB=1 a transposed-rhs
     `indexing_maps`, so `octet-opt --octet-quantize=recipe=...` works on an
-    imported float model as on hand-written linalg);
+    imported float model as on hand-written linalg); Conv is a patch
+    gather (im2col) and one such matmul, or with --conv=direct
+    `linalg.conv_2d_nchw_fchw`;
   * the quantization operators as octet ops with ONNX's exact parameters:
     QuantizeLinear / DequantizeLinear are `octet.quantize` /
     `octet.dequantize` (per tensor, per axis, or blocked: the scheme the
@@ -139,10 +141,12 @@ def codes_of(arr, fmt):
 
 
 def storage_bytes(codes, fmt):
-    """Codes -> one byte per element as the storage type holds them."""
+    """Codes -> one byte per element as MLIR stores the storage type: the
+    code's bits (an 8-bit code's two's complement; a 4-bit code's nibble,
+    upper bits zero, as MLIR itself writes `dense<[-1]> : tensor<1xi4>`)."""
     c = np.asarray(codes, np.int64)
-    if fmt in ("u8", "u4"):
-        c = np.where(c > FORMATS[fmt][2] // 2, c - (FORMATS[fmt][2] + 1), c)
+    if FORMATS[fmt][0] == "i4":
+        return (c & 0xF).astype(np.uint8)
     return (c & 0xFF).astype(np.uint8)
 
 
@@ -152,8 +156,9 @@ def storage_bytes(codes, fmt):
 
 
 class Importer:
-    def __init__(self, model, path, entry="main"):
+    def __init__(self, model, path, entry="main", conv="im2col"):
         self.onnx = _onnx()
+        self.conv_mode = conv
         self.model = model
         self.path = path
         self.entry = entry
@@ -388,7 +393,8 @@ class Importer:
                      "supports quantized tensors only as inputs of "
                      "DequantizeLinear, MatMulInteger and QLinearMatMul)"
                      % (i, "quantized codes" if v.kind == "codes" else
-                        "an integer result" if v.kind == "acc" else v.kind))
+                        "an integer result" if v.kind in ("acc", "i32")
+                        else v.kind))
         return v
 
     def const_of(self, v, i, what):
@@ -428,6 +434,11 @@ class Importer:
             args.append("%s: %s" % (ssa, ttype(shape)))
             arg_types.append(ttype(shape))
             self.vals[inp.name] = Val(shape, ssa=ssa)
+        self.consumers = {}
+        for node in g.node:
+            for n in node.input:
+                self.consumers.setdefault(n, []).append(node)
+        self.graph_outputs = {o.name for o in g.output}
         for k, node in enumerate(g.node):
             self.node, self.node_index = node, k
             self.loc = node.name or "%s_%d" % (node.op_type, k)
@@ -440,7 +451,7 @@ class Importer:
                 raise OnnxImportError("output '%s' is not computed by the "
                                       "graph" % o.name)
             v = self.vals[o.name]
-            if v.kind == "acc":
+            if v.kind == "acc":  # (never: only_cast_to_float checks it)
                 raise OnnxImportError(
                     "output '%s': an int32 MatMulInteger result as a model "
                     "output is not supported (add a Cast to float)" % o.name)
@@ -702,24 +713,24 @@ class Importer:
     def op_LayerNormalization(self, node, ins, a):
         x = self.as_float(ins[0], 0)
         R = len(x.shape)
+        if not -R <= a.get("axis", -1) < R:
+            self.err("axis %d is out of range for rank %d" % (a["axis"], R))
         axis = a.get("axis", -1) % R
-        if axis != R - 1:
-            self.err("LayerNormalization over more than the last axis "
-                     "(axis=%d) is not supported" % a.get("axis", -1))
-        if len(node.output) > 1 and any(node.output[1:]):
-            self.err("the Mean / InvStdDev outputs are not supported")
         eps = a.get("epsilon", 1e-5)
         scale = self.as_float(ins[1], 1)
         bias = self.as_float(ins[2], 2) if len(ins) > 2 and ins[2] else None
-        mean = self.reduce(x, [axis], 1, ["%r = arith.addf %a0, %acc : f32",
-                                          "linalg.yield %r : f32"], 0.0,
-                           scale=np.float32(1.0) / np.float32(x.shape[axis]))
+        # Normalized over the axes axis..R-1 (ONNX's definition).
+        axes = list(range(axis, R))
+        n = np.float32(int(np.prod(x.shape[axis:])))
+        mean = self.reduce(x, axes, 1, ["%r = arith.addf %a0, %acc : f32",
+                                        "linalg.yield %r : f32"], 0.0,
+                           scale=np.float32(1.0) / n)
         d = self.elementwise([x, mean], ["%r = arith.subf %a0, %a1 : f32",
                                          "linalg.yield %r : f32"])
-        var = self.reduce(d, [axis], 1, ["%s = arith.mulf %a0, %a0 : f32",
-                                         "%r = arith.addf %s, %acc : f32",
-                                         "linalg.yield %r : f32"], 0.0,
-                          scale=np.float32(1.0) / np.float32(x.shape[axis]))
+        var = self.reduce(d, axes, 1, ["%s = arith.mulf %a0, %a0 : f32",
+                                       "%r = arith.addf %s, %acc : f32",
+                                       "linalg.yield %r : f32"], 0.0,
+                          scale=np.float32(1.0) / n)
         rstd = self.elementwise([var], [
             "%%e = arith.constant %s : f32" % f32(eps),
             "%v = arith.addf %a0, %e : f32", "%r = math.rsqrt %v : f32",
@@ -730,7 +741,8 @@ class Importer:
         if bias is not None:
             y = self.elementwise([y, bias], ["%r = arith.addf %a0, %a1 : f32",
                                              "linalg.yield %r : f32"])
-        return y
+        # The optional Mean and InvStdDev outputs (reduced axes kept as 1).
+        return [y, mean, rstd]
 
     def op_Transpose(self, node, ins, a):
         x = ins[0]
@@ -758,7 +770,11 @@ class Importer:
 
     def op_Flatten(self, node, ins, a):
         x = ins[0]
-        axis = a.get("axis", 1) % (len(x.shape) + 1)
+        R = len(x.shape)
+        axis = a.get("axis", 1)
+        if not -R <= axis <= R:
+            self.err("axis %d is out of range for rank %d" % (axis, R))
+        axis = axis + R if axis < 0 else axis  # ONNX: -1 is R - 1
         return self.reshape(x, [int(np.prod(x.shape[:axis])),
                                 int(np.prod(x.shape[axis:]))])
 
@@ -919,7 +935,10 @@ class Importer:
 
     def op_Conv(self, node, ins, a):
         x, w = self.as_float(ins[0], 0), self.as_float(ins[1], 1)
-        out = self.conv(node, a, x, w, "f32")
+        if self.conv_mode == "im2col":
+            out = self.conv_im2col(node, a, x, w)
+        else:
+            out = self.conv(node, a, x, w, "f32")
         if len(ins) > 2 and ins[2] is not None:
             F = w.shape[0]
             if ins[2].shape != (F,):
@@ -963,6 +982,36 @@ class Importer:
                       w.type, init, ttype(shape, elt), ttype(shape, elt)))
         return Val(shape, "f32" if elt == "f32" else "i32", ssa=y)
 
+    def conv_im2col(self, node, a, x, w):
+        """Conv as a patch gather (im2col) and one matmul with the weight
+        as [F, C*KH*KW] (a transposed-rhs linalg.matmul, the form octet's
+        GEMM kernels and octet-fold-scales take), then NCHW again."""
+        if a.get("group", 1) != 1:
+            self.err("grouped convolution (group=%d) is not supported"
+                     % a.get("group", 1))
+        if len(w.shape) != 4:
+            self.err("only 2-D convolution is supported")
+        strides, dil, pads = self.spatial(node, a, x, w.shape[2:])
+        if x.shape[1] != w.shape[1]:
+            self.err("input channels %d differ from the weight's %d" % (
+                x.shape[1], w.shape[1]))
+        xp = self.pad(x, [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], 0)
+        N, C = x.shape[:2]
+        F, _, KH, KW = w.shape
+        H = (xp.shape[2] - dil[0] * (KH - 1) - 1) // strides[0] + 1
+        W = (xp.shape[3] - dil[1] * (KW - 1) - 1) // strides[1] + 1
+        pshape = (N, H, W, C, KH, KW)
+        patches = self.generic(
+            [(xp, xp.shape, ["d0", "d3", window_expr("d1", strides[0],
+                                                      "d4", dil[0]),
+                             window_expr("d2", strides[1], "d5", dil[1])])],
+            pshape, ["linalg.yield %a0 : f32"],
+            iters=["parallel"] * 6)
+        cols = self.reshape(Val(pshape, ssa=patches), [N * H * W, C * KH * KW])
+        wm = self.reshape(w, [F, C * KH * KW])
+        y = self.matmul(cols, wm, transpose_b=True)
+        return self.transpose(self.reshape(y, [N, H, W, F]), [0, 3, 1, 2])
+
     def centered(self, codes, zp, name):
         """i32 tensor codes - zero point (zp: a "zp" Val of shape () or
         per dimension 0, i.e. per output channel of a weight)."""
@@ -986,10 +1035,77 @@ class Importer:
         per_ch = wzv is not None and np.asarray(wzv.const).size > 1
         wz = self.zp_operand(wzv, 3, Wt.fmt, (Wt.shape[0],) if per_ch
                              else ())
+        if self.conv_mode == "im2col" and Wt.const is not None and \
+                a.get("group", 1) == 1 and len(Wt.shape) == 4 and \
+                self.only_cast_to_float(node.output[0]):
+            return self.conv_integer_im2col(node, a, X, Wt, xz, wz)
         # ONNX's definition: the integer convolution of (x - x_zero_point)
         # and (w - w_zero_point), padding contributing zero; summed in i32.
         return self.conv(node, a, self.centered(X, xz, "x"),
                          self.centered(Wt, wz, "w"), "i32")
+
+    def only_cast_to_float(self, name):
+        """Whether every use of tensor `name` is a Cast to float (then an
+        integer result may be held as its float rounding)."""
+        return name not in self.graph_outputs and all(
+            n.op_type == "Cast" and any(
+                at.name == "to" and at.i == self.onnx.TensorProto.FLOAT
+                for at in n.attribute)
+            for n in self.consumers.get(name, []))
+
+    def conv_integer_im2col(self, node, a, X, Wt, xz, wz):
+        """ConvInteger as patches of the codes (padded with the zero point,
+        so padding contributes zero) times the weight as [C*KH*KW, F]:
+        an integer octet.matmul with unit scales, i.e. MatMulInteger's
+        float(acc), which the Cast to float that must follow gives."""
+        strides, dil, pads = self.spatial(node, a, X, Wt.shape[2:])
+        if X.shape[1] != Wt.shape[1]:
+            self.err("input channels %d differ from the weight's %d" % (
+                X.shape[1], Wt.shape[1]))
+        N, C = X.shape[:2]
+        F, _, KH, KW = Wt.shape
+        xp = X
+        if any(pads):
+            if xz.const is not None:
+                pv = self.fresh("c")
+                code = int(storage_bytes(np.asarray(xz.const), X.fmt))
+                self.emit("%s = arith.constant %d : i8" % (
+                    pv, code - 256 if code > 127 else code))
+            else:
+                e = self.fresh("z")
+                self.emit("%s = tensor.extract %s[] : tensor<i32>" % (
+                    e, self.materialize(xz)))
+                pv = self.fresh("c")
+                self.emit("%s = arith.trunci %s : i32 to i8" % (pv, e))
+            R = 4
+            full = [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]
+            shape = tuple(X.shape[i] + full[i] + full[R + i] for i in range(R))
+            v = self.fresh("p")
+            self.lines.append(
+                "  %s = tensor.pad %s low[%s] high[%s] {\n  ^bb0(%s):\n"
+                "    tensor.yield %s : i8\n  } : %s to %s loc(%s)" % (
+                    v, self.materialize(X), ", ".join(map(str, full[:R])),
+                    ", ".join(map(str, full[R:])),
+                    ", ".join("%%i%d: index" % i for i in range(R)), pv,
+                    X.type, ttype(shape, "i8"), self.loc_text()))
+            xp = Val(shape, "codes", ssa=v, fmt=X.fmt)
+        H = (xp.shape[2] - dil[0] * (KH - 1) - 1) // strides[0] + 1
+        W = (xp.shape[3] - dil[1] * (KW - 1) - 1) // strides[1] + 1
+        pshape = (N, H, W, C, KH, KW)
+        patches = self.generic(
+            [(xp, xp.shape, ["d0", "d3", window_expr("d1", strides[0],
+                                                      "d4", dil[0]),
+                             window_expr("d2", strides[1], "d5", dil[1])])],
+            pshape, ["linalg.yield %a0 : i8"], iters=["parallel"] * 6,
+            elts=["i8"], out_elt="i8")
+        cols = self.reshape(Val(pshape, "codes", ssa=patches, fmt=X.fmt),
+                            [N * H * W, C * KH * KW])
+        wm = Val((C * KH * KW, F), "codes", fmt=Wt.fmt,
+                 const=np.asarray(Wt.const).reshape(F, -1).T.copy())
+        one = Val((), const=np.float32(1.0))
+        sb = Val(wz.shape, const=np.ones(wz.shape, np.float32))
+        y = self.int_matmul(cols, wm, one, xz, sb, wz)
+        return self.transpose(self.reshape(y, [N, H, W, F]), [0, 3, 1, 2])
 
     def pool(self, node, ins, a, kind):
         x = self.as_float(ins[0], 0)
@@ -1089,6 +1205,8 @@ class Importer:
             e = min(max(int(e) + n if e < 0 else int(e), 0), n)
             off[ax], stride[ax] = s, int(st)
             size[ax] = max(0, -(-(e - s) // int(st)))
+        if 0 in size:
+            return Val(size, ssa=self.empty(size))  # nothing to read
         v = self.fresh("sl")
         self.emit("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
             v, self.materialize(x), ", ".join(map(str, off)),
@@ -1115,6 +1233,8 @@ class Importer:
         zp = None
         if len(ins) > 2 and ins[2] is not None:
             zp = codes_of(self.const_of(ins[2], 2, "zero point"), fmt)
+            if zp.size == 1 and scale.size == 1:
+                zp = zp.reshape(scale.shape)  # [1] with a scalar scale
             if zp.shape != scale.shape:
                 self.err("zero point shape %s differs from the scale's %s"
                          % (list(zp.shape), list(scale.shape)))
@@ -1361,11 +1481,45 @@ class Importer:
         zbv = ins[3] if len(ins) > 3 else None
         per_col = zbv is not None and np.asarray(zbv.const).size > 1
         zb = self.zp_operand(zbv, 3, B.fmt, (N,) if per_col else ())
+        if not self.only_cast_to_float(node.output[0]):
+            # The int32 result itself is used: an exact i32 matmul of the
+            # codes minus their zero points.
+            return self.integer_matmul_i32(A, B, za, zb)
         one = Val((), const=np.float32(1.0))
         sb = Val(zb.shape, const=np.ones(zb.shape, np.float32))
         # Unit scales: the result is float(acc), what Cast(to=float) of
-        # MatMulInteger's int32 gives; any other use of it is refused.
+        # MatMulInteger's int32 gives (every use is such a Cast).
         return self.int_matmul(A, B, one, za, sb, zb)
+
+    def integer_matmul_i32(self, A, B, za, zb):
+        """MatMulInteger by its definition: an i32 linalg.matmul of
+        (A - a_zero_point) and (B - b_zero_point) (zb per column)."""
+        if len(B.shape) != 2 or len(A.shape) < 2 or A.shape[-1] != B.shape[0]:
+            self.err("only A [.., K] x B [K, N] is supported (shapes %s x "
+                     "%s)" % (list(A.shape), list(B.shape)))
+        K, N = B.shape
+        M = int(np.prod(A.shape[:-1]))
+        a2 = self.centered(self.reshape(A, [M, K]), za, "a")
+        # per-column zero points index dimension 1 of B
+        ext = "extui" if B.fmt == "u8" else "extsi"
+        bm = self.generic([(B, B.shape, ["d0", "d1"]),
+                           (zb, zb.shape, [] if zb.shape == () else ["d1"])],
+                          B.shape, ["%%e = arith.%s %%a0 : i8 to i32" % ext,
+                                    "%r = arith.subi %e, %a1 : i32",
+                                    "linalg.yield %r : i32"],
+                          elts=["i8", "i32"], out_elt="i32")
+        e = self.empty((M, N), "i32")
+        c = self.fresh("c")
+        self.emit("%s = arith.constant 0 : i32" % c)
+        z = self.fresh("z")
+        self.emit("%s = linalg.fill ins(%s : i32) outs(%s : %s) -> %s" % (
+            z, c, e, ttype((M, N), "i32"), ttype((M, N), "i32")))
+        y = self.fresh("imm")
+        self.emit("%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> "
+                  "%s" % (y, a2.ssa, bm, ttype((M, K), "i32"),
+                          ttype((K, N), "i32"), z, ttype((M, N), "i32"),
+                          ttype((M, N), "i32")))
+        return self.reshape(Val((M, N), "i32", ssa=y), A.shape[:-1] + (N,))
 
     def op_QLinearMatMul(self, node, ins, a):
         A = self.integer_operand(ins[0], 0, "a")
@@ -1393,7 +1547,14 @@ def _register_simple():
     for op, fn in bins.items():
         def h(self, node, ins, a, fn=fn, op=op):
             if op in ("Max", "Min") and len(ins) != 2:
-                self.err("%s of %d inputs is not supported" % (op, len(ins)))
+                # variadic: a chain of binary ops (max / min are exact)
+                vals = [self.as_float(v, i) for i, v in enumerate(ins)]
+                acc = vals[0]
+                for v in vals[1:]:
+                    acc = self.elementwise([acc, v], [
+                        "%%r = arith.%s %%a0, %%a1 : f32" % fn,
+                        "linalg.yield %r : f32"])
+                return acc
             if op == "Pow":
                 e = ins[1]
                 if e.const is not None and \
@@ -1428,6 +1589,13 @@ def _register_simple():
 _register_simple()
 SUPPORTED = sorted(n[3:] for n in dir(Importer) if n.startswith("op_")) + \
     ["Constant", "Shape"]
+
+
+def window_expr(out, stride, k, dil):
+    """The input index out * stride + k * dil of a window (affine)."""
+    a = out if stride == 1 else "%s * %d" % (out, stride)
+    b = k if dil == 1 else "%s * %d" % (k, dil)
+    return "%s + %s" % (a, b)
 
 
 def dense_int(arr):
@@ -1537,11 +1705,11 @@ def load_model(path, shapes, data=None):
     return model
 
 
-def import_onnx(path, shapes=None, entry="main", data=None):
+def import_onnx(path, shapes=None, entry="main", data=None, conv="im2col"):
     """MLIR text of the model at `path` (or of the bytes `data`; raises
     OnnxImportError)."""
     model = load_model(path, shapes or {}, data)
-    return Importer(model, path, entry).run()
+    return Importer(model, path, entry, conv).run()
 
 
 def describe(path, shapes):
@@ -1578,6 +1746,11 @@ def main(argv=None):
     ap.add_argument("--shape", action="append", metavar="NAME=D0xD1...",
                     help="static shape of an input with symbolic dimensions "
                     "(repeatable)")
+    ap.add_argument("--conv", choices=("im2col", "direct"), default="im2col",
+                    help="Conv / ConvInteger as a patch gather and one matmul "
+                    "(im2col, the default: octet's GEMM kernels and "
+                    "octet-fold-scales take it) or as linalg's convolution "
+                    "(direct)")
     ap.add_argument("--describe", action="store_true",
                     help="print the inputs, outputs and operators, and which "
                     "operators are not supported; write nothing")
@@ -1591,7 +1764,7 @@ def main(argv=None):
         if args.describe:
             sys.stdout.write(describe(args.model, shapes))
             return 0
-        text = import_onnx(args.model, shapes, args.entry)
+        text = import_onnx(args.model, shapes, args.entry, conv=args.conv)
     except OnnxImportError as e:
         sys.stderr.write("%s: error: %s: %s\n" % (TOOL, args.model, e))
         return 1

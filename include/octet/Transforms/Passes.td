@@ -291,7 +291,10 @@ def OctetFoldScales : Pass<"octet-fold-scales"> {
       per-row) and B's is per-tensor, per-output-channel or per-group along
       K. Zero points are folded algebraically by octet.matmul's lowering.
     - `contraction(x, dequantize(B))` with a float `x` becomes a weight-only
-      `octet.matmul`: the weight scale moves out of the reduction loop.
+      `octet.matmul`: the weight scale moves out of the reduction loop. If
+      `x` turns out to be a dequantize too (once a dequantize has been moved
+      below a reshape or transpose), its codes and parameters replace it as
+      above.
     - `quantize(dequantize(q, p1), p2)` becomes one `octet.requantize` (the
       same bits, with an f32 intermediate); identical parameters fold to
       `q`. `dequantize(quantize(x))` is never removed.

@@ -291,3 +291,42 @@ func.func @epilogue(%aq: tensor<4x64xi8>, %sa: tensor<4xf32>, %wq: tensor<64x8xi
   %q = octet.quantize %yr scale(%so : tensor<f32>) as <i8> : tensor<4x8xf32> -> tensor<4x8xi8>
   return %q : tensor<4x8xi8>
 }
+
+// -----
+
+// The lhs dequantize sits above a collapse_shape (as an ONNX import writes
+// it: QDQ on [1, S, K], then the matmul on [S, K]) and is shared by two
+// contractions. Whichever pattern applies first, both end as W8A8
+// octet.matmul on the collapsed codes (none stays weight-only with a float
+// lhs).
+// CHECK-LABEL: func.func @lhs_dequantize_above_reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x64xi8>, %[[SX:.*]]: tensor<f32>, %[[ZX:.*]]: tensor<i32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<1x4x64xi8> into tensor<4x64xi8>
+// CHECK-NOT: octet.dequantize
+// CHECK: octet.matmul %[[C]], %{{.*}} lhs_scale(%[[SX]] : tensor<f32>) lhs_zero_point(%[[ZX]] : tensor<i32>) lhs_scheme <u8, asymmetric> rhs_scale(%{{.*}} : tensor<8xf32>) rhs_scheme <i8, per_axis(1)> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+// CHECK: octet.matmul %[[C]], %{{.*}} lhs_scale(%[[SX]] : tensor<f32>) lhs_zero_point(%[[ZX]] : tensor<i32>) lhs_scheme <u8, asymmetric> rhs_scale(%{{.*}} : tensor<8xf32>) rhs_scheme <i8, per_axis(1)> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+func.func @lhs_dequantize_above_reshape(%xq: tensor<1x4x64xi8>, %sx: tensor<f32>, %zx: tensor<i32>, %w1q: tensor<64x8xi8>, %w2q: tensor<64x8xi8>, %sw: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %x = octet.dequantize %xq scale(%sx : tensor<f32>) zero_point(%zx : tensor<i32>) as <u8, asymmetric> : tensor<1x4x64xi8> -> tensor<1x4x64xf32>
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x4x64xf32> into tensor<4x64xf32>
+  %w1 = octet.dequantize %w1q scale(%sw : tensor<8xf32>) as <i8, per_axis(1)> : tensor<64x8xi8> -> tensor<64x8xf32>
+  %w2 = octet.dequantize %w2q scale(%sw : tensor<8xf32>) as <i8, per_axis(1)> : tensor<64x8xi8> -> tensor<64x8xf32>
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul ins(%x2, %w1 : tensor<4x64xf32>, tensor<64x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y2 = linalg.matmul ins(%x2, %w2 : tensor<4x64xf32>, tensor<64x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y1, %y2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A float-lhs octet.matmul whose lhs is a dequantize with a per-column
+// (along K) scale keeps the float lhs: the scale varies along the sum.
+// CHECK-LABEL: func.func @lhs_dequantize_along_k
+// CHECK: octet.dequantize
+// CHECK: octet.matmul %{{.*}}, %{{.*}} rhs_scale
+func.func @lhs_dequantize_along_k(%xq: tensor<4x64xi8>, %sx: tensor<64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) -> tensor<4x8xf32> {
+  %x = octet.dequantize %xq scale(%sx : tensor<64xf32>) as <i8, per_axis(1)> : tensor<4x64xi8> -> tensor<4x64xf32>
+  %y = octet.matmul %x, %wq rhs_scale(%sw : tensor<8xf32>) rhs_scheme <i8, per_axis(1)> : tensor<4x64xf32>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
