@@ -44,14 +44,21 @@ IMPORTER = os.path.join(ROOT, "tools", "import-model", "octet_import_onnx.py")
 
 
 def cpu_name():
+    """The CPU's model name and the vector ISAs that pick octet's kernels
+    (the same model name covers Zen 3, AVX2 only, and Zen 4, AVX-512 VNNI)."""
+    name, flags = "unknown CPU", set()
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if line.startswith("model name") and name == "unknown CPU":
+                    name = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return "unknown CPU"
+    isas = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16",
+                        "amx_int8") if f in flags]
+    return "%s (%s)" % (name, ", ".join(isas) or "no AVX2")
 
 
 BUILDERS = {

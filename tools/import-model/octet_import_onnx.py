@@ -434,10 +434,12 @@ class Importer:
             args.append("%s: %s" % (ssa, ttype(shape)))
             arg_types.append(ttype(shape))
             self.vals[inp.name] = Val(shape, ssa=ssa)
-        self.consumers = {}
+        self.consumers, self.producer, self.precomputed = {}, {}, {}
         for node in g.node:
             for n in node.input:
                 self.consumers.setdefault(n, []).append(node)
+            for n in node.output:
+                self.producer[n] = node
         self.graph_outputs = {o.name for o in g.output}
         for k, node in enumerate(g.node):
             self.node, self.node_index = node, k
@@ -481,6 +483,10 @@ class Importer:
         for n in node.input:
             if n and n not in self.vals:
                 self.err("input '%s' is not defined before this node" % n)
+        if len(node.output) == 1 and node.output[0] in self.precomputed:
+            # the rescale Mul an integer matmul's epilogue already applied
+            self.vals[node.output[0]] = self.precomputed.pop(node.output[0])
+            return
         handler = getattr(self, "op_" + node.op_type, None)
         all_const = all(v is None or v.const is not None
                         for v in ins)
@@ -1053,6 +1059,40 @@ class Importer:
                 for at in n.attribute)
             for n in self.consumers.get(name, []))
 
+    def rescale_of(self, out_name, a_name, n):
+        """ONNX Runtime's dynamic chain after MatMulInteger / ConvInteger:
+        Cast(to float) -> Mul(., S) with S = Mul(a_scale, b_scale), a_scale
+        the DynamicQuantizeLinear scale of A, b_scale a constant of shape
+        () or (n,). Returns (the Mul node, a_scale Val, b_scale Val) or
+        None. octet.matmul's epilogue float(acc) * (sa * sb) is then the
+        chain's value bit for bit."""
+        cons = self.consumers.get(out_name, [])
+        if len(cons) != 1 or cons[0].op_type != "Cast":
+            return None
+        cast = cons[0].output[0]
+        after = self.consumers.get(cast, [])
+        if cast in self.graph_outputs or len(after) != 1 or \
+                after[0].op_type != "Mul" or len(after[0].input) != 2:
+            return None
+        mul = after[0]
+        other = [i for i in mul.input if i != cast]
+        sprod = self.producer.get(other[0]) if len(other) == 1 else None
+        dq = self.producer.get(a_name)
+        if sprod is None or sprod.op_type != "Mul" or dq is None or \
+                dq.op_type != "DynamicQuantizeLinear" or \
+                dq.output[1] not in sprod.input or len(sprod.input) != 2:
+            return None
+        b = [i for i in sprod.input if i != dq.output[1]]
+        bv = self.vals.get(b[0]) if len(b) == 1 else None
+        if bv is None or bv.const is None or \
+                np.asarray(bv.const).dtype != np.float32 or \
+                np.asarray(bv.const).shape not in ((), (n,)):
+            return None
+        sb = np.asarray(bv.const, np.float32)
+        if sb.size == 1:
+            sb = sb.reshape(())
+        return mul, self.vals[dq.output[1]], Val(sb.shape, const=sb)
+
     def conv_integer_im2col(self, node, a, X, Wt, xz, wz):
         """ConvInteger as patches of the codes (padded with the zero point,
         so padding contributes zero) times the weight as [C*KH*KW, F]:
@@ -1102,10 +1142,19 @@ class Importer:
                             [N * H * W, C * KH * KW])
         wm = Val((C * KH * KW, F), "codes", fmt=Wt.fmt,
                  const=np.asarray(Wt.const).reshape(F, -1).T.copy())
-        one = Val((), const=np.float32(1.0))
-        sb = Val(wz.shape, const=np.ones(wz.shape, np.float32))
-        y = self.int_matmul(cols, wm, one, xz, sb, wz)
-        return self.transpose(self.reshape(y, [N, H, W, F]), [0, 3, 1, 2])
+        chain = self.rescale_of(node.output[0], node.input[0], F)
+        sa = chain[1] if chain else Val((), const=np.float32(1.0))
+        sb = chain[2] if chain else Val(wz.shape, const=np.ones(wz.shape,
+                                                               np.float32))
+        if chain and sb.shape != wz.shape and wz.shape != ():
+            chain, sa = None, Val((), const=np.float32(1.0))
+            sb = Val(wz.shape, const=np.ones(wz.shape, np.float32))
+        y = self.int_matmul(cols, wm, sa, xz, sb, wz)
+        out = self.transpose(self.reshape(y, [N, H, W, F]), [0, 3, 1, 2])
+        if chain:
+            self.precomputed[chain[0].output[0]] = Val(out.shape,
+                                                       ssa=out.ssa)
+        return out
 
     def pool(self, node, ins, a, kind):
         x = self.as_float(ins[0], 0)
@@ -1441,6 +1490,14 @@ class Importer:
                                                              list(b.shape)))
         M = int(np.prod(a.shape[:-1]))
         a2 = self.reshape(a, [M, K])
+        if sb.shape != zb.shape:
+            # one per-column, the other per-tensor: both per column
+            if sb.const is None or zb.const is None:
+                self.err("per-tensor and per-column rhs parameters mixed")
+            sb = Val((N,), const=np.broadcast_to(np.asarray(sb.const),
+                                                 (N,)).astype(np.float32))
+            zb = Val((N,), "zp", const=np.broadcast_to(np.asarray(zb.const),
+                                                       (N,)).astype(np.int32))
         lsch = "<%s, asymmetric>" % a.fmt
         # A signed rhs whose zero point is a constant 0 is symmetric (no
         # zero-point operand): the same numbers, and the form the CPU's
@@ -1485,6 +1542,17 @@ class Importer:
             # The int32 result itself is used: an exact i32 matmul of the
             # codes minus their zero points.
             return self.integer_matmul_i32(A, B, za, zb)
+        chain = self.rescale_of(node.output[0], node.input[0], N)
+        if chain and chain[2].shape != zb.shape and zb.shape != ():
+            chain = None
+        if chain:
+            # ONNX Runtime's Cast -> Mul(a_scale * b_scale) chain: the
+            # scales go into the octet.matmul (its epilogue computes
+            # float(acc) * (sa * sb), the chain's value), so that a bias
+            # add and ReLU after it fold in too.
+            y = self.int_matmul(A, B, chain[1], za, chain[2], zb)
+            self.precomputed[chain[0].output[0]] = Val(y.shape, ssa=y.ssa)
+            return y
         one = Val((), const=np.float32(1.0))
         sb = Val(zb.shape, const=np.ones(zb.shape, np.float32))
         # Unit scales: the result is float(acc), what Cast(to=float) of
