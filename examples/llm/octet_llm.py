@@ -293,6 +293,16 @@ WEIGHT_RECIPES = {
     "w3a16-mse": "recipe=w3a16 group-size=0 clip=mse",
     "w3a16-gptq-mse": "recipe=w3a16 group-size=0 algorithm=gptq "
                       "act-order=true clip=mse",
+    # Asymmetric 4-bit per channel (u4 codes with a zero point per output
+    # channel, min-max range: the grid of the GPTQ paper's per-channel
+    # results), round to nearest and GPTQ.
+    "w4a16-asym": "weights:format=u4 symmetric=false "
+                  "granularity=per-channel",
+    "w4a16-asym-gptq": "weights:format=u4 symmetric=false "
+                       "granularity=per-channel algorithm=gptq "
+                       "act-order=true",
+    "w4a16-asym-awq": "weights:format=u4 symmetric=false "
+                      "granularity=per-channel algorithm=awq",
     # llama.cpp's block formats for `llm.py gguf` / octet_export_gguf.py:
     # groups of 32 along K; i5 / u5 are 5-bit codes in 8-bit storage (Q5_0 /
     # Q5_1). "weights:" runs octet-quantize-weights with these options
