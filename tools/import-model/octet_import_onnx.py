@@ -879,16 +879,19 @@ class Importer:
                                           "linalg.yield %r : f32"])
         return y
 
-    def pad(self, x, pads, value):
-        """pads: [begin..., end...] over all dims of x."""
+    def pad(self, x, pads, value, value_ssa=None):
+        """pads: [begin..., end...] over all dims of x; the padding value a
+        constant, or the SSA scalar `value_ssa` of x's element type."""
         R = len(x.shape)
         if not any(pads):
             return x
         shape = tuple(x.shape[i] + pads[i] + pads[R + i] for i in range(R))
-        c = self.fresh("c")
         elt = x.elt
-        self.emit("%s = arith.constant %s : %s" % (
-            c, f32(value) if elt == "f32" else "%d" % int(value), elt))
+        c = value_ssa
+        if c is None:
+            c = self.fresh("c")
+            self.emit("%s = arith.constant %s : %s" % (
+                c, f32(value) if elt == "f32" else "%d" % int(value), elt))
         v = self.fresh("p")
         self.lines.append(
             "  %s = tensor.pad %s low[%s] high[%s] {\n  ^bb0(%s):\n"
@@ -897,7 +900,7 @@ class Importer:
                 ", ".join(map(str, pads[R:])),
                 ", ".join("%%i%d: index" % i for i in range(R)), c, elt,
                 x.type, ttype(shape, elt), self.loc_text()))
-        return Val(shape, x.kind, ssa=v)
+        return Val(shape, x.kind, ssa=v, fmt=x.fmt)
 
     def spatial(self, node, a, x, kernel):
         """(strides, dilations, pads[begin+end over H, W]) of a 2-D op."""
@@ -956,17 +959,9 @@ class Importer:
         return out
 
     def conv(self, node, a, x, w, elt):
-        if a.get("group", 1) != 1:
-            self.err("grouped convolution (group=%d) is not supported"
-                     % a.get("group", 1))
-        if len(w.shape) != 4:
-            self.err("only 2-D convolution is supported")
-        strides, dil, pads = self.spatial(node, a, x, w.shape[2:])
+        strides, dil, pads = self.conv_checks(node, a, x, w)
         xp = self.pad(x, [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], 0)
         N, F = x.shape[0], w.shape[0]
-        if x.shape[1] != w.shape[1]:
-            self.err("input channels %d differ from the weight's %d" % (
-                x.shape[1], w.shape[1]))
         H = (xp.shape[2] - dil[0] * (w.shape[2] - 1) - 1) // strides[0] + 1
         W = (xp.shape[3] - dil[1] * (w.shape[3] - 1) - 1) // strides[1] + 1
         shape = (N, F, H, W)
@@ -988,33 +983,46 @@ class Importer:
                       w.type, init, ttype(shape, elt), ttype(shape, elt)))
         return Val(shape, "f32" if elt == "f32" else "i32", ssa=y)
 
-    def conv_im2col(self, node, a, x, w):
-        """Conv as a patch gather (im2col) and one matmul with the weight
-        as [F, C*KH*KW] (a transposed-rhs linalg.matmul, the form octet's
-        GEMM kernels and octet-fold-scales take), then NCHW again."""
+    def conv_checks(self, node, a, x, w):
+        """(strides, dilations, pads) of a 2-D, ungrouped Conv /
+        ConvInteger whose weight fits its input."""
         if a.get("group", 1) != 1:
             self.err("grouped convolution (group=%d) is not supported"
                      % a.get("group", 1))
         if len(w.shape) != 4:
             self.err("only 2-D convolution is supported")
-        strides, dil, pads = self.spatial(node, a, x, w.shape[2:])
+        spatial = self.spatial(node, a, x, w.shape[2:])
         if x.shape[1] != w.shape[1]:
             self.err("input channels %d differ from the weight's %d" % (
                 x.shape[1], w.shape[1]))
-        xp = self.pad(x, [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], 0)
-        N, C = x.shape[:2]
-        F, _, KH, KW = w.shape
+        return spatial
+
+    def patches(self, xp, kernel, strides, dil):
+        """The im2col matrix [N*H*W, C*KH*KW] of the padded NCHW input xp
+        (any element type) -> (Val, H, W)."""
+        N, C = xp.shape[:2]
+        KH, KW = kernel
         H = (xp.shape[2] - dil[0] * (KH - 1) - 1) // strides[0] + 1
         W = (xp.shape[3] - dil[1] * (KW - 1) - 1) // strides[1] + 1
         pshape = (N, H, W, C, KH, KW)
-        patches = self.generic(
+        g = self.generic(
             [(xp, xp.shape, ["d0", "d3", window_expr("d1", strides[0],
                                                       "d4", dil[0]),
                              window_expr("d2", strides[1], "d5", dil[1])])],
-            pshape, ["linalg.yield %a0 : f32"],
-            iters=["parallel"] * 6)
-        cols = self.reshape(Val(pshape, ssa=patches), [N * H * W, C * KH * KW])
-        wm = self.reshape(w, [F, C * KH * KW])
+            pshape, ["linalg.yield %%a0 : %s" % xp.elt],
+            iters=["parallel"] * 6, elts=[xp.elt], out_elt=xp.elt)
+        return self.reshape(Val(pshape, xp.kind, ssa=g, fmt=xp.fmt),
+                            [N * H * W, C * KH * KW]), H, W
+
+    def conv_im2col(self, node, a, x, w):
+        """Conv as a patch gather (im2col) and one matmul with the weight
+        as [F, C*KH*KW] (a transposed-rhs linalg.matmul, the form octet's
+        GEMM kernels and octet-fold-scales take), then NCHW again."""
+        strides, dil, pads = self.conv_checks(node, a, x, w)
+        xp = self.pad(x, [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], 0)
+        N, F = x.shape[0], w.shape[0]
+        cols, H, W = self.patches(xp, w.shape[2:], strides, dil)
+        wm = self.reshape(w, [F, int(np.prod(w.shape[1:]))])
         y = self.matmul(cols, wm, transpose_b=True)
         return self.transpose(self.reshape(y, [N, H, W, F]), [0, 3, 1, 2])
 
@@ -1098,16 +1106,13 @@ class Importer:
         so padding contributes zero) times the weight as [C*KH*KW, F]:
         an integer octet.matmul with unit scales, i.e. MatMulInteger's
         float(acc), which the Cast to float that must follow gives."""
-        strides, dil, pads = self.spatial(node, a, X, Wt.shape[2:])
-        if X.shape[1] != Wt.shape[1]:
-            self.err("input channels %d differ from the weight's %d" % (
-                X.shape[1], Wt.shape[1]))
-        N, C = X.shape[:2]
-        F, _, KH, KW = Wt.shape
-        xp = X
+        strides, dil, pads = self.conv_checks(node, a, X, Wt)
+        N = X.shape[0]
+        F = Wt.shape[0]
+        pv = None
         if any(pads):
+            pv = self.fresh("c")
             if xz.const is not None:
-                pv = self.fresh("c")
                 code = int(storage_bytes(np.asarray(xz.const), X.fmt))
                 self.emit("%s = arith.constant %d : i8" % (
                     pv, code - 256 if code > 127 else code))
@@ -1115,32 +1120,11 @@ class Importer:
                 e = self.fresh("z")
                 self.emit("%s = tensor.extract %s[] : tensor<i32>" % (
                     e, self.materialize(xz)))
-                pv = self.fresh("c")
                 self.emit("%s = arith.trunci %s : i32 to i8" % (pv, e))
-            R = 4
-            full = [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]
-            shape = tuple(X.shape[i] + full[i] + full[R + i] for i in range(R))
-            v = self.fresh("p")
-            self.lines.append(
-                "  %s = tensor.pad %s low[%s] high[%s] {\n  ^bb0(%s):\n"
-                "    tensor.yield %s : i8\n  } : %s to %s loc(%s)" % (
-                    v, self.materialize(X), ", ".join(map(str, full[:R])),
-                    ", ".join(map(str, full[R:])),
-                    ", ".join("%%i%d: index" % i for i in range(R)), pv,
-                    X.type, ttype(shape, "i8"), self.loc_text()))
-            xp = Val(shape, "codes", ssa=v, fmt=X.fmt)
-        H = (xp.shape[2] - dil[0] * (KH - 1) - 1) // strides[0] + 1
-        W = (xp.shape[3] - dil[1] * (KW - 1) - 1) // strides[1] + 1
-        pshape = (N, H, W, C, KH, KW)
-        patches = self.generic(
-            [(xp, xp.shape, ["d0", "d3", window_expr("d1", strides[0],
-                                                      "d4", dil[0]),
-                             window_expr("d2", strides[1], "d5", dil[1])])],
-            pshape, ["linalg.yield %a0 : i8"], iters=["parallel"] * 6,
-            elts=["i8"], out_elt="i8")
-        cols = self.reshape(Val(pshape, "codes", ssa=patches, fmt=X.fmt),
-                            [N * H * W, C * KH * KW])
-        wm = Val((C * KH * KW, F), "codes", fmt=Wt.fmt,
+        xp = self.pad(X, [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], 0,
+                      value_ssa=pv)
+        cols, H, W = self.patches(xp, Wt.shape[2:], strides, dil)
+        wm = Val((int(np.prod(Wt.shape[1:])), F), "codes", fmt=Wt.fmt,
                  const=np.asarray(Wt.const).reshape(F, -1).T.copy())
         chain = self.rescale_of(node.output[0], node.input[0], F)
         sa = chain[1] if chain else Val((), const=np.float32(1.0))
