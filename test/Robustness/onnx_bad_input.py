@@ -59,9 +59,9 @@ def cases():
     yield "symbolic-dim.onnx", model(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")], {},
         inputs=[helper.make_tensor_value_info("x", T.FLOAT, ["batch", 4])])
-    yield "int64-input.onnx", model(
+    yield "uint16-input.onnx", model(
         [helper.make_node("Cast", ["x"], ["y"], name="cast", to=T.FLOAT)], {},
-        inputs=[helper.make_tensor_value_info("x", T.INT64, [2, 4])])
+        inputs=[helper.make_tensor_value_info("x", T.UINT16, [2, 4])])
     yield "zero-scale.onnx", qdq(scale=np.array(0.0, F32))
     yield "nan-scale.onnx", qdq(scale=np.array(np.nan, F32))
     yield "int16-format.onnx", qdq(zp=np.array(0, np.int16))

@@ -104,6 +104,8 @@ class Val:
             return FORMATS[self.fmt][0]
         if self.kind in ("zp", "i32"):
             return "i32"
+        if self.kind == "index":
+            return self.fmt  # i64 or i32
         return "f32"
 
     @property
@@ -423,17 +425,21 @@ class Importer:
             if inp.name in inits:
                 continue
             tt = inp.type.tensor_type
-            if tt.elem_type != onnx.TensorProto.FLOAT:
+            index = {onnx.TensorProto.INT64: "i64",
+                     onnx.TensorProto.INT32: "i32"}.get(tt.elem_type)
+            if tt.elem_type != onnx.TensorProto.FLOAT and not index:
                 raise OnnxImportError(
                     "input '%s': element type %s is not supported (model "
-                    "inputs must be float32)" % (
+                    "inputs must be float32, or int64 / int32 indices)" % (
                         inp.name,
                         onnx.TensorProto.DataType.Name(tt.elem_type).lower()))
             shape = static_shape(tt, "input '%s'" % inp.name)
             ssa = "%%in%d" % len(args)
-            args.append("%s: %s" % (ssa, ttype(shape)))
-            arg_types.append(ttype(shape))
-            self.vals[inp.name] = Val(shape, ssa=ssa)
+            v = Val(shape, "index", ssa=ssa, fmt=index) if index else \
+                Val(shape, ssa=ssa)
+            args.append("%s: %s" % (ssa, v.type))
+            arg_types.append(v.type)
+            self.vals[inp.name] = v
         self.consumers, self.producer, self.precomputed = {}, {}, {}
         for node in g.node:
             for n in node.input:
@@ -618,11 +624,11 @@ class Importer:
     def op_Cast(self, node, ins, a):
         to = a.get("to")
         v = ins[0]
-        if to == self.onnx.TensorProto.FLOAT and v.kind == "i32":
+        if to == self.onnx.TensorProto.FLOAT and v.kind in ("i32", "index"):
             return Val(v.shape, ssa=self.generic(
                 [(v, v.shape, ["d%d" % i for i in range(len(v.shape))])],
-                v.shape, ["%r = arith.sitofp %a0 : i32 to f32",
-                          "linalg.yield %r : f32"], elts=["i32"]))
+                v.shape, ["%%r = arith.sitofp %%a0 : %s to f32" % v.elt,
+                          "linalg.yield %r : f32"], elts=[v.elt]))
         if to == self.onnx.TensorProto.FLOAT and v.kind in ("f32", "acc"):
             # MatMulInteger's int32 result is held as float(acc), which is
             # what Cast(to=float) computes (one rounding of the exact sum).
@@ -1188,6 +1194,66 @@ class Importer:
                                         "linalg.yield %r : f32"], 0.0,
                            scale=np.float32(1.0) / np.float32(
                                np.prod(x.shape[2:])))
+
+    def op_Gather(self, node, ins, a):
+        """data[..., indices[...], ...] along `axis` (an embedding lookup
+        when data is a constant table and the indices a model input).
+        ONNX makes an out-of-range index an error; here it is clamped to
+        the axis (no check at run time)."""
+        data = self.as_float(ins[0], 0)
+        idx = ins[1]
+        if idx.kind == "raw":
+            arr = np.asarray(idx.const)
+            if arr.dtype.kind not in "iu":
+                self.err("indices of type %s (expected int64 or int32)"
+                         % arr.dtype)
+            idx = Val(arr.shape, "index", const=arr.astype(np.int64),
+                      fmt="i64")
+        elif idx.kind != "index":
+            self.err("input 1 (indices) must be int64 or int32")
+        R = len(data.shape)
+        if not -R <= a.get("axis", 0) < R:
+            self.err("axis %d is out of range for rank %d" % (a["axis"], R))
+        axis = a.get("axis", 0) % R
+        Q = len(idx.shape)
+        out = data.shape[:axis] + idx.shape + data.shape[axis + 1:]
+        dims = ["d%d" % i for i in range(len(out))]
+        n = data.shape[axis]
+        src = self.materialize(data, node.input[0])
+        body = []
+        subs = []
+        for i in range(R):
+            if i < axis:
+                body.append("%%x%d = linalg.index %d : index" % (i, i))
+                subs.append("%%x%d" % i)
+            elif i == axis:
+                subs.append("%ix")
+            else:
+                k = i - 1 + Q
+                body.append("%%x%d = linalg.index %d : index" % (i, k))
+                subs.append("%%x%d" % i)
+        body += [
+            "%%w = arith.index_cast %%a0 : %s to index" % idx.elt,
+            "%zero = arith.constant 0 : index",
+            "%%n = arith.constant %d : index" % n,
+            "%%top = arith.constant %d : index" % (n - 1),
+            "%wn = arith.addi %w, %n : index",
+            "%neg = arith.cmpi slt, %w, %zero : index",
+            "%iw = arith.select %neg, %wn, %w : index",
+            "%lo = arith.maxsi %iw, %zero : index",
+            "%ix = arith.minsi %lo, %top : index",
+            "%%r = tensor.extract %s[%s] : %s" % (src, ", ".join(subs),
+                                                  data.type),
+            "linalg.yield %r : f32"]
+        if idx.const is not None:
+            iv = self.fresh("w")
+            self.emit("%s = arith.constant %s : %s" % (
+                iv, dense_int(idx.const) if idx.const.size else "dense<>",
+                idx.type))
+            idx.ssa = iv
+        v = self.generic([(idx, idx.shape, dims[axis:axis + Q])], out, body,
+                         elts=[idx.elt])
+        return Val(out, ssa=v)
 
     def op_Concat(self, node, ins, a):
         vals = [self.as_float(v, i) for i, v in enumerate(ins)]

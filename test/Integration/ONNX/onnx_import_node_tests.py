@@ -83,8 +83,12 @@ def prepare(model, inputs, protos):
     frozen = []
     for i, (vi, arr, proto) in enumerate(zip(list(model.graph.input), inputs,
                                              protos)):
-        is_float = vi.type.tensor_type.elem_type == onnx.TensorProto.FLOAT
-        if is_float and not (quant and i >= 1):
+        et = vi.type.tensor_type.elem_type
+        is_float = et == onnx.TensorProto.FLOAT
+        # int64 / int32 indices are model inputs where they are indices
+        is_index = node.op_type == "Gather" and i == 1 and et in (
+            onnx.TensorProto.INT64, onnx.TensorProto.INT32)
+        if (is_float or is_index) and not (quant and i >= 1):
             keep.append(vi)
             feeds.append(arr)
         else:
@@ -176,7 +180,8 @@ def run_test(name, work):
         cmd = [tool("octet-run"), mlir, "--entry", "main"]
         for i, a in enumerate(feeds):
             p = os.path.join(work, "%s.in%d.npy" % (name, i))
-            np.save(p, np.asarray(a, np.float32))
+            a = np.asarray(a)
+            np.save(p, a if a.dtype.kind in "iu" else a.astype(np.float32))
             cmd += ["--input", p]
         paths = [os.path.join(work, "%s.out%d.npy" % (name, i))
                  for i in range(len(outs))]
