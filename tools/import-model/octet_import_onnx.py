@@ -1890,10 +1890,18 @@ def main(argv=None):
         sys.stdout.write(text)
         return 0
     d = os.path.dirname(os.path.abspath(args.output))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".octet-import-onnx-")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, args.output)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".octet-import-onnx-")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, args.output)
+    except OSError as e:
+        if tmp and os.path.exists(tmp):
+            os.remove(tmp)
+        sys.stderr.write("%s: error: cannot write %s: %s\n" % (
+            TOOL, args.output, e.strerror or e))
+        return 1
     return 0
 
 
