@@ -384,11 +384,6 @@ class Importer:
         h = self.onnx.helper
         return {a.name: h.get_attribute_value(a) for a in node.attribute}
 
-    def get(self, name, what="input"):
-        if name not in self.vals:
-            self.err("%s '%s' is not defined before this node" % (what, name))
-        return self.vals[name]
-
     def need_float(self, v, i):
         if v.kind != "f32":
             self.err("input %d is %s, not a float tensor (the importer "
@@ -417,8 +412,7 @@ class Importer:
             except Exception as e:  # noqa: BLE001
                 raise OnnxImportError("initializer '%s': unreadable (%s)"
                                       % (t.name, e))
-            self.vals[t.name] = self.const_val(arr, "initializer '%s'"
-                                               % t.name)
+            self.vals[t.name] = self.const_val(arr)
             inits.add(t.name)
         args, arg_types = [], []
         for i, inp in enumerate(g.input):
@@ -474,13 +468,13 @@ class Importer:
         return "module {\n" + head + "\n" + "\n".join(body) + "\n}\n}\n" + \
             resources_text(self.resources)
 
-    def const_val(self, arr, where):
+    @staticmethod
+    def const_val(arr):
+        """A constant: float32 as a float tensor, anything else "raw" (used
+        where a handler takes integers, or converted by as_float)."""
         arr = np.asarray(arr)
-        if arr.dtype == np.float32:
-            return Val(arr.shape, const=arr)
-        if arr.dtype in (np.float16, np.float64) or arr.dtype.kind == "V":
-            return Val(arr.shape, "raw", const=arr)
-        return Val(arr.shape, "raw", const=arr)
+        return Val(arr.shape, "f32" if arr.dtype == np.float32 else "raw",
+                   const=arr)
 
     def import_node(self, node):
         if node.domain not in ("", "ai.onnx"):
@@ -549,7 +543,7 @@ class Importer:
         except Exception as e:  # noqa: BLE001
             self.err("evaluating it on its constant inputs failed: %s"
                      % str(e).splitlines()[0] if str(e) else type(e).__name__)
-        return [self.const_val(np.asarray(r), "result") for r in res]
+        return [self.const_val(np.asarray(r)) for r in res]
 
     def fold_shape(self, node, x):
         a = self.attrs(node)
