@@ -25,7 +25,7 @@ namespace octet {
 using namespace mlir;
 using namespace mlir::octet;
 
-static void densifyRankZeroResources(Operation *root);
+static void densifyResourcesLlvmCannotLower(Operation *root);
 
 namespace {
 
@@ -315,7 +315,7 @@ struct ConvertOctetToLinalgPass
     : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    densifyRankZeroResources(getOperation());
+    densifyResourcesLlvmCannotLower(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
                         ComputeParamsOp, MatmulOp, ObserveOp>();
@@ -336,7 +336,7 @@ struct ConvertOctetToLinalgPass
 /// splat, which DenseResourceElementsAttr cannot give (MLIR 22 aborts:
 /// "ElementsAttr does not provide iteration facilities"), and has no
 /// conversion for an i4 resource global.
-static void densifyRankZeroResources(Operation *root) {
+static void densifyResourcesLlvmCannotLower(Operation *root) {
   root->walk([](arith::ConstantOp op) {
     auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue());
     if (!res || (res.getType().getRank() != 0 &&
