@@ -72,16 +72,30 @@ def gemm_model(k, n):
            b=hexdense(bias))
 
 
-def gemv_model(k, n):
-    sw = (0.001 * (1 + np.arange(n) % 7)).astype(np.float32)
-    return """func.func @main(%%x: tensor<1x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxi8>) -> tensor<1x%(n)dxf32> {
-  %%sw = arith.constant %(sw)s : tensor<%(n)dxf32>
-  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(n)dxf32>)
-         rhs_scheme <i8, per_axis(1)>
-         : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dxi8> -> tensor<1x%(n)dxf32>
+# Decode GEMV weight formats (one byte per weight, passed at run time):
+# name -> (storage type, scheme, scale shape as a function of (k, n)).
+GEMV_FORMATS = {
+    "i8 per-channel": ("i8", "<i8, per_axis(1)>", lambda k, n: (n,)),
+    "e4m3 per-group 32 (MXFP8-style)": (
+        "f8E4M3FN", "<f8E4M3FN, per_group(0, 32)>",
+        lambda k, n: (k // 32, n)),
+}
+
+
+def gemv_model(k, n, fmt="i8 per-channel"):
+    elt, scheme, sshape = GEMV_FORMATS[fmt]
+    shape = sshape(k, n)
+    sw = (0.001 * (1 + np.arange(int(np.prod(shape))) % 7)).astype(
+        np.float32).reshape(shape)
+    stype = "x".join(str(d) for d in shape)
+    return """func.func @main(%%x: tensor<1x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dx%(elt)s>) -> tensor<1x%(n)dxf32> {
+  %%sw = arith.constant %(sw)s : tensor<%(stype)sxf32>
+  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(stype)sxf32>)
+         rhs_scheme %(scheme)s
+         : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dx%(elt)s> -> tensor<1x%(n)dxf32>
   return %%y : tensor<1x%(n)dxf32>
 }
-""" % dict(k=k, n=n, sw=hexdense(sw))
+""" % dict(k=k, n=n, sw=hexdense(sw), elt=elt, scheme=scheme, stype=stype)
 
 
 def fgemm_model(k, n, weights):
@@ -179,12 +193,14 @@ def main():
                                              time.time() - t0))
         libs[(k, n)] = lib
     k, n = GEMV_SHAPE
-    gemv_lib = os.path.join(work, "libgemv_%dx%d.so" % (k, n))
-    src = os.path.join(work, "gemv_%dx%d.mlir" % (k, n))
-    with open(src, "w") as f:
-        f.write(gemv_model(k, n))
-    run([os.path.join(bindir, "octet-compile"), src, "--target=host", "-o",
-         gemv_lib])
+    gemv_libs = {}
+    for i, fmt in enumerate(GEMV_FORMATS):
+        gemv_libs[fmt] = os.path.join(work, "libgemv%d_%dx%d.so" % (i, k, n))
+        src = os.path.join(work, "gemv%d_%dx%d.mlir" % (i, k, n))
+        with open(src, "w") as f:
+            f.write(gemv_model(k, n, fmt))
+        run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+             "-o", gemv_libs[fmt]])
 
     flibs = {}
     for (_, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
@@ -247,17 +263,20 @@ def main():
                     out["octet_max_rel"], out["openblas_max_rel"]))
                 rows.append(("fgemm-" + wt, threads, m, k, n, o, s, 0, 0))
         k, n = GEMV_SHAPE
-        out = parse(run([driver, "gemv", gemv_lib, str(k), str(n), str(gib),
-                         str(args.reps)], env=env))
-        o, r, b = (float(out["octet_gbs"]), float(out["read_gbs"]),
-                   float(out["openblas_gbs"]))
-        print("decode GEMV K=%d N=%d over %s copies (%.1f GiB): octet %.2f "
-              "GB/s (%.3f ms) = %.0f%% of read %.2f GB/s; OpenBLAS sgemv "
-              "%.2f GB/s (%.3f ms), octet %.2fx faster per GEMV" % (
-                  k, n, out["copies"], gib, o, float(out["octet_ms"]),
-                  100 * o / r, r, b, float(out["openblas_ms"]),
-                  float(out["openblas_ms"]) / float(out["octet_ms"])))
-        rows.append(("gemv", threads, 1, k, n, o, r, b, 0))
+        for fmt, gemv_lib in gemv_libs.items():
+            out = parse(run([driver, "gemv", gemv_lib, str(k), str(n),
+                             str(gib), str(args.reps)], env=env))
+            o, r, b = (float(out["octet_gbs"]), float(out["read_gbs"]),
+                       float(out["openblas_gbs"]))
+            print("decode GEMV %s K=%d N=%d over %s copies (%.1f GiB): "
+                  "octet %.2f GB/s (%.3f ms) = %.0f%% of read %.2f GB/s; "
+                  "OpenBLAS sgemv %.2f GB/s (%.3f ms), octet %.2fx faster "
+                  "per GEMV" % (
+                      fmt, k, n, out["copies"], gib, o,
+                      float(out["octet_ms"]), 100 * o / r, r, b,
+                      float(out["openblas_ms"]),
+                      float(out["openblas_ms"]) / float(out["octet_ms"])))
+            rows.append(("gemv " + fmt, threads, 1, k, n, o, r, b, 0))
         if threads == 1:
             c = float(parse(run([driver, "ceiling", "9"], env=env))["gbs"])
             print("exact W8A32 GEMV loop with weights in L2 (compute ceiling "

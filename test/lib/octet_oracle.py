@@ -211,6 +211,26 @@ def dequantize(codes, scheme, scale, zp=None, out="f32"):
         return v.astype(FLOAT_TYPES[out])
 
 
+# DESIGN.md's "Bounds" promise for float accumulation (f32 contractions,
+# weight-only and FP8-decoded kernels): with FMA and any summation order,
+# |y - y_exact| <= c * n * u * sum|terms|, u = 2^-24 (f32), n the number of
+# roundings on the longest path (K products and sums, plus the group
+# totals, scale multiplies and bias add), c = BOUND_C. A sum of n terms in
+# any order is within gamma_n = n u / (1 - n u) of the exact one (Higham,
+# Accuracy and Stability of Numerical Algorithms, 3.1); c = 2 covers that
+# (n u < 0.01 here) with the f64 reference's own error (n * 2^-53) and
+# leaves room, while a dropped or doubled term of average size (sum / K)
+# is 1 / (c n K u) times the bound: 90x at K = 300, 7x at K = 1100.
+BOUND_C = 2.0
+F32_U = 2.0 ** -24
+
+
+def accumulation_bound(abs_sum, n_terms, c=BOUND_C):
+    """The Bounds promise for an f32 accumulation of `n_terms` roundings
+    whose terms' magnitudes add up to `abs_sum` (f64 arrays)."""
+    return c * n_terms * F32_U * np.asarray(abs_sum, np.float64)
+
+
 # Relative width of "float noise" around a rounding tie (near_ties): two
 # correct float evaluations of the same activation (another summation order,
 # another BLAS kernel) were measured to differ by up to ~16 ulps of x/scale

@@ -136,6 +136,43 @@ Value mlir::octet::emitFp8BitsToF32(OpBuilder &b, Location loc, Value c,
   return e.bitcast(e.or_(bits, sign), b.getF32Type());
 }
 
+Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
+                                           Value codes, StorageFormat format) {
+  auto vt = cast<VectorType>(codes.getType());
+  auto like = [&](Type t) { return VectorType::get(vt.getShape(), t); };
+  VectorType i16v = like(b.getI16Type()), f32v = like(b.getF32Type());
+  auto c16 = [&](uint16_t v) {
+    return arith::ConstantOp::create(
+        b, loc, i16v, DenseElementsAttr::get(i16v, APInt(16, v)));
+  };
+  auto toF32 = [&](Value halfBits) {
+    Value h = arith::BitcastOp::create(b, loc, like(b.getF16Type()), halfBits);
+    return arith::ExtFOp::create(b, loc, f32v, h).getResult();
+  };
+  if (format == StorageFormat::f8E5M2) {
+    // E5M2 is the top byte of an f16 (same exponent bias 15): inf and NaN
+    // included.
+    Value wide = arith::ExtUIOp::create(b, loc, i16v, codes);
+    return toF32(arith::ShLIOp::create(b, loc, wide, c16(8)));
+  }
+  // E4M3FN: the code sign-extended and shifted left by 7 puts the sign in
+  // bit 15 and the exponent and mantissa in bits 13..7; clearing bit 14
+  // leaves the f16 whose value is 2^-8 times the code's (bias 15 vs 7; the
+  // subnormals line up too), so one exact multiply by 2^8 finishes. The
+  // NaN codes (0x7F, 0xFF) become the quiet NaN with their sign.
+  Value wide = arith::ExtSIOp::create(b, loc, i16v, codes);
+  Value half = arith::AndIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, wide, c16(7)), c16(0xBF80));
+  Emitter e{b, loc, f32v};
+  Value f = arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
+  Value nan = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, wide, c16(0x7F)), c16(0x7F));
+  Value nanBits = e.or_(e.and_(e.bitcast(f, b.getI32Type()), e.i32(0x80000000u)),
+                        e.i32(0x7fc00000u));
+  return e.select(nan, e.bitcast(nanBits, b.getF32Type()), f);
+}
+
 Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
                                 Value scale, Value zeroPoint,
                                 SchemeAttr scheme) {

@@ -51,6 +51,9 @@ std::string GemmConfig::getName() const {
   case Isa::fma:
     name += "wo";
     break;
+  case Isa::fma512:
+    name += "wo512";
+    break;
   }
   name += lhsFp8 ? "_" + fp8Name(lhsFp8)
                  : weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
@@ -109,8 +112,15 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // B block, 256 x 64 bytes of lines, stays in L1). M < MR: the decode
     // kernel (emitWeightOnlyDecode), column strips chosen at run time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
-    c.mc = 72, c.nc = 256, c.kc = c.group ? c.group : 256;
+    c.mc = 72, c.nc = 256, c.kc = 256;
     c.packNr = 16, c.kAlign = 1;
+    break;
+  case Isa::fma512:
+    // 12 x 32 register tile: 24 zmm sums, 2 converted weight vectors, 1
+    // broadcast (of 32 registers); tiles of 96 x 256, K blocks of 256.
+    c.mr = 12, c.nv = 2, c.w = 16, c.kp = 1;
+    c.mc = 96, c.nc = 256, c.kc = 256;
+    c.packNr = 32, c.kAlign = 1;
     break;
   }
 }
@@ -125,7 +135,9 @@ SmallVector<StringRef> mlir::octet::cpu::getRequiredFeatures(Isa isa) {
     return {"avx2",       "avx512f",  "avx512bw", "avx512vl",
             "avx512vnni", "amx-tile", "amx-int8"};
   case Isa::fma:
-    return {};
+    return {"avx2", "fma", "f16c"};
+  case Isa::fma512:
+    return {"avx2", "fma", "f16c", "avx512f"};
   }
   return {};
 }
@@ -177,7 +189,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
     return v.getInt();
   };
   int64_t isa = get("isa");
-  if (isa < 0 || isa > static_cast<int64_t>(Isa::fma))
+  if (isa < 0 || isa > static_cast<int64_t>(Isa::fma512))
     return failure();
   c.isa = static_cast<Isa>(isa);
   c.weightOnly = get("weight_only");

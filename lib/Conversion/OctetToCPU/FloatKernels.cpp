@@ -19,11 +19,9 @@ using namespace mlir::octet::cpu;
 Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (c.floatRhs)
     return loadVec(f32, c.w, ptr, mask);
-  if (c.rhsFp8) {
-    Value codes = loadVec(i8, c.w, ptr, mask);
-    Value bits = arith::ExtUIOp::create(b, loc, vec(c.w, i32), codes);
-    return emitFp8BitsToF32(b, loc, bits, *c.rhsFp8);
-  }
+  if (c.rhsFp8)
+    return emitFp8CodesToF32ViaF16(b, loc, loadVec(i8, c.w, ptr, mask),
+                                   *c.rhsFp8);
   if (c.rhsNibbles) {
     // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes
     // bits [4i, 4i + 4) of the word.
@@ -87,14 +85,17 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
     addrs.push_back(add(cptr, cst(v * c.w * 4)));
   SmallVector<Value> accs = zerosOrLoad(groupFirst, accTy, addrs, 4);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
-  // Prefetch kPrefetchRows rows ahead: the strip's rows are runs of a few
-  // KB, a row apart.
+  // Prefetch kPrefetchRows rows ahead, every 64-byte line of the group's
+  // columns: the strip's rows are runs of a few KB, a row apart.
   constexpr int64_t kPrefetchRows = 16;
+  int64_t groupBytes = vecOffset(nv);
   if (!masked)
     for (int64_t r = 0; r < ku; ++r)
-      LLVM::Prefetch::create(
-          b, loc, toPtr(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0)),
-          /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
+      for (int64_t line = 0; line < groupBytes; line += 64)
+        LLVM::Prefetch::create(
+            b, loc,
+            at(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0), cst(line)),
+            /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
   // k in order for every column: the f32 sums of the reference lowering.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
@@ -102,8 +103,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
     Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v) {
       Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
-      Value prod = arith::MulFOp::create(b, loc, x, wf);
-      accs[v] = arith::AddFOp::create(b, loc, accs[v], prod);
+      accs[v] = vector::FMAOp::create(b, loc, x, wf, accs[v]);
     }
   }
   OpBuilder::InsertionGuard g(b);
@@ -267,10 +267,11 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
   int64_t mr = c.mr;
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
-  // The panel's K block, converted to f32 once (minus the zero point) into
-  // the contiguous [k][nv * w] buffer `packed`: every MR-row tile of the
-  // panel reads it from L1 (rows of the rhs itself are N apart, which maps
-  // a whole block onto a few L1 sets) and no tile converts again.
+  // The panel's K block, converted to f32 once (minus the zero point, times
+  // the group's scale for per-group scales) into the contiguous
+  // [k][nv * w] buffer `packed`: every MR-row tile of the panel reads it
+  // from L1 (rows of the rhs itself are N apart, which maps a whole block
+  // onto a few L1 sets) and no tile converts again.
   {
     auto pLoop = forLoop(kc0, kc1, 1);
     OpBuilder::InsertionGuard g2(b);
@@ -278,9 +279,14 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value k = pLoop.getInductionVar();
     Value row = rowAddr(k, nv0);
     Value dst = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
-    for (int64_t v = 0; v < nv; ++v)
-      store(weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]),
-            at(dst, cst(v * c.w * 4)), 32);
+    Value g = c.group ? div(k, cst(c.group)) : Value();
+    for (int64_t v = 0; v < nv; ++v) {
+      Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
+      if (c.group)
+        wf = arith::MulFOp::create(b, loc, wf,
+                                   groupScale(g, nv0, v, masks[v]));
+      store(wf, at(dst, cst(v * c.w * 4)), 32);
+    }
   }
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
@@ -297,15 +303,11 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                    cst(4)));
   };
   auto sumPtr = [&](int64_t i, int64_t v) { return toPtr(sumAddr(i, v)); };
-  // Per-group scales: a K block is one group, its sums start at +0.0 and
-  // the scratch keeps the scaled totals instead.
-  Value fresh = c.group ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                        : first;
   SmallVector<Value> addrs;
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t v = 0; v < nv; ++v)
       addrs.push_back(sumAddr(i, v));
-  SmallVector<Value> init = zerosOrLoad(fresh, accTy, addrs, 4);
+  SmallVector<Value> init = zerosOrLoad(first, accTy, addrs, 4);
   auto kLoop = forLoop(kc0, kc1, 1, init);
   {
     OpBuilder::InsertionGuard g2(b);
@@ -320,25 +322,14 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value aK = add(aTile, mul(sub(k, kc0), cst(mr * 4)));
     for (int64_t i = 0; i < mr; ++i) {
       Value x = splat(load(f32, at(aK, cst(i * 4)), 4), c.w);
-      for (int64_t v = 0; v < nv; ++v) {
-        Value prod = arith::MulFOp::create(b, loc, x, wf[v]);
+      for (int64_t v = 0; v < nv; ++v)
         accs[i * nv + v] =
-            arith::AddFOp::create(b, loc, accs[i * nv + v], prod);
-      }
+            vector::FMAOp::create(b, loc, x, wf[v], accs[i * nv + v]);
     }
     scf::YieldOp::create(b, loc, accs);
   }
   SmallVector<Value> results(kLoop.getResults().begin(),
                              kLoop.getResults().end());
-  if (c.group) {
-    Value g = div(kc0, cst(c.group));
-    for (int64_t i = 0; i < mr; ++i) {
-      SmallVector<Value> totals =
-          groupTotals(ArrayRef<Value>(results).slice(i * nv, nv), first,
-                      sumAddr(i, 0), g, nv0, masks);
-      std::copy(totals.begin(), totals.end(), results.begin() + i * nv);
-    }
-  }
   auto fin = scf::IfOp::create(b, loc, last, true);
   b.setInsertionPointToStart(fin.thenBlock());
   for (int64_t i = 0; i < mr; ++i) {

@@ -38,9 +38,10 @@ std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
     [[fallthrough]];
   case StrategyKind::weight_only:
     // The f32 loop nests on an x86 float unit.
-    if (strategy.getUnit() == KernelUnit::fma ||
-        strategy.getUnit() == KernelUnit::avx512_fma)
+    if (strategy.getUnit() == KernelUnit::fma)
       return Isa::fma;
+    if (strategy.getUnit() == KernelUnit::avx512_fma)
+      return Isa::fma512;
     return std::nullopt;
   case StrategyKind::native:
   case StrategyKind::compensated:
@@ -175,8 +176,8 @@ static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
 
 /// The weight-only / FP8 kernel of a float or FP8 lhs (`lhsFp8`: its
 /// scheme when FP8; `fp8`: FP8 codes on the rhs; `nibbles`: 4-bit rhs
-/// codes); the reason otherwise.
-static LogicalResult planWeightOnly(MatmulOp op,
+/// codes), with zmm vectors when `isa` is fma512; the reason otherwise.
+static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
                                     std::optional<SchemeAttr> lhsFp8,
                                     bool fp8, bool nibbles, Plan &plan,
                                     std::string &why) {
@@ -186,7 +187,8 @@ static LogicalResult planWeightOnly(MatmulOp op,
   if (!lhsFp8 && !lhsType.getElementType().isF32())
     return reject(why, "float lhs is not f32");
   c.weightOnly = true;
-  c.isa = Isa::fma;
+  // 4-bit rows are padded to 8 codes (one i32 word per ymm vector).
+  c.isa = isa == Isa::fma512 && !nibbles ? Isa::fma512 : Isa::fma;
   if (fp8) {
     c.rhsFp8 = rhsScheme.getFormat();
     if (lhsFp8) {
@@ -196,8 +198,9 @@ static LogicalResult planWeightOnly(MatmulOp op,
         return reject(why, "lhs scale is not per-tensor or per-row");
       c.sa = *sa;
     }
-    if (c.group)
-      return reject(why, "per-group FP8 rhs scales");
+    // The epilogue applies no lhs scale after per-group rhs scales.
+    if (c.group && lhsFp8)
+      return reject(why, "per-group FP8 rhs scales with an FP8 lhs");
   }
   // A transposed constant is transposed once here instead of on every
   // call; any other rhs is read where it is. 4-bit codes are packed two
@@ -281,7 +284,7 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
       failed(planEpilogue(op, plan, why)))
     return failure();
   if (op.hasFloatLhs() || lhsFp8) {
-    if (failed(planWeightOnly(op, lhsFp8, fp8, nibbles, plan, why)))
+    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, plan, why)))
       return failure();
     return plan;
   }
@@ -357,10 +360,11 @@ mlir::octet::cpu::matchFloatContraction(linalg::LinalgOp op,
   return fc;
 }
 
-Plan mlir::octet::cpu::planFloatContraction(const FloatContraction &fc) {
+Plan mlir::octet::cpu::planFloatContraction(const FloatContraction &fc,
+                                            bool avx512) {
   Plan plan;
   GemmConfig &c = plan.config;
-  c.isa = Isa::fma;
+  c.isa = avx512 ? Isa::fma512 : Isa::fma;
   c.weightOnly = true;
   c.floatRhs = true;
   c.sb = Param::none;

@@ -61,8 +61,8 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
 FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,
                                                   std::string &why);
 
-/// The plan of the f32 kernels for `fc`.
-Plan planFloatContraction(const FloatContraction &fc);
+/// The plan of the f32 kernels for `fc` (zmm vectors when `avx512`).
+Plan planFloatContraction(const FloatContraction &fc, bool avx512);
 
 } // namespace cpu
 } // namespace octet

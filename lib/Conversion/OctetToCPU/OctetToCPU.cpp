@@ -129,7 +129,8 @@ struct ConvertOctetToCPUPass
       eraseDeadTranspose(rewriter, rhsDef);
     }
     if (floatKernels && target->arch == target::Arch::x86)
-      lowerFloatContractions(module, rewriter);
+      lowerFloatContractions(module, rewriter,
+                             target->hostFeatures.contains("avx512f"));
   }
 
   /// The transpose read through at compile time (and its operands, the
@@ -148,7 +149,8 @@ struct ConvertOctetToCPUPass
         rewriter.eraseOp(d);
   }
 
-  void lowerFloatContractions(ModuleOp module, IRRewriter &rewriter) {
+  void lowerFloatContractions(ModuleOp module, IRRewriter &rewriter,
+                              bool avx512) {
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
@@ -164,7 +166,7 @@ struct ConvertOctetToCPUPass
                            << why << ")";
         continue;
       }
-      Plan plan = planFloatContraction(*fc);
+      Plan plan = planFloatContraction(*fc, avx512);
       Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
       Operation *rhsDef = fc->rhs.getDefiningOp();
       rewriter.setInsertionPoint(op);

@@ -58,8 +58,7 @@ func.func @w8a8(%x: tensor<?x128xi8>, %sx: tensor<?xf32>) -> tensor<?x64xf32> {
 // CHECK-LABEL: func.func private @__octet_cpu_wo_f32s8_san_sbv_zan_zbv
 // CHECK: arith.extsi %{{.*}} : vector<8xi8> to vector<8xi32>
 // CHECK: arith.subi
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK: vector.fma {{.*}} : vector<8xf32>
 func.func @w8a32(%x: tensor<1x96xf32>, %w: tensor<96x40xi8>, %sw: tensor<40xf32>, %zw: tensor<40xi32>) -> tensor<1x40xf32> {
   %y = octet.matmul %x, %w rhs_scale(%sw : tensor<40xf32>)
          rhs_zero_point(%zw : tensor<40xi32>) rhs_scheme <i8, per_axis(1), asymmetric>
@@ -165,10 +164,15 @@ func.func @transposed_constant_weight_only(%x: tensor<4x2xf32>, %sw: tensor<f32>
 // CHECK-NOT: linalg.batch_matmul
 // CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<3x?x5xf32>
 // CHECK: constant @__octet_cpu_wo_f32f32t_batch
+// On an AVX-512 level the same contractions take the zmm kernels.
+// VNNI-LABEL: func.func @float_matmul
+// VNNI: constant @__octet_cpu_wo512_f32f32_san_sbn_zan_zbn
+// VNNI-LABEL: func.func private @__octet_cpu_wo512_f32f32_san_sbn_zan_zbn(
+// VNNI-SAME: target_features = #llvm.target_features<["+avx2", "+fma", "+f16c", "+avx512f"]>
+// VNNI: vector.fma {{.*}} : vector<16xf32>
 // CHECK-LABEL: func.func private @__octet_cpu_wo_f32f32_san_sbn_zan_zbn(
-// CHECK: arith.mulf
-// CHECK: arith.addf
-// CHECK-NOT: math.fma
+// CHECK-SAME: target_features = #llvm.target_features<["+avx2", "+fma", "+f16c"]>
+// CHECK: vector.fma {{.*}} : vector<8xf32>
 // CHECK-LABEL: func.func private @__octet_cpu_wo_f32f32t_batch
 func.func @float_matmul(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>

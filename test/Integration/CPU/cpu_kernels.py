@@ -1,13 +1,14 @@
 """The generated CPU kernels (convert-octet-to-cpu) against the numpy oracle
-of octet.matmul (test/Integration/Matmul/matmul_oracle.py), bit for bit.
+of octet.matmul (test/Integration/Matmul/matmul_oracle.py).
 
 usage: cpu_kernels.py --isa avx2|avx512-vnni|amx-int8 [CASE...]
 
 Every case is first lowered with `octet-opt --convert-octet-to-cpu{isa=...}`
 to check that the generated kernel (not the portable lowering) takes it,
 then JIT-run by octet-run with the same kernel family forced, and compared
-with the oracle: integer sums are exact, the weight-only f32 sums follow k
-in order per column (as the oracle does), so every case is bit-exact.
+with the oracle: integer GEMMs bit for bit (DESIGN.md's "Bits"), the
+weight-only and FP8 kernels (f32 FMA sums in their own order) within the
+Bounds promise against f64 sums (matmul_oracle.check_bounds).
 Shapes cover M = 1, K not a multiple of 64 (and larger than a K cache
 block), N prime, tails of every tile and cache block, and codes at the
 extremes of their range (where vpmaddubsw would saturate).
@@ -125,6 +126,30 @@ CASES = {
     "wo_fp8_e4m3_weights_m7": dict(
         lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(7, 96),
         rshape=(96, 33), arg_rhs=True),
+    # FP8 weights per group of K rows (MXFP8 and fp8-g32 recipes): decode
+    # and tiled loop nests, e4m3 and e5m2.
+    "wo_fp8_e4m3_group32_m1": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(1, 256),
+        rshape=(256, 131), bias=True),
+    "wo_fp8_e5m2_group64_m40_relu": dict(
+        lhs=None, rhs=S("f8E5M2", "per_group", 0, 64), lshape=(40, 320),
+        rshape=(320, 70), relu=True, transposed_rhs=True),
+    # Every FP8 code (row 0 of the weights holds codes 0..255, the other
+    # rows zeros): each result is one decoded code times a scale, so a
+    # wrong decode of any code (subnormals, -0, the largest values, NaN,
+    # inf) is far outside the bound; NaN and inf results must match.
+    "wo_fp8_e4m3_every_code_m1": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(1, 8),
+        rshape=(8, 256), fill="every_code"),
+    "wo_fp8_e4m3_every_code_m7": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(7, 8),
+        rshape=(8, 256), fill="every_code", arg_rhs=True),
+    "wo_fp8_e5m2_every_code_m1": dict(
+        lhs=None, rhs=S("f8E5M2", "per_axis", 1), lshape=(1, 8),
+        rshape=(8, 256), fill="every_code", arg_rhs=True),
+    "wo_fp8_e5m2_every_code_m9": dict(
+        lhs=None, rhs=S("f8E5M2", "per_axis", 1), lshape=(9, 8),
+        rshape=(8, 256), fill="every_code"),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),
@@ -133,6 +158,10 @@ CASES = {
 
 def filled_codes(kind):
     def codes(scheme, shape):
+        if kind == "every_code":  # row 0: codes 0..255 (uint8 bits)
+            c = np.zeros(shape, np.uint8)
+            c[0] = np.arange(shape[1]) % 256
+            return c
         if kind == "min":
             v = scheme.qmin
         else:  # u8 codes at 255, i8 codes at -128

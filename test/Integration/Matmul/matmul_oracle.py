@@ -1,17 +1,22 @@
-"""octet.matmul against an independent numpy oracle, bit for bit.
+"""octet.matmul against an independent numpy oracle.
 
 Each case writes a module with one octet.matmul, JIT-runs it with octet-run
-(octet's host lowering) on random codes and parameters, and compares every
-result bit with the oracle below, which follows the op's definition:
+(octet's host lowering) on random codes and parameters, and compares the
+results with the oracle below, which follows the op's definition:
 
   integer:  acc = sum_k (A - za)(B - zb) exactly (int64 here, must fit i32);
             y = float32(acc) * (sa * sb)                         (no groups)
             y = (sum_g float32(acc_g) * sb[g]) * sa, g in order  (groups)
-  float lhs / FP8: acc = sum_k a * b in float32, k in order (the lowering
-            keeps the reduction sequential; the CPU codegen may reassociate
-            later and will then test with a tolerance)
-  then + bias, relu = max(y, 0), and quantize with the octet rules or round
-  to the result float type.
+            then + bias, relu = max(y, 0): every result bit for bit
+            (DESIGN.md's "Bits").
+  float lhs / FP8: the same formula in f64 from the decoded values, and the
+            result must lie within octet_oracle.accumulation_bound of it
+            (DESIGN.md's "Bounds": the kernels use FMA and any order), plus
+            the rounding to the result type; a requantized result must lie
+            between the codes of y - bound and y + bound (so a code may
+            differ only where the exact value is that close to a rounding
+            midpoint; the flips are counted and printed).
+  then quantize with the octet rules or round to the result float type.
 """
 
 import sys
@@ -53,8 +58,17 @@ def decode(codes, scheme):
     return codes.astype(np.uint8).view(scheme.format.fp8).astype(np.float32)
 
 
+def is_float_accumulation(case):
+    """Float lhs or FP8 rhs: f32 accumulation, under the Bounds promise."""
+    return case["lhs"] is None or case["rhs"].format.is_fp8
+
+
 def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
+    """The result of the op: codes or floats (Bits cases), or, for float
+    accumulation, (y, bound) in f64 before the result's rounding."""
     ls, rs, os_ = case["lhs"], case["rhs"], case.get("out")
+    fl = is_float_accumulation(case)
+    FT = np.float64 if fl else F32
     batched = A.ndim == 3
     if not batched:
         A = A[None]
@@ -66,14 +80,15 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
     # The rhs zero points over the whole rhs (its scheme's axis counts the
     # batch dimension of a batched rhs), sliced per batch below.
     zb_full = None if zb is None else rs.expand(zb, B.shape)
-    out = []
+    out, outabs = [], []
     for bi in range(A.shape[0]):
         a, b = A[bi], Bb[bi]
         sbb = sb[bi] if (sb.ndim == 3) else sb
         zbb = None if zb is None else (
             zb_full[bi] if B.ndim == 3 else zb_full)
         M, N = a.shape[0], b.shape[1]
-        if ls is not None and not rs.format.is_fp8:
+        absaccs = [np.zeros((M, N))] * G
+        if not fl:
             ai = a.astype(np.int64)
             if za is not None:
                 zab = za[bi] if za.ndim == 3 else za
@@ -87,48 +102,88 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
                 assert np.abs(acc).max() < 2 ** 31
             accs = [acc.astype(np.float32) for acc in accs]
         else:
-            if ls is None:
-                af = a.astype(np.float32)
-            else:
-                af = decode(a, ls)
+            af = (a if ls is None else decode(a, ls)).astype(np.float64)
             if rs.format.is_fp8:
-                bf = decode(b, rs)
+                bf = decode(b, rs).astype(np.float64)
             else:
-                bint = b.astype(np.int32)
+                bint = b.astype(np.int64)
                 if zbb is not None:
                     bint = bint - zbb
-                bf = bint.astype(np.float32)
-            accs = []
-            for g in range(G):
-                acc = np.zeros((M, N), np.float32)
-                for k in range(g * gsz, (g + 1) * gsz):
-                    acc = acc + af[:, k:k + 1] * bf[k:k + 1, :]
-                accs.append(acc)
+                bf = bint.astype(np.float64)
+            sl = [slice(g * gsz, (g + 1) * gsz) for g in range(G)]
+            accs = [af[:, s_] @ bf[s_] for s_ in sl]
+            absaccs = [np.abs(af[:, s_]) @ np.abs(bf[s_]) for s_ in sl]
         sa_ = None
         if ls is not None:
             sab = sa[bi] if sa.ndim == 3 else sa
-            sa_ = (sab.reshape(-1, 1) if sab.ndim == 1 else sab).astype(F32)
+            sa_ = (sab.reshape(-1, 1) if sab.ndim == 1 else sab).astype(FT)
         if grouped:
-            t = np.zeros((M, N), np.float32)
+            t = np.zeros((M, N), FT)
+            tabs = np.zeros((M, N))
             for g in range(G):
-                t = t + accs[g] * sbb[g:g + 1, :]
+                t = t + accs[g] * sbb[g:g + 1, :].astype(FT)
+                tabs = tabs + absaccs[g] * np.abs(sbb[g:g + 1, :])
             y = t * sa_ if sa_ is not None else t
+            yabs = tabs * np.abs(sa_) if sa_ is not None else tabs
         else:
-            s = (sbb.reshape(1, -1) if sbb.ndim == 1 else sbb).astype(F32)
+            s = (sbb.reshape(1, -1) if sbb.ndim == 1 else sbb).astype(FT)
             if sa_ is not None:
                 s = sa_ * s
             y = accs[0] * s
+            yabs = absaccs[0] * np.abs(s)
         if bias is not None:
-            y = y + bias.reshape(1, -1)
+            y = y + bias.reshape(1, -1).astype(FT)
+            yabs = yabs + np.abs(bias.reshape(1, -1))
         if case.get("relu"):
-            y = np.maximum(y, F32(0))
+            y = np.maximum(y, FT(0))
         out.append(y)
+        outabs.append(yabs)
     y = np.stack(out)
+    yabs = np.stack(outabs)
     if not batched:
-        y = y[0]
+        y, yabs = y[0], yabs[0]
+    if fl:
+        return y, o.accumulation_bound(yabs, K + G + 3)
     if os_ is not None:
         return o.quantize(y, os_, so, zo)
     return y.astype(o.FLOAT_TYPES[case.get("res", "f32")])
+
+
+# Unit round-off of the result types (the last rounding of a float result).
+RESULT_U = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+
+
+def check_bounds(case, got_v, want, so, zo):
+    """Bounds check of a float-accumulation result (see the docstring):
+    (ok, message). `want` is oracle()'s (y, bound)."""
+    y, bound = want
+    os_ = case.get("out")
+    if os_ is None:
+        u = RESULT_U[case.get("res", "f32")]
+        g = got_v.astype(np.float64)
+        # Where the exact result is NaN or infinite (NaN / inf codes) the
+        # result must be the same; the bound applies everywhere else.
+        special = ~np.isfinite(y)
+        y_ = np.where(special, 0.0, y)
+        lim = np.where(special, 0.0, bound + u * (np.abs(y_) + bound))
+        with np.errstate(invalid="ignore"):
+            err = np.where(special, 0.0, np.abs(g - y_))
+        bad = ~(err <= lim) | (special & ~((np.isnan(y) & np.isnan(g)) |
+                                           (y == g)))
+        worst = float(np.max(err / np.maximum(lim, 1e-300)))
+        return not bad.any(), bad, "max error / bound %.3f" % worst
+    # The codes of y - bound and y + bound enclose every correct code
+    # (quantize is monotone); widened by the f32 rounding of y itself.
+    lim = bound * 1.001 + 2.0 ** -23 * np.abs(y)
+    lo = o.quantize((y - lim).astype(np.float32), os_, so, zo)
+    hi = o.quantize((y + lim).astype(np.float32), os_, so, zo)
+    mid = o.quantize(y.astype(np.float32), os_, so, zo)
+    if os_.format.is_fp8:
+        lo, hi, mid, got_v = (decode(v, os_) for v in (lo, hi, mid, got_v))
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    bad = (got_v < lo) | (got_v > hi)
+    flips = int(np.count_nonzero(got_v != mid))
+    return not bad.any(), bad, "%d code(s) one step off at a near-tie" % flips
 
 
 def storage_type(shape, scheme):
@@ -228,9 +283,20 @@ def run_case(name, case):
     want = oracle(case, A, B, sa, za, sb, zb, bias, so, zo)
     if os_ is not None:
         got_v = o.npy_to_codes(got, os_)
-        ok = np.array_equal(got_v.astype(np.int64), want.astype(np.int64))
     else:
         got_v = o.npy_to_floats(got, case.get("res", "f32"))
+    if is_float_accumulation(case):
+        ok, bad, how = check_bounds(case, got_v, want, so, zo)
+        print("%-28s %s  (%d values; within bounds: %s)" % (
+            name, "ok" if ok else "MISMATCH", np.asarray(got_v).size, how))
+        for idx in np.argwhere(bad)[:5]:
+            idx = tuple(idx)
+            print("   at %s: got %r, exact %r +- %.3g" % (
+                idx, got_v[idx], want[0][idx], want[1][idx]))
+        return ok
+    if os_ is not None:
+        ok = np.array_equal(got_v.astype(np.int64), want.astype(np.int64))
+    else:
         ok = np.array_equal(o.bits(got_v), o.bits(want))
     print("%-28s %s  (%d values)" % (name, "ok" if ok else "MISMATCH",
                                     np.asarray(want).size))

@@ -28,8 +28,12 @@ enum class Isa {
   avx2,    ///< Exact s16 pairs: vpmovsxbw + vpmaddwd + vpaddd (ymm).
   vnni512, ///< AVX-512 VNNI vpdpbusd (zmm), A + 128 with compensation.
   amx,     ///< AMX-INT8 tdpbssd tiles.
-  fma      ///< Weight-only: f32 FMA-class vector code (any x86-64 level).
+  fma,     ///< Weight-only / f32: vfmadd231ps ymm (AVX2 + FMA).
+  fma512   ///< Weight-only / f32: vfmadd231ps zmm (AVX-512F).
 };
+
+/// True for the f32 FMA kernels (weight-only, FP8 decoded, f32 x f32).
+inline bool isFloatIsa(Isa isa) { return isa == Isa::fma || isa == Isa::fma512; }
 
 /// How a parameter varies: absent, one value, or one per row (lhs) or per
 /// column (rhs, output).
