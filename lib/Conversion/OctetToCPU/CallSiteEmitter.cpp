@@ -180,9 +180,10 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
 Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
   int64_t k = plan.k, n = plan.n;
   if (plan.rhsConstant && c.rhsNibbles) {
-    // Two codes per byte, low nibble first; rows padded to 8 codes.
+    // Two codes per byte, low nibble first; rows padded to the kernel's
+    // vector width (8 or 16 codes), so whole-vector loads stay in the row.
     RhsCodes codes = readRhsCodes(plan);
-    int64_t rowBytes = (n + 7) / 8 * 4;
+    int64_t rowBytes = (n + c.w - 1) / c.w * (c.w / 2);
     std::vector<uint8_t> packed(static_cast<size_t>(k * rowBytes), 0);
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < n; ++j)

@@ -297,9 +297,9 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   ctxPtr = ctx;
   batchTasks = field(kBatchTasks), strideA = field(kStrideA),
   strideB = field(kStrideB), strideC = field(kStrideC);
-  ldb = c.rhsNibbles ? div(add(N, cst(7)), cst(8)) : N;
+  ldb = c.rhsNibbles ? div(add(N, cst(c.w - 1)), cst(c.w)) : N;
   if (c.rhsNibbles)
-    ldb = mul(ldb, cst(4)); // bytes per padded row
+    ldb = mul(ldb, cst(c.w / 2)); // bytes per row padded to w codes
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());

@@ -1,12 +1,15 @@
 //===- FloatKernels.cpp - Weight-only, FP8 and f32 CPU kernels ------------===//
 //
-// The f32 loop nests of the weight-only (f32 x i8/u8/i4/u4, per-group
-// scales), FP8 (decoded to f32) and f32 x f32 kernels. They convert the
-// rhs codes to f32 on the fly and keep k sequential for every output
-// (separate multiply and add), so their f32 sums are the reference
-// lowering's, bit for bit: for decode (M < MR) one column strip per thread
-// streams whole rows of the weights; from MR rows on, an MR x 16 register
-// tile reuses each converted weight vector for MR rows.
+// The f32 loop nests of the weight-only (f32 x i8/u8/i4/u4/FP8, per-column
+// or per-group scales), FP8 x FP8 (decoded to f32) and f32 x f32 kernels,
+// in ymm (Isa::fma) or zmm (Isa::fma512) vectors. Float accumulation is
+// under DESIGN.md's "Bounds" promise: the sums use FMA (vector.fma ->
+// vfmadd231ps) and the tiles' own order, and the tests hold them to
+// octet_oracle.accumulation_bound against f64 sums. For decode (M < MR)
+// one column strip per thread streams whole rows of the weights, keeping
+// per-group sums and scaled totals in the thread's scratch; from MR rows
+// on, each K block of a column panel is converted to f32 once (times its
+// group's scale) and an MR x (nv * w) register tile reuses it for MR rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,14 +26,25 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
     return emitFp8CodesToF32ViaF16(b, loc, loadVec(i8, c.w, ptr, mask),
                                    *c.rhsFp8);
   if (c.rhsNibbles) {
-    // 8 codes in 4 bytes (rows are padded: no mask needed): lane i takes
-    // bits [4i, 4i + 4) of the word.
+    // 8 codes per 4-byte word (rows are padded to w codes: no mask needed):
+    // lane i takes bits [4 (i % 8), 4 (i % 8) + 4) of word i / 8 (one word
+    // broadcast for ymm, two words spread by a permute for zmm).
     VectorType v32 = vec(c.w, i32);
-    Value word = splat(load(i32, ptr, 1), c.w);
+    Value word;
+    if (c.w == 8) {
+      word = splat(load(i32, ptr, 1), c.w);
+    } else {
+      int64_t words = c.w / 8;
+      Value pair = load(vec(words, i32), ptr, 1);
+      SmallVector<int64_t> spread;
+      for (int64_t i = 0; i < c.w; ++i)
+        spread.push_back(i / 8);
+      word = vector::ShuffleOp::create(b, loc, pair, pair, spread);
+    }
     auto shifts = [&](int64_t base, int64_t step) {
       SmallVector<int32_t> v;
       for (int64_t i = 0; i < c.w; ++i)
-        v.push_back(static_cast<int32_t>(base + step * i));
+        v.push_back(static_cast<int32_t>(base + step * (i % 8)));
       return arith::ConstantOp::create(b, loc,
                                        DenseIntElementsAttr::get(v32, v));
     };

@@ -187,8 +187,7 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (!lhsFp8 && !lhsType.getElementType().isF32())
     return reject(why, "float lhs is not f32");
   c.weightOnly = true;
-  // 4-bit rows are padded to 8 codes (one i32 word per ymm vector).
-  c.isa = isa == Isa::fma512 && !nibbles ? Isa::fma512 : Isa::fma;
+  c.isa = isa == Isa::fma512 ? Isa::fma512 : Isa::fma;
   if (fp8) {
     c.rhsFp8 = rhsScheme.getFormat();
     if (lhsFp8) {

@@ -54,7 +54,7 @@ struct GemmConfig {
   bool floatRhs = false, rhsTransposed = false, batched = false;
   /// Weight-only: rhs scales per group of `group` rows of K (0: per column
   /// or per tensor); `rhsNibbles`: 4-bit codes packed two per byte (low
-  /// nibble first) at compile time, rows padded to a multiple of 8 codes.
+  /// nibble first) at compile time, rows padded to a multiple of w codes.
   int64_t group = 0;
   bool rhsNibbles = false;
   /// FP8 operands of the f32 loop nests (decoded per the numerics
