@@ -76,6 +76,8 @@ def gemm_model(k, n):
 # name -> (storage type, scheme, scale shape as a function of (k, n)).
 GEMV_FORMATS = {
     "i8 per-channel": ("i8", "<i8, per_axis(1)>", lambda k, n: (n,)),
+    "e4m3 per-channel": ("f8E4M3FN", "<f8E4M3FN, per_axis(1)>",
+                         lambda k, n: (n,)),
     "e4m3 per-group 32 (MXFP8-style)": (
         "f8E4M3FN", "<f8E4M3FN, per_group(0, 32)>",
         lambda k, n: (k // 32, n)),

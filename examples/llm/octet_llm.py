@@ -643,12 +643,7 @@ class Builder:
                  "--%s=%s report=%s" % (pass_name, opts, report),
                  "--emit-bytecode", "-o", mlir], "octet-opt --" + pass_name)
             self.log("  %.1f s" % (time.time() - t))
-            # (FP8 with per-group scales stays unfolded: the CPU kernels
-            # reject per-group FP8 scales, and the portable octet.matmul
-            # loops are far slower than dequantize + the f32 kernel.)
-            fp8_groups = ("format=mxfp8" in opts or (
-                "format=f8" in opts and "granularity=per-group" in opts))
-            if pass_name == "octet-quantize-weights" and not fp8_groups:
+            if pass_name == "octet-quantize-weights":
                 # octet-quantize folds the scales into octet.matmul itself;
                 # the pass alone leaves dequantize + linalg, which would run
                 # as a dequantize of every weight per call (and a float
