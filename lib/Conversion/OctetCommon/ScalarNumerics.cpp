@@ -159,18 +159,23 @@ Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
   // bit 15 and the exponent and mantissa in bits 13..7; clearing bit 14
   // leaves the f16 whose value is 2^-8 times the code's (bias 15 vs 7; the
   // subnormals line up too), so one exact multiply by 2^8 finishes. The
-  // NaN codes (0x7F, 0xFF) become the quiet NaN with their sign.
+  // NaN codes (0x7F, 0xFF: all of bits 0..6 set) get an all-ones f16
+  // exponent instead, a quiet NaN (mantissa 0x380) with their sign.
   Value wide = arith::ExtSIOp::create(b, loc, i16v, codes);
   Value half = arith::AndIOp::create(
       b, loc, arith::ShLIOp::create(b, loc, wide, c16(7)), c16(0xBF80));
-  Emitter e{b, loc, f32v};
-  Value f = arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
+  VectorType i8v = like(b.getI8Type());
+  auto c8 = [&](uint8_t v) {
+    return arith::ConstantOp::create(
+        b, loc, i8v, DenseElementsAttr::get(i8v, APInt(8, v)));
+  };
   Value nan = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, loc, wide, c16(0x7F)), c16(0x7F));
-  Value nanBits = e.or_(e.and_(e.bitcast(f, b.getI32Type()), e.i32(0x80000000u)),
-                        e.i32(0x7fc00000u));
-  return e.select(nan, e.bitcast(nanBits, b.getF32Type()), f);
+      arith::OrIOp::create(b, loc, codes, c8(0x80)), c8(0xFF));
+  half = arith::SelectOp::create(
+      b, loc, nan, arith::OrIOp::create(b, loc, half, c16(0x7C00)), half);
+  Emitter e{b, loc, f32v};
+  return arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
 }
 
 Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
