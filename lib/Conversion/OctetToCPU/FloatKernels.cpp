@@ -110,7 +110,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
             b, loc,
             at(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0), cst(line)),
             /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
-  // k in order for every column: the f32 sums of the reference lowering.
+  // The rows in order, one FMA per weight vector.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
     Value x = splat(lhsValue(add(mul(m, lda), k)), c.w);

@@ -360,10 +360,10 @@ mlir::octet::cpu::matchFloatContraction(linalg::LinalgOp op,
 }
 
 Plan mlir::octet::cpu::planFloatContraction(const FloatContraction &fc,
-                                            bool avx512) {
+                                            Isa isa) {
   Plan plan;
   GemmConfig &c = plan.config;
-  c.isa = avx512 ? Isa::fma512 : Isa::fma;
+  c.isa = isa;
   c.weightOnly = true;
   c.floatRhs = true;
   c.sb = Param::none;

@@ -61,8 +61,9 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
 FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,
                                                   std::string &why);
 
-/// The plan of the f32 kernels for `fc` (zmm vectors when `avx512`).
-Plan planFloatContraction(const FloatContraction &fc, bool avx512);
+/// The plan of the f32 kernels for `fc` in kernel family `isa` (fma or
+/// fma512).
+Plan planFloatContraction(const FloatContraction &fc, Isa isa);
 
 } // namespace cpu
 } // namespace octet

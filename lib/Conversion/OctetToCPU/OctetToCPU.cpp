@@ -128,9 +128,16 @@ struct ConvertOctetToCPUPass
       // weights among them) are dead unless something else uses them.
       eraseDeadTranspose(rewriter, rhsDef);
     }
-    if (floatKernels && target->arch == target::Arch::x86)
+    if (floatKernels && target->arch == target::Arch::x86) {
+      // The family of the target's f32 x f32 row in the capability table
+      // (vfmadd231ps zmm on the AVX-512 levels), as for octet.matmul.
+      const target::KernelRow *row = target::findKernel(
+          target->id, target::Elem::f32, target::Elem::f32);
       lowerFloatContractions(module, rewriter,
-                             target->hostFeatures.contains("avx512f"));
+                             row && row->unit == KernelUnit::avx512_fma
+                                 ? Isa::fma512
+                                 : Isa::fma);
+    }
   }
 
   /// The transpose read through at compile time (and its operands, the
@@ -150,7 +157,7 @@ struct ConvertOctetToCPUPass
   }
 
   void lowerFloatContractions(ModuleOp module, IRRewriter &rewriter,
-                              bool avx512) {
+                              Isa family) {
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
@@ -166,7 +173,7 @@ struct ConvertOctetToCPUPass
                            << why << ")";
         continue;
       }
-      Plan plan = planFloatContraction(*fc, avx512);
+      Plan plan = planFloatContraction(*fc, family);
       Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
       Operation *rhsDef = fc->rhs.getDefiningOp();
       rewriter.setInsertionPoint(op);

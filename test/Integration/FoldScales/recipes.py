@@ -175,32 +175,27 @@ def layer(a, w, recipe, act_scale=None):
     return acc * (sa * sb[None, :])
 
 
-def layer64(a, w, recipe):
-    """A weight-only layer in f64: (exact sums, sum of |terms|)."""
+def dequantized64(w, recipe):
+    """The weight-only recipe's quantized weights, dequantized in f64."""
     codes, sc = weight_codes(w, "i8" if recipe == "w8a16" else "i4g")
     if recipe == "w8a16":
-        wq = codes * sc[None, :].astype(np.float64)
-    else:
-        wq = codes * np.repeat(sc.astype(np.float64), 32, axis=0)
-    return a @ wq, np.abs(a) @ np.abs(wq)
+        return codes * sc[None, :].astype(np.float64)
+    return codes * np.repeat(sc.astype(np.float64), 32, axis=0)
 
 
 def bounded_oracle(recipe):
     """Weight-only recipes: (y, bound) in f64 through both layers."""
     groups = recipe == "w4a16"
+    wq1, wq2 = dequantized64(w1, recipe), dequantized64(w2, recipe)
     x64 = x.astype(np.float64)
-    y1, abs1 = layer64(x64, w1, recipe)
-    y1 = y1 + b1[None, :]
-    e1 = o.accumulation_bound(abs1 + np.abs(b1)[None, :],
+    y1 = x64 @ wq1 + b1[None, :]
+    e1 = o.accumulation_bound(np.abs(x64) @ np.abs(wq1) + np.abs(b1)[None, :],
                               K + (K // 32 if groups else 0) + 3)
     h = np.maximum(y1, 0)
-    y2, abs2 = layer64(h, w2, recipe)
     # The error of h carried through |W2q|, plus layer 2's own rounding.
-    carried, _ = layer64(e1, np.abs(w2), recipe)
-    _, abs2e = layer64(h + e1, w2, recipe)
-    bound = np.abs(carried) + o.accumulation_bound(
-        abs2e, H + (H // 32 if groups else 0) + 3)
-    return y2, bound
+    bound = e1 @ np.abs(wq2) + o.accumulation_bound(
+        (h + e1) @ np.abs(wq2), H + (H // 32 if groups else 0) + 3)
+    return h @ wq2, bound
 
 
 def oracle(recipe, scales=None):

@@ -57,9 +57,10 @@ Value emitFp8BitsToF32(OpBuilder &b, Location loc, Value bits,
 /// Decodes a vector of FP8 codes (vector<N x i8>) to f32 through the f16
 /// converter (`arith.extf` f16 -> f32: F16C's vcvtph2ps on x86): the same
 /// values as emitFp8BitsToF32 for every code (NaN codes give a quiet NaN
-/// of their sign, with another payload), in about half the operations. For the CPU kernels, whose targets have F16C; the
-/// portable lowering keeps emitFp8BitsToF32 (a scalar f16 extension is a
-/// library call without F16C).
+/// of their sign, with another payload), in about half the operations.
+/// For the CPU kernels, whose targets have F16C; the portable lowering
+/// keeps emitFp8BitsToF32 (a scalar f16 extension is a library call
+/// without F16C).
 Value emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc, Value codes,
                               StorageFormat format);
 

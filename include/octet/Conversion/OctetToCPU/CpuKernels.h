@@ -32,9 +32,6 @@ enum class Isa {
   fma512   ///< Weight-only / f32: vfmadd231ps zmm (AVX-512F).
 };
 
-/// True for the f32 FMA kernels (weight-only, FP8 decoded, f32 x f32).
-inline bool isFloatIsa(Isa isa) { return isa == Isa::fma || isa == Isa::fma512; }
-
 /// How a parameter varies: absent, one value, or one per row (lhs) or per
 /// column (rhs, output).
 enum class Param { none, scalar, vector };
