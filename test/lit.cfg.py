@@ -122,6 +122,14 @@ if _sp.run([config.python_executable, "-c", "import llama_cpp"],
            capture_output=True).returncode == 0:
     config.available_features.add("llama-cpp")
 
+# torch, transformers and compressed-tensors (scripts/setup --transformers):
+# the compressed-tensors exports loaded by transformers
+# (test/Integration/CompressedTensors).
+if _sp.run([config.python_executable, "-c",
+            "import torch, transformers, compressed_tensors"],
+           capture_output=True).returncode == 0:
+    config.available_features.add("transformers")
+
 # Headless Chromium renders the HTML report (scripts/setup installs it).
 _chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if _chromium and getattr(config, "octet_asan_runtime", ""):

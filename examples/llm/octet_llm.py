@@ -706,6 +706,24 @@ class Builder:
         finally:
             os.remove(st)
 
+    def export_compressed_tensors(self, recipe, out_dir):
+        """Writes `recipe`'s model as a Hugging Face checkpoint in the
+        compressed-tensors layout (octet-export-safetensors, then
+        octet_export_compressed_tensors.py); returns {module: format}."""
+        import octet_export_compressed_tensors
+        mlir = self.quantized_module(recipe)
+        st = out_dir.rstrip("/") + ".safetensors"
+        self.log("exporting %s: octet-export-safetensors, "
+                 "octet-export-compressed-tensors"
+                 % (recipe if isinstance(recipe, str) else recipe.name))
+        run([tool(self.bindir, "octet-export-safetensors"), mlir, "-o", st],
+            "octet-export-safetensors")
+        try:
+            return octet_export_compressed_tensors.export(
+                self.gguf, st, out_dir, log=self.log)
+        finally:
+            os.remove(st)
+
     def load(self, recipe):
         if isinstance(recipe, str):
             recipe = Recipe(recipe)

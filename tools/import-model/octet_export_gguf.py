@@ -76,8 +76,11 @@ SCHEME_RE = re.compile(
     r"(?:<(?P<qmin>-?\d+):(?P<qmax>-?\d+)>)?"
     r"(?:, (?P<gran>per_tensor|per_axis\((?P<axis>\d+)\)|"
     r"per_group\((?P<gaxis>\d+), (?P<group>\d+)\)))?"
-    r"(?P<rest>(?:, [a-z_]+)*)>$")
+    r"(?P<rest>(?:, [a-z_0-9]+)*)>$")
 F16_MAX = 65504.0
+# Metadata keys of octet-export-safetensors that are not weight names: the
+# file's format, and the activations' schemes of W8A8 matmuls (a JSON map).
+RESERVED_KEYS = ("format", "activations")
 
 
 def parse_scheme(text, where):
@@ -227,7 +230,7 @@ def read_weights(path):
             # Formats GGUF has no block for are refused before their codes
             # are read (numpy cannot hold FP8 safetensors).
             for name, text in sorted(meta.items()):
-                if name != "format" and meta.get("format") == "octet":
+                if name not in RESERVED_KEYS and meta.get("format") == "octet":
                     sc = parse_scheme(text, "%s: '%s'" % (path, name))
                     gguf_format_for(name, sc, path)
             tensors = {k: f.get_tensor(k) for k in f.keys()}
@@ -242,7 +245,7 @@ def read_weights(path):
                           "metadata has no format=octet)" % path)
     schemes = {}
     for name, text in sorted(meta.items()):
-        if name == "format":
+        if name in RESERVED_KEYS:
             continue
         if name not in tensors:
             raise ExportError("%s: the metadata names a quantized weight '%s' "

@@ -1,10 +1,16 @@
 //===- octet-export-safetensors.cpp - Quantized weights to a file ---------===//
 //
 // Writes the constants of a quantized module as a safetensors file: for every
-// `octet.dequantize` of constant codes, the codes (under the weight's name),
+// `octet.dequantize` of constant codes, and every `octet.matmul` whose rhs is
+// constant codes (or their linalg.transpose: octet-quantize's fused
+// weights), the codes (under the weight's name, in the constant's layout),
 // the scales (NAME.scale) and zero points (NAME.zero_point), with the scheme
-// in the file's metadata; and every named float constant (norm weights,
-// embeddings; AWQ / SmoothQuant fold their scales into those). The names are
+// in the file's metadata; for a matmul that quantizes its lhs too (W8A8),
+// the activations' scheme in the metadata entry "activations" (a JSON map
+// from weight name to {"scheme", "dynamic"}) and constant lhs parameters as
+// NAME.input_scale / NAME.input_zero_point; and every named float constant
+// (norm weights, embeddings; AWQ / SmoothQuant fold their scales into those).
+// The names are
 // the constants' NameLocs (an importer's tensor names), so other tools can
 // lay the tensors out for their engine (tools/import-model/
 // octet_export_gguf.py writes llama.cpp's GGUF from this file).
@@ -14,6 +20,7 @@
 #include "octet/Dialect/Octet/IR/Octet.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -249,6 +256,23 @@ void normalizeCodes(SchemeAttr scheme, Entry &e) {
   e.bytes = e.owned;
 }
 
+/// Transposes a 2-D entry in place (per-group parameters of a transposed
+/// weight).
+void transpose2d(Entry &e) {
+  if (e.shape.size() != 2)
+    return;
+  size_t rows = e.shape[0], cols = e.shape[1];
+  size_t elem = rows * cols ? e.bytes.size() / (rows * cols) : 0;
+  std::vector<char> out(e.bytes.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      std::memcpy(out.data() + (c * rows + r) * elem,
+                  e.bytes.data() + (r * cols + c) * elem, elem);
+  e.owned = std::move(out);
+  e.bytes = e.owned;
+  std::swap(e.shape[0], e.shape[1]);
+}
+
 /// E8M0 scales (MXFP8) as one byte each, dtype F8_E8M0: the biased
 /// exponent 127 + e of 2^e (the f32 exponent field; 2^-127, the one
 /// subnormal f32 the verifier admits, is code 0). The dequantize verifier
@@ -309,6 +333,112 @@ LogicalResult collect(ModuleOp module, Collector &c) {
   });
   if (!ok)
     return failure();
+  // octet.matmul with constant weight codes: octet-quantize fuses the
+  // weight's dequantize into the matmul, the codes as the rhs ([K, N]) or
+  // as a linalg.transpose of the importer's [N, K] constant. Written in the
+  // constant's layout with the scheme (and per-group parameters) mapped to
+  // it, as a dequantize of that constant would have them.
+  llvm::json::Object activations;
+  module.walk([&](MatmulOp op) {
+    if (op.getRhs().getType().getRank() != 2)
+      return;
+    // A value, or the input of the 2-D linalg.transpose that gives it
+    // (swapped: the transpose exchanges the two dimensions).
+    auto strip = [](Value v, bool &swapped) -> Value {
+      swapped = false;
+      if (auto t = v ? v.getDefiningOp<linalg::TransposeOp>() : nullptr) {
+        ArrayRef<int64_t> p = t.getPermutation();
+        if (p.size() == 2 && p[0] == 1 && p[1] == 0) {
+          swapped = true;
+          return t.getInput();
+        }
+      }
+      return v;
+    };
+    bool swapped, scaleSwapped, zpSwapped;
+    Value src = strip(op.getRhs(), swapped);
+    SmallVector<int64_t> perm = {0, 1};
+    if (swapped)
+      perm = {1, 0};
+    Value scaleV = strip(op.getRhsScale(), scaleSwapped);
+    Value zpV = strip(op.getRhsZeroPoint(), zpSwapped);
+    Entry codes, scale, zp;
+    std::string why;
+    if (!src.getDefiningOp() || taken.count(src.getDefiningOp()) ||
+        failed(readConstant(src, codes, why)))
+      return; // computed codes (attention on a quantized cache), or seen.
+    if (!nameOf(src.getLoc()))
+      ++c.unnamedWeights;
+    std::string name = c.uniqueName(src.getLoc(), "matmul");
+    SchemeAttr scheme = op.getRhsScheme();
+    if (scheme.getGranularity() != Granularity::per_tensor)
+      scheme = scheme.withAxis(perm[scheme.getAxis()]);
+    if (failed(readConstant(scaleV, scale, why))) {
+      op.emitError() << "octet-export-safetensors: the scale of weight '"
+                     << name << "' " << why;
+      ok = false;
+      return;
+    }
+    bool hasZp = static_cast<bool>(zpV);
+    if (hasZp && failed(readConstant(zpV, zp, why))) {
+      op.emitError() << "octet-export-safetensors: the zero point of weight '"
+                     << name << "' " << why;
+      ok = false;
+      return;
+    }
+    // Per-group parameters have the codes' rank: in the constant's layout
+    // when they went through the same transpose as the codes.
+    if (scheme.getGranularity() == Granularity::per_group) {
+      if (swapped != scaleSwapped)
+        transpose2d(scale);
+      if (hasZp && swapped != zpSwapped)
+        transpose2d(zp);
+    }
+    normalizeCodes(scheme, codes);
+    if (scheme.hasE8M0Scales())
+      toE8M0(scale);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << scheme;
+    c.metadata[name] = text;
+    for (Value v : {src, scaleV, zpV})
+      if (v && v.getDefiningOp())
+        taken.insert(v.getDefiningOp());
+    c.add(name, std::move(codes));
+    c.add(name + ".scale", std::move(scale));
+    if (hasZp)
+      c.add(name + ".zero_point", std::move(zp));
+    if (SchemeAttr lhs = op.getLhsSchemeAttr()) {
+      std::string ltext;
+      llvm::raw_string_ostream los(ltext);
+      los << lhs;
+      // Constant lhs parameters: static activation quantization.
+      bool dynamic = false;
+      for (auto [v, suffix] : {std::pair<Value, const char *>(
+                                   op.getLhsScale(), ".input_scale"),
+                               {op.getLhsZeroPoint(), ".input_zero_point"}}) {
+        if (!v)
+          continue;
+        Entry e;
+        if (failed(readConstant(v, e, why))) {
+          dynamic = true;
+          continue;
+        }
+        taken.insert(v.getDefiningOp());
+        c.add(name + suffix, std::move(e));
+      }
+      activations[name] =
+          llvm::json::Object{{"scheme", ltext}, {"dynamic", dynamic}};
+    }
+  });
+  if (!ok)
+    return failure();
+  if (!activations.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(activations));
+    c.metadata["activations"] = text;
+  }
   if (quantizedOnly)
     return success();
   module.walk([&](arith::ConstantOp cst) {
@@ -402,8 +532,9 @@ int main(int argc, char **argv) {
     return 1;
   if (c.metadata.empty())
     llvm::errs() << "octet-export-safetensors: warning: " << inputFile
-                 << " has no quantized weight (an octet.dequantize of "
-                    "constant codes); only float constants are written\n";
+                 << " has no quantized weight (an octet.dequantize or "
+                    "octet.matmul of constant codes); only float constants "
+                    "are written\n";
   if (c.unnamedWeights)
     llvm::errs() << "octet-export-safetensors: warning: " << c.unnamedWeights
                  << " quantized weight(s) have no name and are written as "

@@ -1,0 +1,449 @@
+"""octet_export_compressed_tensors.py against independent oracles.
+
+A tiny llama GGUF (gguf_llama.write_tiny_llama: 4 query heads, 2 kv heads)
+is imported, its linear weights quantized by octet-quantize-weights (i8 per
+channel, i4 per group of 32, u4 asymmetric per group and per channel, i3
+per group of 64, FP8 E4M3 per channel, MXFP8, and the float model),
+exported by octet-export-safetensors and written as a compressed-tensors
+checkpoint. Checked, per recipe:
+
+  config       quantization_config's format, num_bits, type, symmetric,
+               strategy, group_size, targets and ignore for the scheme, and
+               the llama hyper-parameters against the GGUF's;
+  tensors      each weight decoded here from compressed-tensors' layout
+               (written from its definition: code i of a row at bit b*i of
+               little-endian int32 words, stored as code + 2^(b-1); zero
+               points packed along the output rows; FP8 bytes; E8M0 scale
+               bytes = 127 + log2(scale)), then put back in GGUF's row order
+               by llama.cpp's own HF -> GGUF permutation of q and k
+               (convert_hf_to_gguf.py's `permute`, written here), equals the
+               weight oracle's codes, scales and zero points
+               (test/Integration/QuantizeWeights/weights_oracle.py; a
+               one-step flip only at the oracle's near ties);
+  forward      examples/llm/reference.py's float64 forward pass over the
+               checkpoint as Hugging Face computes it (the halves of each
+               head rotated by RoPE, rotate_half) against the same pass over
+               the GGUF layout (adjacent pairs rotated) with the same
+               dequantized weights: the logits agree to 1e-9 (a q / k row
+               order left in GGUF's layout gives ~1e-1);
+  tokenizer    tokenizer.json read by the `tokenizers` package encodes and
+               decodes text as the GGUF's tokenizer does.
+
+Also octet-quantize's recipes (weights fused into octet.matmul, the codes a
+linalg.transpose of the constant): w8a16, w4a16 per group, and W8A8
+(dynamic int8 and FP8: int-quantized / float-quantized with the
+activations' input_activations, per token and dynamic). Refused by name:
+FP8 E5M2 codes, a missing weights file.
+
+With --peer (torch, transformers and compressed-tensors installed: scripts/
+setup --transformers) the checkpoint is also read by their own code:
+compressed_tensors.QuantizationConfig validates quantization_config, and
+transformers' AutoModelForCausalLM loads the directory (compressed-tensors
+decompresses the weights): the decompressed weights equal the oracle's
+dequantized ones bit for bit, and its logits agree with the float64
+reference within 1e-4.
+
+usage: export_compressed_tensors.py WORKDIR [--peer]
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [os.path.join(ROOT, "test", "lib"),
+                os.path.join(ROOT, "test", "Integration", "QuantizeWeights"),
+                os.path.join(ROOT, "tools", "import-model"),
+                os.path.join(ROOT, "examples", "llm")]
+
+import octet_oracle as oo  # noqa: E402
+import weights_oracle as wo  # noqa: E402
+import gguf_llama  # noqa: E402
+import octet_export_compressed_tensors as ct  # noqa: E402
+from reference import Reference  # noqa: E402
+
+KINDS = {"attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+         "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj",
+         "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
+         "ffn_down": "mlp.down_proj"}
+REF_KEYS = {"attn_q": "wq", "attn_k": "wk", "attn_v": "wv",
+            "attn_output": "wo", "ffn_gate": "wg", "ffn_up": "wu",
+            "ffn_down": "wd"}
+RECIPES = [
+    # name, octet-quantize-weights options, oracle scheme, expected
+    # (format, num_bits, type, strategy, group_size)
+    ("w8-channel", "format=i8 granularity=per-channel",
+     oo.Scheme("i8", "per_axis", 0), ("pack-quantized", 8, "int", "channel", None)),
+    ("w4-g32", "format=i4 granularity=per-group group-size=32",
+     oo.Scheme("i4", "per_group", 1, 32), ("pack-quantized", 4, "int", "group", 32)),
+    ("w4-asym-g32", "format=u4 symmetric=false granularity=per-group group-size=32",
+     oo.Scheme("u4", "per_group", 1, 32, symmetric=False),
+     ("pack-quantized", 4, "int", "group", 32)),
+    ("w4-asym-channel", "format=u4 symmetric=false granularity=per-channel",
+     oo.Scheme("u4", "per_axis", 0, symmetric=False),
+     ("pack-quantized", 4, "int", "channel", None)),
+    ("w3-g64", "format=i3 granularity=per-group group-size=64",
+     oo.Scheme("i4", "per_group", 1, 64, qmin=-4, qmax=3),
+     ("pack-quantized", 4, "int", "group", 64)),
+    ("fp8-channel", "format=f8E4M3FN",
+     oo.Scheme("f8E4M3FN", "per_axis", 0), ("float-quantized", 8, "float", "channel", None)),
+    ("mxfp8", "format=mxfp8",
+     oo.Scheme("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp8-quantized", 8, "float", "group", 32)),
+    # octet-quantize's recipes: the weights fused into octet.matmul (the
+    # codes a linalg.transpose of the constant), W8A8 with the activations'
+    # scheme.
+    ("recipe-w8a16", "--octet-quantize=recipe=w8a16",
+     oo.Scheme("i8", "per_axis", 0), ("pack-quantized", 8, "int", "channel", None)),
+    ("recipe-w4a16-g32", "--octet-quantize=recipe=w4a16 group-size=32",
+     oo.Scheme("i4", "per_group", 1, 32), ("pack-quantized", 4, "int", "group", 32)),
+    ("recipe-w8a8-dynamic", "--octet-quantize=recipe=w8a8-dynamic",
+     oo.Scheme("i8", "per_axis", 0), ("int-quantized", 8, "int", "channel", None)),
+    ("recipe-w8a8-fp8", "--octet-quantize=recipe=w8a8-fp8",
+     oo.Scheme("f8E4M3FN", "per_axis", 0),
+     ("float-quantized", 8, "float", "channel", None)),
+]
+# The activations' input_activations (type, strategy, dynamic) per recipe.
+ACTIVATIONS = {"recipe-w8a8-dynamic": ("int", "token", True),
+               "recipe-w8a8-fp8": ("float", "token", True)}
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def run(cmd, ok=True):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if ok and r.returncode != 0:
+        sys.exit("command failed: %s\n%s" % (" ".join(cmd), r.stderr[-3000:]))
+    return r
+
+
+def gguf_permute(w, n_head):
+    """llama.cpp's convert_hf_to_gguf.py LlamaModel.permute: the HF rows of
+    q / k in the order GGUF stores them."""
+    return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def read_checkpoint(path):
+    """{name: (dtype, array)} of model.safetensors (FP8 / E8M0 as uint8)
+    and its metadata, parsed from the safetensors definition."""
+    with open(path, "rb") as fh:
+        blob = fh.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    data = blob[8 + n:]
+    types = {"F32": np.float32, "I32": np.int32, "I64": np.int64,
+             "I8": np.int8, "U8": np.uint8, "F8_E4M3": np.uint8}
+    out = {}
+    for k, v in header.items():
+        a, b = v["data_offsets"]
+        out[k] = (v["dtype"], np.frombuffer(data[a:b], types[v["dtype"]])
+                  .reshape(v["shape"]))
+    return out, meta
+
+
+def unpack(words, bits, cols):
+    """compressed-tensors' unpack_from_int32 along the last axis: code i of
+    a row at bit bits*i of the row's little-endian int32 words, minus
+    2^(bits-1)."""
+    u = words.astype(np.int64) & 0xFFFFFFFF
+    per_word = 32 // bits
+    i = np.arange(cols)
+    vals = (u[:, i // per_word] >> ((i % per_word) * bits)) & ((1 << bits) - 1)
+    return vals - (1 << (bits - 1))
+
+
+def decode(t, module, args, form, shape):
+    """(codes, scale, zero point) of one module's weight, in compressed-
+    tensors' own terms (signed codes, zero point in the same range)."""
+    if form == "pack-quantized":
+        dt, shp = t[module + ".weight_shape"]
+        check(dt == "I64" and list(shp) == list(shape),
+              "%s: weight_shape %s %s" % (module, dt, list(shp)))
+        dt, packed = t[module + ".weight_packed"]
+        check(dt == "I32", "%s: weight_packed is %s" % (module, dt))
+        codes = unpack(packed, args["num_bits"], shape[1])
+        zp = None
+        if not args["symmetric"]:
+            dt, zpk = t[module + ".weight_zero_point"]
+            groups = t[module + ".weight_scale"][1].shape[1]
+            zp = unpack(zpk.T.copy(), args["num_bits"], shape[0]).T[:, :groups]
+        return codes, t[module + ".weight_scale"][1], zp
+    dt, codes = t[module + ".weight"]
+    if form == "int-quantized":
+        check(dt == "I8", "%s: weight is %s" % (module, dt))
+        zp = None if args["symmetric"] else t[module + ".weight_zero_point"][1]
+        return codes, t[module + ".weight_scale"][1], zp
+    check(dt == "F8_E4M3", "%s: weight is %s" % (module, dt))
+    sdt, scale = t[module + ".weight_scale"]
+    if form == "mxfp8-quantized":
+        check(sdt == "U8", "%s: MX scales are %s" % (module, sdt))
+        scale = np.ldexp(1.0, scale.astype(np.int32) - 127).astype(np.float32)
+    return codes, scale, None
+
+
+def dequantize(codes, scale, zp, args, shape):
+    """compressed-tensors' dequantize: (q - zp) * scale, the scale repeated
+    over its group / row, in float64."""
+    if args["type"] == "float":
+        import ml_dtypes
+        q = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    else:
+        q = codes.astype(np.float64)
+    s = np.asarray(scale, np.float64)
+    z = 0.0 if zp is None else np.asarray(zp, np.float64)
+    if args["strategy"] == "group":
+        g = args["group_size"]
+        s = np.repeat(s, g, axis=1)
+        z = z if zp is None else np.repeat(z, g, axis=1)
+    return (q - z) * s.reshape(-1, 1) if args["strategy"] == "tensor" \
+        else (q - z) * s
+
+
+def check_config(src, d, tag, expect, quantized=True):
+    with open(os.path.join(d, "config.json")) as f:
+        cfg = json.load(f)
+    c = src.config
+    for key, want in (("num_hidden_layers", c["layers"]),
+                      ("hidden_size", c["hidden"]),
+                      ("intermediate_size", c["ffn"]),
+                      ("num_attention_heads", c["heads"]),
+                      ("num_key_value_heads", c["kv_heads"]),
+                      ("vocab_size", c["vocab"]),
+                      ("rms_norm_eps", c["rms_eps"]),
+                      ("rope_theta", c["rope_theta"]),
+                      ("tie_word_embeddings", c["tied_output"]),
+                      ("model_type", "llama")):
+        check(cfg.get(key) == want, "%s: config %s = %r, expected %r"
+              % (tag, key, cfg.get(key), want))
+    q = cfg.get("quantization_config")
+    if not quantized:
+        check(q is None, "%s: a float model has a quantization_config" % tag)
+        return cfg, None
+    form, bits, typ, strat, group = expect
+    check(q["quant_method"] == "compressed-tensors" and q["format"] == form
+          and q["quantization_status"] == "compressed",
+          "%s: quantization_config %r" % (tag, {k: q.get(k) for k in (
+              "quant_method", "format", "quantization_status")}))
+    groups = list(q["config_groups"].values())
+    check(len(groups) == 1, "%s: %d config groups" % (tag, len(groups)))
+    g = groups[0]
+    w = g["weights"]
+    check(g["targets"] == ["Linear"] and q["ignore"] == ["lm_head"],
+          "%s: targets %r ignore %r" % (tag, g["targets"], q["ignore"]))
+    act = g["input_activations"]
+    want_act = ACTIVATIONS.get(tag)
+    got_act = None if act is None else (act["type"], act["strategy"],
+                                        act["dynamic"])
+    check(g["format"] == form and got_act == want_act and
+          (act is None or (act["num_bits"], act["symmetric"]) == (8, True)),
+          "%s: group format %r, activations %r" % (tag, g["format"], act))
+    check((w["num_bits"], w["type"], w["strategy"], w["group_size"]) ==
+          (bits, typ, strat, group),
+          "%s: weights %r" % (tag, w))
+    return cfg, g
+
+
+def hf_forward_check(src_path, weights, tag, tol=1e-9):
+    """Reference (float64) over the GGUF layout vs over the HF layout of
+    the same weights; `weights` {gguf name: (gguf-order array, hf-order
+    array)}."""
+    ids = np.array([5, 17, 42, 99, 3, 250, 7, 61, 128, 9])
+    refs = {}
+    for layout, rope in (("gguf", "adjacent"), ("hf", "halfsplit")):
+        r = Reference(src_path, rope=rope)
+        for name, pair in weights.items():
+            a = np.asarray(pair[0 if layout == "gguf" else 1], np.float64)
+            parts = name.split(".")
+            if parts[0] == "blk":
+                key = REF_KEYS.get(parts[2], parts[2])
+                r.layers[int(parts[1])][key] = a.T.copy() \
+                    if parts[2] in REF_KEYS else a
+            elif name == "token_embd.weight":
+                r.embd = a
+                if r.tied:
+                    r.wout = a.T.copy()
+            elif name == "output_norm.weight":
+                r.out_norm = a
+        refs[layout] = r.logits(ids)
+    rel = float(np.linalg.norm(refs["hf"] - refs["gguf"]) /
+                np.linalg.norm(refs["gguf"]))
+    check(rel < tol, "%s: HF-layout logits differ from the GGUF layout's "
+          "(relative %.3g)" % (tag, rel))
+    return refs["gguf"], ids
+
+
+def peer_check(d, tag, oracle_weights, ref_logits, ids):
+    """compressed-tensors validates the config; transformers loads the
+    directory: decompressed weights and logits."""
+    import torch
+    from compressed_tensors import QuantizationConfig
+    from transformers import AutoModelForCausalLM, CompressedTensorsConfig
+    with open(os.path.join(d, "config.json")) as f:
+        qc = json.load(f).get("quantization_config")
+    if qc is not None:
+        try:
+            QuantizationConfig.model_validate(qc)
+        except Exception as e:  # pydantic's ValidationError
+            check(False, "%s: compressed-tensors rejects the config: %s"
+                  % (tag, str(e).splitlines()[0]))
+    # dequantize=True: compressed-tensors decompresses the weights
+    # while loading (its dequantize of the stored codes and scales).
+    extra = {"quantization_config": CompressedTensorsConfig(
+        dequantize=True)} if qc is not None else {}
+    model = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32,
+                                                 **extra).eval()
+    sd = {k: v.detach().float().numpy() for k, v in model.state_dict().items()}
+    for hf, want in oracle_weights.items():
+        got = sd.get(hf)
+        check(got is not None and np.array_equal(got, want.astype(np.float32)),
+              "%s: transformers' %s differs from octet's dequantized weight"
+              % (tag, hf))
+    with torch.no_grad():
+        logits = model(torch.tensor(ids)[None]).logits[0].double().numpy()
+    rel = float(np.linalg.norm(logits - ref_logits) / np.linalg.norm(ref_logits))
+    print("%s: transformers + compressed-tensors logits vs the float64 "
+          "reference: relative error %.2e" % (tag, rel))
+    check(rel < 1e-4, "%s: transformers' logits differ (%.3g)" % (tag, rel))
+
+
+def main():
+    work = sys.argv[1]
+    peer = "--peer" in sys.argv[2:]
+    os.makedirs(work, exist_ok=True)
+    src_path = os.path.join(work, "tiny.gguf")
+    gguf_llama.write_tiny_llama(src_path, seed=11)
+    src = gguf_llama.load(src_path)
+    c = src.config
+    heads = {"attn_q": c["heads"], "attn_k": c["kv_heads"]}
+    mlir = os.path.join(work, "tiny.mlir")
+    run([sys.executable, os.path.join(ROOT, "tools", "import-model",
+                                      "octet_import_model.py"),
+         "--gguf", src_path, "--max-len", "64", "-o", mlir])
+    log = lambda m: None  # noqa: E731
+
+    # The float model: every tensor F32, q / k rows in HF order.
+    st = os.path.join(work, "float.safetensors")
+    run([oo.find_tool("octet-export-safetensors"), mlir, "-o", st])
+    d = os.path.join(work, "float")
+    ct.export(src_path, st, d, log=log)
+    check_config(src, d, "float", None, quantized=False)
+    t, meta = read_checkpoint(os.path.join(d, "model.safetensors"))
+    pairs, oracle = {}, {}
+    for n in src.tensor_names():
+        hf = ct.hf_name(n)
+        kind = n.split(".")[-2]
+        got = t[hf][1]
+        back = gguf_permute(got, heads[kind]) if kind in heads else got
+        check(np.array_equal(back, src.tensor(n)),
+              "float %s: %s differs from the source" % (n, hf))
+        pairs[n] = (src.tensor(n), got)
+        oracle[hf] = got
+    ref_logits, ids = hf_forward_check(src_path, pairs, "float")
+    tk = __import__("tokenizers").Tokenizer.from_file(os.path.join(d, "tokenizer.json"))
+    text = "Hello, octet! 12345 the quick brown fox"
+    want = src.tokenizer().encode(text)
+    check(tk.encode(text).ids == want and tk.decode(want) == text,
+          "float: tokenizer.json encodes %r as %r, the GGUF's tokenizer as %r"
+          % (text, tk.encode(text).ids, want))
+    if peer:
+        peer_check(d, "float", oracle, ref_logits, ids)
+    print("float: checked")
+
+    for name, options, scheme, expect in RECIPES:
+        q = os.path.join(work, name + ".mlirbc")
+        st = os.path.join(work, name + ".safetensors")
+        d = os.path.join(work, name)
+        flag = options if options.startswith("--") else \
+            "--octet-quantize-weights=" + options
+        run([oo.find_tool("octet-opt"), mlir, flag, "--emit-bytecode", "-o", q])
+        run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+        formats = ct.export(src_path, st, d, log=log)
+        _, group = check_config(src, d, name, expect)
+        args = group["weights"]
+        t, _ = read_checkpoint(os.path.join(d, "model.safetensors"))
+        pairs, oracle = {}, {}
+        offset = 8 if scheme.fmt == "u4" else 0
+        for n in src.tensor_names():
+            kind = n.split(".")[-2]
+            hf = ct.hf_name(n)
+            if kind not in KINDS:
+                pairs[n] = (src.tensor(n), t[hf][1])
+                oracle[hf] = t[hf][1]
+                continue
+            module = hf[:-len(".weight")]
+            check(formats.get(module) == expect[0],
+                  "%s %s: format %r" % (name, module, formats.get(module)))
+            w = src.tensor(n)
+            exp = wo.quantize_weight(w, scheme, "absmax")
+            codes, scale, zp = decode(t, module, args, expect[0], w.shape)
+            scale2 = np.asarray(scale, np.float32).reshape(exp["scale"].shape[0], -1)
+            hf_deq = dequantize(codes, scale, zp, args, w.shape)
+            # Back to GGUF's row order with llama.cpp's own permutation.
+            if kind in heads:
+                codes = gguf_permute(codes, heads[kind])
+                scale2 = gguf_permute(scale2, heads[kind])
+                zp = None if zp is None else gguf_permute(zp, heads[kind])
+            ecodes = exp["codes"]
+            if scheme.format.is_fp8:
+                check(np.array_equal(codes, ecodes.astype(np.uint8)),
+                      "%s %s: FP8 codes differ from the oracle" % (name, n))
+            else:
+                got = codes.astype(np.int32) + offset
+                diff = got != ecodes.astype(np.int32)
+                if diff.any():
+                    ties, alt = oo.near_ties(w, scheme, exp["scale"],
+                                             None if scheme.symmetric else exp["zp"])
+                    check(np.all(ties[diff]) and np.all(got[diff] == alt[diff]),
+                          "%s %s: %d codes differ from the oracle away from "
+                          "ties" % (name, n, int(np.sum(diff & ~ties))))
+            check(np.array_equal(scale2.reshape(exp["scale"].shape).view(np.uint32),
+                                 exp["scale"].astype(np.float32).view(np.uint32)),
+                  "%s %s: scales differ from the oracle" % (name, n))
+            if not scheme.symmetric:
+                check(np.array_equal(zp.reshape(exp["zp"].shape) + offset,
+                                     exp["zp"]),
+                      "%s %s: zero points differ from the oracle" % (name, n))
+            gg = gguf_permute(hf_deq, heads[kind]) if kind in heads else hf_deq
+            pairs[n] = (gg, hf_deq)
+            oracle[hf] = hf_deq
+        ref_logits, ids = hf_forward_check(src_path, pairs, name)
+        if peer:
+            peer_check(d, name, oracle, ref_logits, ids)
+        print("%s: checked" % name)
+
+    # Refusals, each naming the tensor.
+    q = os.path.join(work, "e5m2.mlirbc")
+    st = os.path.join(work, "e5m2.safetensors")
+    run([oo.find_tool("octet-opt"), mlir,
+         "--octet-quantize-weights=format=f8E5M2", "--emit-bytecode", "-o", q])
+    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+    try:
+        ct.export(src_path, st, os.path.join(work, "e5m2"), log=log)
+        check(False, "e5m2: accepted")
+    except ct.ExportError as e:
+        check("E4M3" in str(e) and "blk.0.attn_q.weight" in str(e),
+              "e5m2: refusal %s" % e)
+    r = run([sys.executable, ct.__file__, "--source", src_path, "--weights",
+             os.path.join(work, "missing.safetensors"), "-o",
+             os.path.join(work, "x")], ok=False)
+    check(r.returncode == 1 and "missing.safetensors: cannot read" in r.stderr,
+          "missing file: exit %d, %r" % (r.returncode, r.stderr[-300:]))
+    print("refusals: checked")
+    print("export-compressed-tensors oracle: %d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
