@@ -437,8 +437,15 @@ def cmd_compressed_tensors(args):
         r["octet_ppl"] = ppl(octet_logits)["ppl"]
         r["octet_text"] = tok.decode(prompt + m.generate(prompt, args.n))
         b.release(name)
+        with open(os.path.join(out, "config.json")) as fh:
+            groups = json.load(fh).get("quantization_config", {}).get(
+                "config_groups", {})
+        w8a8 = any(g.get("input_activations") for g in groups.values())
+        # Weight-only: the weights decompressed once (dequantize=True). W8A8:
+        # compressed-tensors' own forward, which quantizes the activations
+        # as input_activations says (per token, dynamic).
         extra = {"quantization_config": CompressedTensorsConfig(
-            dequantize=True)} if formats else {}
+            dequantize=True)} if formats and not w8a8 else {}
         model = AutoModelForCausalLM.from_pretrained(
             out, dtype=torch.float32, **extra).eval()
 
@@ -454,14 +461,20 @@ def cmd_compressed_tensors(args):
                                  do_sample=False)
         r["transformers_text"] = tok.decode([int(i) for i in gen[0]])
         r["ratio"] = r["transformers_ppl"] / r["octet_ppl"]
-        del model
+        # transformers stops at the end-of-sequence token, octet's generate
+        # does not: the same continuation means octet's starts with it.
+        r["same_text"] = r["octet_text"].startswith(r["transformers_text"])
+        model = None  # freed before the next recipe loads
         print("%-12s %s (%s, %.1f MB): octet ppl %.4f, transformers + "
               "compressed-tensors on the exported checkpoint %.4f (ratio "
               "%.5f)" % (name, os.path.basename(out),
                          "/".join(r["formats"]) or "float", size / 1e6,
                          r["octet_ppl"], r["transformers_ppl"], r["ratio"]))
         print("  octet:        %s" % json.dumps(r["octet_text"]))
-        print("  transformers: %s" % json.dumps(r["transformers_text"]))
+        print("  transformers: %s (%s)" % (
+            json.dumps(r["transformers_text"]),
+            "the same tokens up to its end-of-sequence" if r["same_text"]
+            else "differs"))
         results[name] = r
         sys.stdout.flush()
     if args.json:

@@ -27,7 +27,10 @@ checkpoint. Checked, per recipe:
                dequantized weights: the logits agree to 1e-9 (a q / k row
                order left in GGUF's layout gives ~1e-1);
   tokenizer    tokenizer.json read by the `tokenizers` package encodes and
-               decodes text as the GGUF's tokenizer does.
+               decodes text as the GGUF's tokenizer does;
+  safetensors  the `safetensors` package reads model.safetensors: the same
+               tensors, equal to this parse (FP8 ones excepted: numpy has
+               no FP8).
 
 Also octet-quantize's recipes (weights fused into octet.matmul, the codes a
 linalg.transpose of the constant): w8a16, w4a16 per group, and W8A8
@@ -151,6 +154,21 @@ def read_checkpoint(path):
         out[k] = (v["dtype"], np.frombuffer(data[a:b], types[v["dtype"]])
                   .reshape(v["shape"]))
     return out, meta
+
+
+def check_safetensors_package(path, t, tag):
+    """The `safetensors` package reads model.safetensors: the same names,
+    and every tensor numpy can hold equal to the parse above (FP8 has no
+    numpy type)."""
+    from safetensors import safe_open
+    with safe_open(path, "numpy") as f:
+        check(sorted(f.keys()) == sorted(t), "%s: safetensors lists other "
+              "tensors" % tag)
+        for name, (dtype, arr) in t.items():
+            if dtype.startswith("F8"):
+                continue
+            check(np.array_equal(f.get_tensor(name), arr),
+                  "%s: safetensors reads %s differently" % (tag, name))
 
 
 def unpack(words, bits, cols):
@@ -373,6 +391,8 @@ def main():
         _, group = check_config(src, d, name, expect)
         args = group["weights"]
         t, _ = read_checkpoint(os.path.join(d, "model.safetensors"))
+        check_safetensors_package(os.path.join(d, "model.safetensors"), t,
+                                  name)
         pairs, oracle = {}, {}
         offset = 8 if scheme.fmt == "u4" else 0
         for n in src.tensor_names():
