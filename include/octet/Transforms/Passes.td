@@ -171,10 +171,10 @@ def OctetQuantizeWeights
     f32 products W diag(s) and 1/s is folded into the op before X (a norm's
     weight, or SwiGLU's up projection; see octet-smooth-quant), so the
     model keeps its shape. Then every weight is rounded to nearest; with
-    `awq-clip=true` and per-group granularity each group's range is first
-    clipped to the ratio (1, 0.95, ..., 0.55, AWQ's grid) that minimizes the
-    group's d^T H_b d over its diagonal block of the scaled input's second
-    moment. The statistics need `channels` (`octet-run --channel-stats`)
+    `awq-clip=true` each group's range (per group) or each output channel's
+    (per channel) is first clipped to the ratio (1, 0.95, ..., 0.55, AWQ's
+    grid) that minimizes its d^T H_b d over its block of the scaled input's
+    second moment (per channel: all of it). The statistics need `channels` (`octet-run --channel-stats`)
     and `second_moment` entries; groups whose activation cannot absorb a
     scale are left unscaled; the report lists each group's alpha, error
     curve and scales (`awq`). The report's SQNR is against the scaled
@@ -260,9 +260,10 @@ def OctetQuantizeWeights
            "algorithm=awq: alphas tried, 0, 1/N, ..., (N-1)/N (1 <= N <= "
            "1000)">,
     Option<"awqClip", "awq-clip", "bool", /*default=*/"true",
-           "algorithm=awq, per-group: each group's range clipped to the "
-           "ratio (1, 0.95, ..., 0.55) that minimizes its output error on "
-           "the calibration statistics (AWQ's clip search)">,
+           "algorithm=awq, per-group or per-channel: each group's (or "
+           "output channel's) range clipped to the ratio (1, 0.95, ..., "
+           "0.55) that minimizes its output error on the calibration "
+           "statistics (AWQ's clip search)">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
            "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
            "fraction of its mean (0 < damp <= 1)">,

@@ -836,6 +836,81 @@ static void awqClips(const Kernel &k, Read read, const AwqClipJob &job,
   });
 }
 
+/// algorithm=awq awq-clip=true, per-channel schemes: each output channel's
+/// range is the candidate (the same ratios as per group) whose rounding
+/// error d over the channel's K inputs gives the smallest d^T H d, H the
+/// scaled input's second moment (K x K, shared by every channel); on a tie
+/// the larger range wins. Per channel a clip is chosen by what it does to
+/// the layer's output, not to the weight's MSE (clip=mse), so the inputs H
+/// weighs heavily keep their range.
+template <typename Read>
+static void awqClipsPerAxis(const Kernel &k, Read read, const AwqClipJob &job,
+                            std::vector<num::ClipResult> &clips) {
+  const GroupLayout &l = k.layout;
+  const int64_t n = l.groupElements();
+  const std::vector<double> &h = *job.h;
+  if (static_cast<int64_t>(job.scales.size()) != n ||
+      static_cast<int64_t>(h.size()) != n * n)
+    return;
+  std::vector<double> hs(n * n);
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t b = 0; b < n; ++b)
+      hs[a * n + b] = h[a * n + b] / (static_cast<double>(job.scales[a]) *
+                                      job.scales[b]);
+  const bool sym = k.symmetric;
+  const bool fp8 = num::isFloat8(k.format);
+  parallelFor(k.ctx, 0, l.numGroups(), [&](size_t p) {
+    std::vector<float> x;
+    x.reserve(n);
+    l.forEach(p, [&](int64_t i) { x.push_back(read(i)); });
+    num::RangeStats st;
+    for (float v : x)
+      st.add(v);
+    std::vector<double> d(n);
+    double bestErr = 0.0;
+    for (unsigned step = kAwqClipSteps; step > kAwqClipSteps / 2; --step) {
+      num::ClipResult c =
+          num::mseClipCandidate(st, k.format, k.range, sym, step,
+                                kAwqClipSteps);
+      for (int64_t a = 0; a < n; ++a) {
+        float xhat =
+            fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
+                                                      k.format, k.saturate),
+                                     c.params.scale, k.format)
+                : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
+                                                      c.params.zeroPoint,
+                                                      k.range.qmin,
+                                                      k.range.qmax),
+                                     c.params.scale, c.params.zeroPoint);
+        d[a] = static_cast<double>(xhat) - x[a];
+      }
+      // d^T H d, four independent partial sums per row of H (a fixed
+      // order: the result does not depend on the thread count).
+      double err = 0.0;
+      for (int64_t a = 0; a < n; ++a) {
+        if (d[a] == 0.0)
+          continue;
+        const double *row = &hs[a * n];
+        double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+        int64_t b = 0;
+        for (; b + 4 <= n; b += 4) {
+          t0 += row[b] * d[b];
+          t1 += row[b + 1] * d[b + 1];
+          t2 += row[b + 2] * d[b + 2];
+          t3 += row[b + 3] * d[b + 3];
+        }
+        for (; b < n; ++b)
+          t0 += row[b] * d[b];
+        err += d[a] * ((t0 + t1) + (t2 + t3));
+      }
+      if (step == kAwqClipSteps || err < bestErr) {
+        bestErr = err;
+        clips[p] = c;
+      }
+    }
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
@@ -865,6 +940,8 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
       searchClips(k, read, clips);
     if (awqClip && k.layout.kind == Granularity::per_group)
       awqClips(k, read, *awqClip, clips);
+    else if (awqClip && k.layout.kind == Granularity::per_axis)
+      awqClipsPerAxis(k, read, *awqClip, clips);
     std::vector<float> corrected;
     if (gptq)
       gptqValues(k, read, *gptq, shape, clips, corrected);
