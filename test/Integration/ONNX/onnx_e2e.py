@@ -297,6 +297,9 @@ def dynamic_oracle(qpath, xs):
 
 
 def models(work, threads):
+    print("note: onnxruntime.quantization with reduce_range=%s (True on x86 "
+          "without VNNI, where ONNX Runtime's int8 kernels saturate "
+          "full-range weights)" % M.ort_needs_reduce_range())
     for name, build in M.MODELS.items():
         model = build()
         fpath = os.path.join(work, name + ".onnx")
