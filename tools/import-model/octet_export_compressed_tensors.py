@@ -69,9 +69,7 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
@@ -80,7 +78,7 @@ sys.path.insert(0, HERE)
 
 import gguf_llama  # noqa: E402
 from octet_export_gguf import (RESERVED_KEYS, ExportError,  # noqa: E402
-                               parse_scheme)
+                               export_from_args, parse_scheme)
 
 # GGUF tensor kind -> Hugging Face module inside model.layers.N
 HF_LAYER = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj",
@@ -669,26 +667,8 @@ def main(argv=None):
     p.add_argument("-o", "--output", required=True,
                    help="directory to write (created if missing)")
     a = p.parse_args(argv)
-    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     try:
-        if a.weights:
-            export(a.source, a.weights, a.output, log=log)
-            return 0
-        with tempfile.TemporaryDirectory() as tmp:
-            st = os.path.join(tmp, "weights.safetensors")
-            tool = os.path.join(a.bindir, "octet-export-safetensors")
-            if not os.access(tool, os.X_OK):
-                raise ExportError("%s not found (build it: cmake --build build"
-                                  " --target octet-export-safetensors; or "
-                                  "give --bindir)" % tool)
-            r = subprocess.run([tool, a.module, "-o", st])
-            if r.returncode != 0:
-                raise ExportError("octet-export-safetensors failed on %s"
-                                  % a.module)
-            try:
-                export(a.source, st, a.output, log=log)
-            except ExportError as e:
-                raise ExportError(str(e).replace(st, a.module)) from None
+        export_from_args(a, export)
     except (ExportError, gguf_llama.GGUFError) as e:
         sys.exit("octet-export-compressed-tensors: error: %s" % e)
     return 0

@@ -398,30 +398,37 @@ def main(argv=None):
         help="where octet-export-safetensors is (default: build/bin)")
     p.add_argument("-o", "--output", required=True, help="GGUF file to write")
     a = p.parse_args(argv)
-    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     try:
-        if a.weights:
-            export(a.source, a.weights, a.output, log=log)
-            return 0
-        with tempfile.TemporaryDirectory() as tmp:
-            st = os.path.join(tmp, "weights.safetensors")
-            tool = os.path.join(a.bindir, "octet-export-safetensors")
-            if not os.access(tool, os.X_OK):
-                raise ExportError("%s not found (build it: cmake --build build"
-                                  " --target octet-export-safetensors; or "
-                                  "give --bindir)" % tool)
-            r = subprocess.run([tool, a.module, "-o", st])
-            if r.returncode != 0:
-                raise ExportError("octet-export-safetensors failed on %s"
-                                  % a.module)
-            try:
-                export(a.source, st, a.output, log=log)
-            except ExportError as e:
-                # Name the module the user gave, not the temporary file.
-                raise ExportError(str(e).replace(st, a.module)) from None
+        export_from_args(a, export)
     except (ExportError, gguf_llama.GGUFError) as e:
         sys.exit("octet-export-gguf: error: %s" % e)
     return 0
+
+
+def export_from_args(a, export_fn):
+    """export_fn(a.source, weights file, a.output, log) on `a.weights`, or
+    on octet-export-safetensors' output for `a.module` (from `a.bindir`):
+    a temporary file, which the errors name as the module."""
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    if a.weights:
+        export_fn(a.source, a.weights, a.output, log=log)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        st = os.path.join(tmp, "weights.safetensors")
+        tool = os.path.join(a.bindir, "octet-export-safetensors")
+        if not os.access(tool, os.X_OK):
+            raise ExportError("%s not found (build it: cmake --build build"
+                              " --target octet-export-safetensors; or "
+                              "give --bindir)" % tool)
+        r = subprocess.run([tool, a.module, "-o", st])
+        if r.returncode != 0:
+            raise ExportError("octet-export-safetensors failed on %s"
+                              % a.module)
+        try:
+            export_fn(a.source, st, a.output, log=log)
+        except ExportError as e:
+            # Name the module the user gave, not the temporary file.
+            raise ExportError(str(e).replace(st, a.module)) from None
 
 
 if __name__ == "__main__":

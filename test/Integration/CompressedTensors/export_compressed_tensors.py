@@ -443,6 +443,44 @@ def main():
             peer_check(d, name, oracle, ref_logits, ids)
         print("%s: checked" % name)
 
+    # Static activations (W8A8 with calibrated per-tensor parameters):
+    # octet-export-safetensors' file of the dynamic recipe, its
+    # "activations" entry made static u8 asymmetric with an input_scale and
+    # an input_zero_point per weight (as it writes them for constant lhs
+    # parameters).
+    src_t, src_meta = ct.read_safetensors(os.path.join(
+        work, "recipe-w8a8-dynamic.safetensors"))
+    acts = json.loads(src_meta["activations"])
+    tensors = {k: v for k, v in src_t.items()}
+    for i, n in enumerate(sorted(acts)):
+        acts[n] = {"scheme": "#octet.scheme<u8, asymmetric>",
+                   "dynamic": False}
+        tensors[n + ".input_scale"] = ("F32", np.array([0.01 + i], np.float32))
+        tensors[n + ".input_zero_point"] = ("I32", np.array([130], np.int32))
+    meta = dict(src_meta, activations=json.dumps(acts))
+    st = os.path.join(work, "w8a8-static.safetensors")
+    ct.write_safetensors(st, tensors, meta)
+    d = os.path.join(work, "w8a8-static")
+    ct.export(src_path, st, d, log=log)
+    with open(os.path.join(d, "config.json")) as f:
+        g = list(json.load(f)["quantization_config"]["config_groups"]
+                 .values())
+    act = g[0]["input_activations"] if len(g) == 1 else None
+    check(act is not None and (act["type"], act["strategy"], act["dynamic"],
+                               act["symmetric"], act["num_bits"]) ==
+          ("int", "tensor", False, False, 8),
+          "w8a8-static: input_activations %r" % act)
+    t, _ = read_checkpoint(os.path.join(d, "model.safetensors"))
+    for i, n in enumerate(sorted(acts)):
+        base = ct.hf_name(n)[:-len(".weight")]
+        sc, zp = t.get(base + ".input_scale"), t.get(base + ".input_zero_point")
+        check(sc is not None and sc[0] == "F32" and
+              sc[1].tolist() == [np.float32(0.01 + i)] and zp is not None and
+              zp[0] == "I8" and zp[1].tolist() == [2],
+              "w8a8-static %s: input_scale %r, input_zero_point %r (130 - "
+              "128 = 2 expected)" % (n, sc, zp))
+    print("w8a8-static: checked")
+
     # Refusals, each naming the tensor.
     q = os.path.join(work, "e5m2.mlirbc")
     st = os.path.join(work, "e5m2.safetensors")
