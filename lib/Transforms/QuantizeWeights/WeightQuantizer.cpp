@@ -774,6 +774,60 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
 /// max_shrink 0.5 on a grid of 20).
 constexpr unsigned kAwqClipSteps = 20;
 
+/// The candidate of AWQ's clip search (ratios 1 ... 0.55 of the range of
+/// the values `x`) whose rounding error d gives the smallest d^T H d, `h`
+/// the n x n form (row-major, n = x.size()); on a tie the larger range
+/// wins. The sums run in a fixed order (four partial sums per row of H),
+/// so the choice does not depend on the thread count.
+static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
+                                   const double *h) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  const bool fp8 = num::isFloat8(k.format);
+  num::RangeStats st;
+  for (float v : x)
+    st.add(v);
+  std::vector<double> d(n);
+  num::ClipResult best;
+  double bestErr = 0.0;
+  for (unsigned step = kAwqClipSteps; step > kAwqClipSteps / 2; --step) {
+    num::ClipResult c = num::mseClipCandidate(st, k.format, k.range,
+                                              k.symmetric, step, kAwqClipSteps);
+    for (int64_t a = 0; a < n; ++a) {
+      float xhat =
+          fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
+                                                    k.format, k.saturate),
+                                   c.params.scale, k.format)
+              : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
+                                                    c.params.zeroPoint,
+                                                    k.range.qmin, k.range.qmax),
+                                   c.params.scale, c.params.zeroPoint);
+      d[a] = static_cast<double>(xhat) - x[a];
+    }
+    double err = 0.0;
+    for (int64_t a = 0; a < n; ++a) {
+      if (d[a] == 0.0)
+        continue;
+      const double *row = h + a * n;
+      double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+      int64_t b = 0;
+      for (; b + 4 <= n; b += 4) {
+        t0 += row[b] * d[b];
+        t1 += row[b + 1] * d[b + 1];
+        t2 += row[b + 2] * d[b + 2];
+        t3 += row[b + 3] * d[b + 3];
+      }
+      for (; b < n; ++b)
+        t0 += row[b] * d[b];
+      err += d[a] * ((t0 + t1) + (t2 + t3));
+    }
+    if (step == kAwqClipSteps || err < bestErr) {
+      bestErr = err;
+      best = c;
+    }
+  }
+  return best;
+}
+
 /// algorithm=awq awq-clip=true, per-group schemes: each group's clip range
 /// is the candidate whose rounding error d (over the group's inputs c0 ..
 /// c0 + G) gives the smallest d^T H_b d, H_b the group's diagonal block of
@@ -786,8 +840,6 @@ static void awqClips(const Kernel &k, Read read, const AwqClipJob &job,
   const GroupLayout &l = k.layout;
   const int64_t g = l.group, dim = l.dim;
   const std::vector<double> &h = *job.h;
-  const bool sym = k.symmetric;
-  const bool fp8 = num::isFloat8(k.format);
   parallelFor(k.ctx, 0, l.numGroups(), [&](size_t p) {
     const int64_t groupsPerRow = (dim / g) * l.inner;
     const int64_t c0 = ((static_cast<int64_t>(p) % groupsPerRow) / l.inner) *
@@ -795,44 +847,13 @@ static void awqClips(const Kernel &k, Read read, const AwqClipJob &job,
     std::vector<float> x;
     x.reserve(g);
     l.forEach(p, [&](int64_t i) { x.push_back(read(i)); });
-    num::RangeStats st;
-    for (float v : x)
-      st.add(v);
-    std::vector<double> hb(g * g), d(g);
+    std::vector<double> hb(g * g);
     for (int64_t a = 0; a < g; ++a)
       for (int64_t b = 0; b < g; ++b)
         hb[a * g + b] = h[(c0 + a) * dim + (c0 + b)] /
                         (static_cast<double>(job.scales[c0 + a]) *
                          job.scales[c0 + b]);
-    double bestErr = 0.0;
-    for (unsigned step = kAwqClipSteps; step > kAwqClipSteps / 2; --step) {
-      num::ClipResult c =
-          num::mseClipCandidate(st, k.format, k.range, sym, step,
-                                kAwqClipSteps);
-      for (int64_t a = 0; a < g; ++a) {
-        float xhat =
-            fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
-                                                      k.format, k.saturate),
-                                     c.params.scale, k.format)
-                : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
-                                                      c.params.zeroPoint,
-                                                      k.range.qmin,
-                                                      k.range.qmax),
-                                     c.params.scale, c.params.zeroPoint);
-        d[a] = static_cast<double>(xhat) - x[a];
-      }
-      double err = 0.0;
-      for (int64_t a = 0; a < g; ++a) {
-        double t = 0.0;
-        for (int64_t b = 0; b < g; ++b)
-          t += hb[a * g + b] * d[b];
-        err += d[a] * t;
-      }
-      if (step == kAwqClipSteps || err < bestErr) {
-        bestErr = err;
-        clips[p] = c;
-      }
-    }
+    clips[p] = bestAwqClip(k, x, hb.data());
   });
 }
 
@@ -857,57 +878,11 @@ static void awqClipsPerAxis(const Kernel &k, Read read, const AwqClipJob &job,
     for (int64_t b = 0; b < n; ++b)
       hs[a * n + b] = h[a * n + b] / (static_cast<double>(job.scales[a]) *
                                       job.scales[b]);
-  const bool sym = k.symmetric;
-  const bool fp8 = num::isFloat8(k.format);
   parallelFor(k.ctx, 0, l.numGroups(), [&](size_t p) {
     std::vector<float> x;
     x.reserve(n);
     l.forEach(p, [&](int64_t i) { x.push_back(read(i)); });
-    num::RangeStats st;
-    for (float v : x)
-      st.add(v);
-    std::vector<double> d(n);
-    double bestErr = 0.0;
-    for (unsigned step = kAwqClipSteps; step > kAwqClipSteps / 2; --step) {
-      num::ClipResult c =
-          num::mseClipCandidate(st, k.format, k.range, sym, step,
-                                kAwqClipSteps);
-      for (int64_t a = 0; a < n; ++a) {
-        float xhat =
-            fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
-                                                      k.format, k.saturate),
-                                     c.params.scale, k.format)
-                : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
-                                                      c.params.zeroPoint,
-                                                      k.range.qmin,
-                                                      k.range.qmax),
-                                     c.params.scale, c.params.zeroPoint);
-        d[a] = static_cast<double>(xhat) - x[a];
-      }
-      // d^T H d, four independent partial sums per row of H (a fixed
-      // order: the result does not depend on the thread count).
-      double err = 0.0;
-      for (int64_t a = 0; a < n; ++a) {
-        if (d[a] == 0.0)
-          continue;
-        const double *row = &hs[a * n];
-        double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-        int64_t b = 0;
-        for (; b + 4 <= n; b += 4) {
-          t0 += row[b] * d[b];
-          t1 += row[b + 1] * d[b + 1];
-          t2 += row[b + 2] * d[b + 2];
-          t3 += row[b + 3] * d[b + 3];
-        }
-        for (; b < n; ++b)
-          t0 += row[b] * d[b];
-        err += d[a] * ((t0 + t1) + (t2 + t3));
-      }
-      if (step == kAwqClipSteps || err < bestErr) {
-        bestErr = err;
-        clips[p] = c;
-      }
-    }
+    clips[p] = bestAwqClip(k, x, hs.data());
   });
 }
 
