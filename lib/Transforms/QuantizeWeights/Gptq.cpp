@@ -27,22 +27,6 @@
 
 namespace mlir::octet::weight_quant {
 
-/// dot(a[0:n], b[0:n]) with four partial sums (a fixed order).
-static double dot(const double *__restrict a, const double *__restrict b,
-                  int64_t n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
-  }
-  for (; i < n; ++i)
-    s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
-}
-
 FailureOr<llvm::StringMap<MomentEntry>>
 readMomentEntries(const std::string &path, std::string &why) {
   namespace cal = ::octet::calibration;

@@ -777,8 +777,8 @@ constexpr unsigned kAwqClipSteps = 20;
 /// The candidate of AWQ's clip search (ratios 1 ... 0.55 of the range of
 /// the values `x`) whose rounding error d gives the smallest d^T H d, `h`
 /// the n x n form (row-major, n = x.size()); on a tie the larger range
-/// wins. The sums run in a fixed order (four partial sums per row of H),
-/// so the choice does not depend on the thread count.
+/// wins. The sums run in a fixed order (`dot`), so the choice does not
+/// depend on the thread count.
 static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
                                    const double *h) {
   const int64_t n = static_cast<int64_t>(x.size());
@@ -804,22 +804,9 @@ static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
       d[a] = static_cast<double>(xhat) - x[a];
     }
     double err = 0.0;
-    for (int64_t a = 0; a < n; ++a) {
-      if (d[a] == 0.0)
-        continue;
-      const double *row = h + a * n;
-      double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-      int64_t b = 0;
-      for (; b + 4 <= n; b += 4) {
-        t0 += row[b] * d[b];
-        t1 += row[b + 1] * d[b + 1];
-        t2 += row[b + 2] * d[b + 2];
-        t3 += row[b + 3] * d[b + 3];
-      }
-      for (; b < n; ++b)
-        t0 += row[b] * d[b];
-      err += d[a] * ((t0 + t1) + (t2 + t3));
-    }
+    for (int64_t a = 0; a < n; ++a)
+      if (d[a] != 0.0)
+        err += d[a] * dot(h + a * n, d.data(), n);
     if (step == kAwqClipSteps || err < bestErr) {
       bestErr = err;
       best = c;
