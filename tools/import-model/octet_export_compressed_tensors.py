@@ -78,7 +78,7 @@ sys.path.insert(0, HERE)
 
 import gguf_llama  # noqa: E402
 from octet_export_gguf import (RESERVED_KEYS, ExportError,  # noqa: E402
-                               export_from_args, parse_scheme)
+                               code_range, export_from_args, parse_scheme)
 
 # GGUF tensor kind -> Hugging Face module inside model.layers.N
 HF_LAYER = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj",
@@ -248,9 +248,11 @@ def int_args(name, scheme, codes, zp, where):
     compressed-tensors' signed b-bit integers: value - offset."""
     fmt, sym = scheme["format"], scheme["symmetric"]
     signed = fmt.startswith("i")
-    lo, hi = (scheme["qmin"], scheme["qmax"]) if scheme["qmin"] is not None \
-        else {"i8": (-128, 127), "u8": (0, 255), "i4": (-8, 7),
-              "u4": (0, 15)}[fmt]
+    rng = code_range(scheme)
+    if rng is None:
+        raise ExportError("%s: '%s' has %s codes, not an integer format octet "
+                          "stores (i8, u8, i4, u4)" % (where, name, fmt))
+    lo, hi = rng
     if not signed and sym:
         raise ExportError("%s: '%s' has symmetric unsigned %s codes; "
                           "compressed-tensors' symmetric codes are signed"
