@@ -413,10 +413,12 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
         out.update(inputs)
     fmt = scheme["format"]
     if fmt.startswith("f8"):
-        if cdtype != "F8_E4M3":
+        if cdtype != "F8_E4M3" or fmt != "f8E4M3FN":
+            # (The scheme and the tensor's dtype must both say E4M3.)
             raise ExportError("%s: '%s' has %s codes; compressed-tensors' 8-bit "
                               "floats are E4M3 (quantize with format=f8E4M3FN "
-                              "or mxfp8)" % (where, name, cdtype))
+                              "or mxfp8)" % (where, name, cdtype
+                                             if cdtype != "F8_E4M3" else fmt))
         args.update(type="float", num_bits=8)
         out[base + ".weight"] = ("F8_E4M3", codes)
         if e8m0:
