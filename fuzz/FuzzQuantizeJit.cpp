@@ -56,12 +56,13 @@ struct Scheme {
   num::IntRange range;
   enum FloatTy { F32, F16, BF16 } floatTy = F32;
 
-  bool fp8() const { return num::isFloat8(format); }
+  /// FP8 or FP4: the float formats (symmetric, no zero point).
+  bool fp8() const { return num::isFloatFormat(format); }
   bool hasZp() const { return !fp8() && !symmetric; }
 
   std::string text() const {
     static const char *names[] = {"i8", "u8", "i4", "u4", "f8E4M3FN",
-                                  "f8E5M2"};
+                                  "f8E5M2", "f4E2M1FN"};
     std::string s = "<";
     s += names[static_cast<int>(format)];
     num::IntRange full = num::fullRange(format);
@@ -105,6 +106,8 @@ struct Scheme {
       return "f8E4M3FN";
     case num::StorageFormat::F8E5M2:
       return "f8E5M2";
+    case num::StorageFormat::F4E2M1FN:
+      return "f4E2M1FN";
     }
     return "i8";
   }
@@ -403,7 +406,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider fdp(data, size);
   Scheme sc;
-  sc.format = static_cast<num::StorageFormat>(fdp.ConsumeIntegralInRange<int>(0, 5));
+  sc.format = static_cast<num::StorageFormat>(fdp.ConsumeIntegralInRange<int>(0, 6));
   sc.gran = static_cast<Scheme::Gran>(fdp.ConsumeIntegralInRange<int>(0, 4));
   static const int64_t groups[] = {1, 2, 3, 4, 8, 32};
   sc.group = groups[fdp.ConsumeIntegralInRange<int>(0, 5)];
@@ -413,7 +416,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool flag = fdp.ConsumeBool();
   sc.range = num::fullRange(sc.format);
   if (sc.fp8()) {
-    sc.saturate = !flag;
+    sc.saturate = !flag || num::isFloat4(sc.format); // FP4 always saturates
   } else {
     sc.symmetric = !flag;
     // Narrowed ranges: a few fixed ones (each scheme is compiled once).
@@ -471,7 +474,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<uint8_t> codes(n);
   for (int64_t k = 0; k < n; ++k) {
     codes[k] = fdp.ConsumeIntegral<uint8_t>();
-    if (sc.format == num::StorageFormat::I4 || sc.format == num::StorageFormat::U4)
+    if (num::storageBits(sc.format) == 4)
       codes[k] &= 0x0f;
   }
 

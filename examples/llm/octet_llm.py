@@ -340,6 +340,12 @@ WEIGHT_RECIPES = {
     "mxfp8-e5m2": "weights:format=mxfp8-e5m2",
     # MXFP8 with the scales rounded up (nothing clips).
     "mxfp8-ceil": "weights:format=mxfp8 mx-scale=ceil",
+    # FP4 (E2M1) weights: OCP MXFP4 (groups of 32, E8M0 scales; rounded up
+    # with -ceil) and E2M1 with f32 scales per group of 32 / 16.
+    "mxfp4": "weights:format=mxfp4",
+    "mxfp4-ceil": "weights:format=mxfp4 mx-scale=ceil",
+    "fp4-g32": "weights:format=f4E2M1FN granularity=per-group group-size=32",
+    "fp4-g16": "weights:format=f4E2M1FN granularity=per-group group-size=16",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

@@ -186,7 +186,10 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "i4) | w8a8-dynamic | w8a8-static | "
                      "w8a8-fp8 (FP8 E4M3 weights and dynamic per-token "
                      "activations) | w8a8 (INT8 or FP8 per the module's "
-                     "#octet.target, dynamic activations)"),
+                     "#octet.target, dynamic activations) | w8a16-mxfp8 | "
+                     "w4a16-mxfp4 "
+                     "(OCP MX weights: E4M3 / E2M1 blocks of 32 with E8M0 "
+                     "scales, float activations)"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -216,6 +219,12 @@ constexpr RecipeInfo kRecipes[] = {
      "static", "i8", "w8a8"},
     {QuantRecipe::w8a8_fp8, "w8a8-fp8", "f8E4M3FN", "w8a16", "per-channel",
      "dynamic", "f8E4M3FN", "w8a8"},
+    // Weight-only MX: no x86 or Hopper instruction multiplies MX blocks, so
+    // on every target today the weights are decoded in the kernel.
+    {QuantRecipe::w8a16_mxfp8, "w8a16-mxfp8", "mxfp8", "w8a16", "per-group",
+     "", "", ""},
+    {QuantRecipe::w4a16_mxfp4, "w4a16-mxfp4", "mxfp4", "w8a16", "per-group",
+     "", "", ""},
 };
 
 const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
@@ -291,6 +300,10 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.format = info.weightFormat.str();
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
+  // The OCP MX block is 32 elements.
+  if (spec.recipe == QuantRecipe::w8a16_mxfp8 ||
+      spec.recipe == QuantRecipe::w4a16_mxfp4)
+    weights.groupSize = 32;
   if (spec.recipe == QuantRecipe::w4a16 || spec.recipe == QuantRecipe::w3a16) {
     if (spec.groupSize == 0)
       weights.granularity = "per-channel";
@@ -422,7 +435,7 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
       *this, "recipe",
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
                      "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
-                     "w8a8-fp8"),
+                     "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

@@ -120,7 +120,8 @@ target::resolveRecipe(const TargetInfo &t, Recipe recipe, OperandRole role,
                   << "MMA (e2m1 with " << stringifyBlockScale(scale)
                   << " scales), which " << t.name << " does not have (only "
                   << llvm::join(names, ", ")
-                  << " do); use w4a16 for 4-bit weights";
+                  << " do); use w4a16 or format=mxfp4 (weight-only MXFP4) "
+                     "for 4-bit weights";
       return failure();
     }
     choice.elem = Elem::e2m1;
@@ -153,7 +154,8 @@ target::resolveAutoFormat(TargetAttr targetAttr, Recipe recipe,
   std::optional<StorageFormat> format = toStorageFormat(choice->elem);
   if (!format) {
     emitError() << choice->reason
-                << "; octet schemes cannot store f4E2M1FN codes yet";
+                << "; block-scaled FP4 MMA (FP4 activations) is not lowered "
+                   "yet: quantize the weights alone with format=mxfp4";
     return failure();
   }
   return *format;

@@ -162,6 +162,13 @@ struct OctetQuantizeActivationsPass
           << "'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2";
       return signalPassFailure();
     }
+    if (num::isFloat4(toNumerics(*fmt))) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: FP4 (f4E2M1FN) activations are not "
+             "supported (FP4 weights are weight-only: the activations stay "
+             "float)";
+      return signalPassFailure();
+    }
     bool fp8 = num::isFloat8(toNumerics(*fmt));
     if (fp8 && !symmetric) {
       getOperation()->emitError()
@@ -190,7 +197,8 @@ struct OctetQuantizeActivationsPass
     if (!site.weight)
       return true;
     bool fp8 = num::isFloat8(toNumerics(fmt));
-    if (site.weight.getScheme().isFloat8() == fp8)
+    if (!site.weight.getScheme().isFloat4() &&
+        site.weight.getScheme().isFloat8() == fp8)
       return true;
     site.op->emitRemark()
         << "octet-quantize-activations: activation format '"

@@ -19,7 +19,9 @@ static_assert(OCTET_FORMAT_I8 == static_cast<int>(StorageFormat::I8) &&
                   OCTET_FORMAT_F8E4M3FN ==
                       static_cast<int>(StorageFormat::F8E4M3FN) &&
                   OCTET_FORMAT_F8E5M2 ==
-                      static_cast<int>(StorageFormat::F8E5M2),
+                      static_cast<int>(StorageFormat::F8E5M2) &&
+                  OCTET_FORMAT_F4E2M1FN ==
+                      static_cast<int>(StorageFormat::F4E2M1FN),
               "OCTET_FORMAT_* must match octet::numerics::StorageFormat");
 
 namespace {
@@ -32,6 +34,10 @@ bool fp8Format(int32_t format, StorageFormat &f) {
   }
   if (format == OCTET_FP8_E5M2) {
     f = StorageFormat::F8E5M2;
+    return true;
+  }
+  if (format == OCTET_FP4_E2M1FN) {
+    f = StorageFormat::F4E2M1FN;
     return true;
   }
   return false;
@@ -97,7 +103,7 @@ void octet_round_half_even(const float *x, int64_t n, float *out) {
 
 void octet_symmetric_params(float absmax, int32_t format, int32_t qmin,
                             int32_t qmax, float *scale, int32_t *zp) {
-  if (format < OCTET_FORMAT_I8 || format > OCTET_FORMAT_F8E5M2) {
+  if (format < OCTET_FORMAT_I8 || format > OCTET_FORMAT_F4E2M1FN) {
     *scale = std::numeric_limits<float>::quiet_NaN();
     *zp = 0;
     return;

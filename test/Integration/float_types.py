@@ -33,8 +33,10 @@ SPECIALS = {
 def schemes(fmt):
     """(scheme, result float type) pairs: one program each."""
     if o.FORMATS[fmt].is_fp8:
+        # (FP4 always saturates.)
         return [(o.Scheme(fmt, "per_axis", 0), "f16"),
-                (o.Scheme(fmt, "per_group", 1, 32, saturate=False), "bf16")]
+                (o.Scheme(fmt, "per_group", 1, 32,
+                          saturate=o.FORMATS[fmt].bits == 4), "bf16")]
     return [(o.Scheme(fmt, "per_axis", 1, symmetric=False), "f16"),
             (o.Scheme(fmt, "per_group", 0, 3), "bf16")]
 

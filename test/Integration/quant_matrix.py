@@ -53,7 +53,8 @@ def variants(fmt, narrow, grans=None, table=GRANULARITIES):
         if grans is not None and k not in grans:
             continue
         if f.is_fp8:
-            for sat in (True, False):
+            # FP4 (E2M1) always saturates.
+            for sat in ((True,) if f.bits == 4 else (True, False)):
                 yield o.Scheme(fmt, gran, axis, group, saturate=sat)
         else:
             if narrow:

@@ -40,7 +40,8 @@ FP8_FORMATS = {
     "E4M3FN": (0, ml_dtypes.float8_e4m3fn),
     "E5M2": (1, ml_dtypes.float8_e5m2),
 }
-STORAGE = {"I8": 0, "U8": 1, "I4": 2, "U4": 3, "F8E4M3FN": 4, "F8E5M2": 5}
+STORAGE = {"I8": 0, "U8": 1, "I4": 2, "U4": 3, "F8E4M3FN": 4, "F8E5M2": 5,
+           "F4E2M1FN": 6}
 
 
 # --------------------------------------------------------------------------
@@ -281,6 +282,46 @@ def fp8_inputs(dt):
                            random_bits(1 << 20)])
 
 
+def check_fp4(rt, report):
+    """OCP FP4 (E2M1) through the FP8 entry points (format 2): decode of
+    all 16 codes and encode / quantize against ml_dtypes' float4_e2m1fn,
+    which saturates (the format has no inf); NaN must give code 0 (+0:
+    octet's rule; ml_dtypes writes -0)."""
+    fmt, dt = 2, ml_dtypes.float4_e2m1fn
+    codes = np.arange(16, dtype=np.uint8)
+    got = rt.decode_fp8(codes, fmt)
+    want = codes.view(dt).astype(F32)
+    report.check("(a) decode E2M1: all 16 codes", same_float(got, want),
+                 codes, got, want, show=lambda c: f"0x{int(c):02x}")
+    vals = np.unique(np.abs(want).astype(np.float64))  # 0, 0.5, ..., 6
+    mids = (vals[:-1] + vals[1:]) / 2  # the ties
+    base = np.concatenate([vals, mids, [7.0, 8.0, 0.25, 0.125, 1e-30,
+                                         1e30]]).astype(F32)
+    x = np.concatenate([with_neighbours(np.concatenate([base, -base])),
+                        special_values(),
+                        (RNG.standard_normal(200_000) * 3).astype(F32),
+                        random_bits(1 << 20)])
+    nan = np.isnan(x)
+    with np.errstate(all="ignore"):
+        for sat in (True, False):
+            got = rt.encode_fp8(x, fmt, saturate=sat)
+            want = np.clip(x, F32(-6), F32(6)).astype(dt).view(np.uint8)
+            report.check(f"(b/c) encode E2M1 (saturate={int(sat)}: always "
+                         f"saturating), non-NaN inputs", got[~nan] == want[~nan],
+                         x[~nan], got[~nan], want[~nan], show=show_f32)
+            report.check("(b/c) encode E2M1: NaN gives code 0",
+                         got[nan] == 0, x[nan], got[nan],
+                         np.zeros(int(nan.sum()), np.uint8), show=show_f32)
+        for scale in (F32(0.5), F32(3.0), F32(0.0173), F32(1e-3)):
+            xs = x[:400_000]
+            q = xs / scale
+            got = rt.quantize_fp8(xs, scale, fmt, True)
+            want = np.where(np.isnan(q), np.uint8(0), np.clip(
+                q, F32(-6), F32(6)).astype(dt).view(np.uint8))
+            report.check(f"(b/c) quantize E2M1 scale {float(scale):g}",
+                         got == want, xs, got, want, show=show_f32)
+
+
 def check_fp8(rt, report):
     for name, (fmt, dt) in FP8_FORMATS.items():
         codes = np.arange(256, dtype=np.uint8)
@@ -475,7 +516,8 @@ def check_params(rt, report):
         RNG.uniform(0, 100, 1000).astype(F32)])
     formats = [("I8", -128, 127, 127), ("I8", -127, 127, 127),
                ("U8", 0, 255, 255), ("I4", -8, 7, 7), ("U4", 0, 15, 15),
-               ("F8E4M3FN", 0, 0, 448), ("F8E5M2", 0, 0, 57344)]
+               ("F8E4M3FN", 0, 0, 448), ("F8E5M2", 0, 0, 57344),
+               ("F4E2M1FN", 0, 0, 6)]
     for fname, qmin, qmax, target in formats:
         got = np.array([rt.symmetric_params(a, STORAGE[fname], qmin, qmax)
                         for a in absmax], dtype=object)
@@ -587,6 +629,7 @@ def main(argv):
     report.scalar("ABI version 1", lib.octet_runtime_abi_version() == 1)
     t0 = lib.octet_now_seconds()
     check_fp8(rt, report)
+    check_fp4(rt, report)
     check_int(rt, report)
     check_params(rt, report)
     t1 = lib.octet_now_seconds()

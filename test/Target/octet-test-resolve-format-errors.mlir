@@ -10,7 +10,7 @@ func.func private @w8a16_activation() attributes {octet.test.recipe = "w8a16", o
 
 // Block-scaled FP4 only where the chip has that MMA.
 module attributes {octet.target = #octet.target<"sm_90a">} {
-// expected-error@+1 {{recipe 'mxfp4' needs block-scaled FP4 MMA (e2m1 with ue8m0 / 32 scales), which sm_90a does not have (only sm_100a, sm_120a do); use w4a16 for 4-bit weights}}
+// expected-error@+1 {{recipe 'mxfp4' needs block-scaled FP4 MMA (e2m1 with ue8m0 / 32 scales), which sm_90a does not have (only sm_100a, sm_120a do); use w4a16 or format=mxfp4 (weight-only MXFP4) for 4-bit weights}}
 func.func private @mxfp4() attributes {octet.test.recipe = "mxfp4", octet.test.role = "weight"}
 }
 
@@ -18,7 +18,7 @@ func.func private @mxfp4() attributes {octet.test.recipe = "mxfp4", octet.test.r
 
 // Where it has it, octet schemes cannot store the codes yet.
 module attributes {octet.target = #octet.target<"sm_100a">} {
-// expected-error@+1 {{nvfp4 weight on sm_100a: e2m1 (block-scaled MMA with ue4m3 / 16 scales); octet schemes cannot store f4E2M1FN codes yet}}
+// expected-error@+1 {{nvfp4 weight on sm_100a: e2m1 (block-scaled MMA with ue4m3 / 16 scales); block-scaled FP4 MMA (FP4 activations) is not lowered yet: quantize the weights alone with format=mxfp4}}
 func.func private @nvfp4() attributes {octet.test.recipe = "nvfp4", octet.test.role = "weight"}
 }
 

@@ -50,11 +50,13 @@ class Format:
     storage: str       # MLIR element type of storage tensors
     qmin: int          # full integer range (0 for FP8)
     qmax: int
-    fp8: object = None  # ml_dtypes type for FP8 formats
+    fp8: object = None  # ml_dtypes type for the float formats (FP8, FP4)
     max_finite: float = 0.0
 
     @property
     def is_fp8(self):
+        """True for every float format: FP8 and FP4 (E2M1), whose codes
+        are ml_dtypes bit patterns."""
         return self.fp8 is not None
 
     @property
@@ -63,7 +65,7 @@ class Format:
 
     @property
     def bits(self):
-        return 4 if self.storage == "i4" else 8
+        return 4 if self.storage in ("i4", "f4E2M1FN") else 8
 
 
 FORMATS = {
@@ -75,9 +77,13 @@ FORMATS = {
                        448.0),
     "f8E5M2": Format("f8E5M2", "f8E5M2", 0, 0, ml_dtypes.float8_e5m2,
                      57344.0),
+    # OCP FP4 (E2M1): 0, 0.5, 1, 1.5, 2, 3, 4, 6; no inf or NaN.
+    "f4E2M1FN": Format("f4E2M1FN", "f4E2M1FN", 0, 0,
+                       ml_dtypes.float4_e2m1fn, 6.0),
 }
 INT_FORMATS = ["i8", "u8", "i4", "u4"]
 FP8_FORMATS = ["f8E4M3FN", "f8E5M2"]
+FP4_FORMATS = ["f4E2M1FN"]
 
 # Float element types of octet's float tensors and their numpy carriers.
 FLOAT_TYPES = {
@@ -185,7 +191,12 @@ def quantize(x, scheme, scale, zp=None):
             if scheme.saturate:
                 m = F32(f.max_finite)
                 v = np.where(np.isnan(v), v, np.clip(v, -m, m))
-            return np.array(v.astype(f.fp8), order="C").view(np.uint8)
+            codes = np.array(v.astype(f.fp8), order="C").view(np.uint8)
+            if f.bits == 4:
+                # E2M1 has no NaN: octet's contract encodes NaN as +0
+                # (ml_dtypes writes -0, code 8).
+                codes = np.where(np.isnan(v), np.uint8(0), codes)
+            return codes
         z = np.zeros(x.shape, np.int32) if zp is None else \
             scheme.expand(np.asarray(zp, np.int32), x.shape)
         v = np.rint(v)  # round half to even, in float32
@@ -291,7 +302,7 @@ def all_codes(scheme):
     """Every storage code of the format (logical values / FP8 bits)."""
     f = scheme.format
     if f.is_fp8:
-        return np.arange(256).astype(np.uint8)
+        return np.arange(1 << f.bits).astype(np.uint8)
     lo = -(1 << (f.bits - 1)) if not f.is_unsigned else 0
     return np.arange(lo, lo + (1 << f.bits)).astype(np.int32)
 
@@ -396,7 +407,7 @@ def dense_const(a, elt):
     a = np.asarray(a)
     if elt in FLOAT_TYPES:
         return "dense<%s>" % float_hex(a, elt)
-    if elt in ("f8E4M3FN", "f8E5M2"):
+    if elt in ("f8E4M3FN", "f8E5M2", "f4E2M1FN"):
         return 'dense<"0x%s">' % np.ascontiguousarray(
             a.astype(np.uint8)).tobytes().hex().upper()
     # Integers: nested list literal (works for i4 too).
@@ -763,7 +774,8 @@ def fp8_unit_values(fmt, n, rng):
     values on either side of it), the overflow thresholds, subnormal
     midpoints; both signs. float32."""
     f = FORMATS[fmt]
-    codes = np.arange(256, dtype=np.uint8).view(f.fp8).astype(np.float32)
+    codes = np.arange(1 << f.bits, dtype=np.uint8).view(f.fp8).astype(
+        np.float32)
     fin = np.unique(np.abs(codes[np.isfinite(codes)]))  # 0 .. max
     mids = ((fin[:-1].astype(np.float64) + fin[1:]) / 2).astype(np.float32)
     top = np.float64(f.max_finite)
@@ -773,6 +785,9 @@ def fp8_unit_values(fmt, n, rng):
                      top * 2, top * 1000], np.float64).astype(np.float32)
     if fmt == "f8E4M3FN":
         over = np.concatenate([over, np.float32([464, 465, 463.99997, 480])])
+    elif fmt == "f4E2M1FN":  # 6 + 2 / 2: the first value that would round up
+        over = np.concatenate([over, np.float32([7, 7.0000005, 6.9999995,
+                                                  8])])
     else:
         over = np.concatenate([over, np.float32([61439, 61440, 61439.996,
                                                   65536])])

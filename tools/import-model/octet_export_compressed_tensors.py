@@ -412,6 +412,30 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
         input_args, inputs = activation_args(name, base, act, tensors, where)
         out.update(inputs)
     fmt = scheme["format"]
+    if fmt == "f4E2M1FN":
+        # FP4 (E2M1) codes a byte each (the code in the low nibble): only
+        # MXFP4 has a compressed-tensors form, mxfp4-pack-quantized (two
+        # codes per byte, the first in the low nibble; E8M0 scales as U8).
+        if not e8m0 or strat != "group" or group != 32:
+            raise ExportError("%s: '%s' is FP4 (E2M1) with %s %s scales; "
+                              "compressed-tensors holds FP4 weights as MXFP4 "
+                              "(groups of 32 with E8M0 scales: quantize with "
+                              "format=mxfp4)" % (where, name, strat,
+                                                 "E8M0" if e8m0 else "F32"))
+        if input_args is not None:
+            raise ExportError("%s: '%s' is FP4 with quantized activations; "
+                              "FP4 weights are weight-only" % (where, name))
+        if cdtype != "U8" or codes.size and int(codes.max()) > 15:
+            raise ExportError("%s: '%s' has %s codes up to %d; FP4 codes are "
+                              "U8 bytes 0..15" % (where, name, cdtype,
+                                                  int(codes.max()) if
+                                                  codes.size else 0))
+        c = codes.astype(np.uint8)
+        args.update(type="float", num_bits=4, scale_dtype="torch.uint8")
+        out[base + ".weight_packed"] = (
+            "U8", np.ascontiguousarray(c[:, 0::2] | (c[:, 1::2] << 4)))
+        out[base + ".weight_scale"] = ("U8", scale)
+        return out, "mxfp4-pack-quantized", args, None
     if fmt.startswith("f8"):
         if cdtype != "F8_E4M3" or fmt != "f8E4M3FN":
             # (The scheme and the tensor's dtype must both say E4M3.)

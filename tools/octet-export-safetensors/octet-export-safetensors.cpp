@@ -98,7 +98,8 @@ std::string locString(Location loc) {
 }
 
 /// The safetensors dtype of a tensor element type (4-bit codes are written
-/// a byte each, sign- or zero-extended as octet stores them), or "".
+/// a byte each, sign- or zero-extended as octet stores them; FP4 codes
+/// zero-extended), or "".
 std::string dtypeOf(Type t) {
   if (t.isF32())
     return "F32";
@@ -110,6 +111,10 @@ std::string dtypeOf(Type t) {
     return "F8_E4M3";
   if (isa<Float8E5M2Type>(t))
     return "F8_E5M2";
+  // FP4 (E2M1) codes a byte each, the code in the low nibble (ml_dtypes'
+  // float4_e2m1fn layout); the scheme metadata names the format.
+  if (isa<Float4E2M1FNType>(t))
+    return "U8";
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool isUnsigned = i.isUnsigned();
     switch (i.getWidth()) {

@@ -32,7 +32,7 @@ std::optional<npy::NpyDType> octet_run::npyTypeFor(Type t) {
     return D::F16;
   if (t.isBF16())
     return D::U16;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+  if (isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType>(t))
     return D::U8;
   if (t.isIndex())
     return D::I64;
@@ -76,7 +76,7 @@ bool octet_run::acceptsDType(Type t, npy::NpyDType have) {
       return have == D::U64;
     }
   }
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+  if (isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType>(t))
     return have == D::I8;
   return false;
 }
@@ -198,10 +198,11 @@ octet_run::makeArgument(unsigned index, Type type, const npy::NpyArray &array,
     // An empty array's data() may be null: memcpy must not see it.
     if (!array.data.empty())
       std::memcpy(slot.buffer, array.data.data(), array.data.size());
-    // i4 elements occupy a byte each and the generated code may read the
-    // whole byte: keep only the low nibble (accepts zero- and sign-extended
-    // carriers alike).
-    if (slot.elementType.isInteger(4)) {
+    // i4 and f4E2M1FN elements occupy a byte each and the generated code
+    // may read the whole byte: keep only the low nibble (accepts zero- and
+    // sign-extended carriers alike).
+    if (slot.elementType.isInteger(4) ||
+        isa<Float4E2M1FNType>(slot.elementType)) {
       auto *bytes = static_cast<uint8_t *>(slot.buffer);
       for (size_t i = 0, e = array.data.size(); i < e; ++i)
         bytes[i] &= 0x0f;

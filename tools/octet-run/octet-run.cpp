@@ -5,8 +5,9 @@
 // Lowers the module for the host CPU (the octet-lower-to-host pipeline) if it
 // is not lowered yet, JIT-compiles it, calls NAME with the arrays read from
 // the inputs and writes its results. Tensor arguments and results map to .npy
-// arrays; FP8 elements travel as their uint8 bit patterns, i4 as int8
-// (sign-extended), bf16 as uint16 bits, index as int64.
+// arrays; FP8 elements travel as their uint8 bit patterns, f4E2M1FN as
+// uint8 (the code in the low nibble, ml_dtypes' float4_e2m1fn layout), i4 as
+// int8 (sign-extended), bf16 as uint16 bits, index as int64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,6 +153,7 @@ void writeResult(unsigned index, Type type, const char *base,
     int64_t n = npy::numElements(sizes);
     out.data.resize(n * eb);
     bool i4 = et.isInteger(4);
+    bool fp4 = isa<Float4E2M1FNType>(et);
     // Copy honoring strides, element by element in row-major order.
     std::vector<int64_t> idx(rank, 0);
     for (int64_t i = 0; i < n; ++i) {
@@ -163,6 +165,8 @@ void writeResult(unsigned index, Type type, const char *base,
         uint8_t v = out.data[i] & 0x0f;
         out.data[i] = (v & 0x8) ? (v | 0xf0) : v;
       }
+      if (fp4)
+        out.data[i] &= 0x0f;
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++idx[d] < sizes[d])
           break;

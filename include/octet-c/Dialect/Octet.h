@@ -32,9 +32,10 @@ typedef enum OctetStorageFormat {
   OctetStorageFormatU4 = 3,
   OctetStorageFormatF8E4M3FN = 4,
   OctetStorageFormatF8E5M2 = 5,
+  OctetStorageFormatF4E2M1FN = 6, ///< OCP FP4 (E2M1), always saturating.
   /// Not a format: makes every int value a valid OctetStorageFormat in C++,
   /// so that the functions below can reject an out-of-range value from C
-  /// (loading one of an enum whose values span 0..5 is undefined behaviour).
+  /// (loading one of an enum whose values span 0..6 is undefined behaviour).
   OctetStorageFormatMaxEnum_ = 0x7FFFFFFF,
 } OctetStorageFormat;
 

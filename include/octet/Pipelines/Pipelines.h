@@ -46,13 +46,16 @@ enum class QuantRecipe {
   w8a8,         ///< INT8 or FP8 per the module's #octet.target, dynamic.
   w8a8_dynamic, ///< INT8 weights and dynamic per-token INT8 activations.
   w8a8_static,  ///< INT8 weights, calibrated (static) INT8 activations.
-  w8a8_fp8      ///< FP8 E4M3 weights and dynamic per-token activations.
+  w8a8_fp8,     ///< FP8 E4M3 weights and dynamic per-token activations.
+  w8a16_mxfp8,  ///< OCP MXFP8 (E4M3, E8M0 scales / 32) weights, float acts.
+  w4a16_mxfp4   ///< OCP MXFP4 (E2M1, E8M0 scales / 32) weights, float acts.
 };
 /// "w8a16", "w4a16", "w3a16", "w8a8", "w8a8-dynamic", "w8a8-static",
-/// "w8a8-fp8".
+/// "w8a8-fp8", "w8a16-mxfp8", "w4a16-mxfp4".
 llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
 std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
-/// "w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static or w8a8-fp8".
+/// "w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, mxfp8
+/// or mxfp4".
 std::string getValidQuantRecipeNames();
 
 /// What octet-quantize takes.

@@ -80,6 +80,14 @@ def OctetQuantizeWeights
     of two, so every lowering runs them as FP8 per-group weights; no x86 or
     Hopper instruction multiplies MX blocks (docs/numerics.md).
 
+    **MXFP4** (`format=mxfp4`, OCP Microscaling Formats v1.0): FP4 E2M1
+    codes (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; `f4E2M1FN`
+    storage) in blocks of 32 along the reduction axis with E8M0 scales by
+    the same rule, emax 2 (`#octet.scheme<f4E2M1FN, per_group(a, 32),
+    e8m0>`): a block's values above 6 X clip, `mx-scale=ceil` avoids that.
+    `format=f4E2M1FN` is FP4 with f32 scales (absmax / 6, any granularity
+    and clip). FP4 weights are weight-only: the activations stay float.
+
     **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
     FP8 tensors; scales `f32`, zero points `i32`. Constants held in
     `dense_resource` blobs are read in place (never copied into a uniqued
@@ -206,9 +214,11 @@ def OctetQuantizeWeights
            "[0, 2^N - 1] of i4 / u4 up to 4 bits, of i8 / u8 above; i3 is "
            "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), mxfp8 / "
            "mxfp8-e5m2 (OCP MXFP8: FP8 per group of 32 with E8M0 scales), "
-           "or auto (from the module's #octet.target and `recipe`)">,
+           "f4E2M1FN (FP4 E2M1 with f32 scales), mxfp4 (OCP MXFP4: E2M1 "
+           "per group of 32 with E8M0 scales), or auto (from the module's "
+           "#octet.target and `recipe`)">,
     Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"ocp\"",
-           "format=mxfp8: the E8M0 scale rule, ocp (the spec's "
+           "format=mxfp8 / mxfp4: the E8M0 scale rule, ocp (the spec's "
            "2^(floor(log2(absmax)) - emax); a block whose absmax mantissa is "
            "above 1.75 clips its top values) or ceil (the smallest power of "
            "two that clips nothing)">,

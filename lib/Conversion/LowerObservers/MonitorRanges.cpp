@@ -141,7 +141,7 @@ struct OctetMonitorRangesPass
       };
       Value scaleArg =
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*scale));
-      bool fp8 = scheme.isFloat8();
+      bool fp8 = scheme.isFloat();
       func::CallOp::create(
           b, loc, callee,
           ValueRange{input, nameArg, scaleArg, i32Const(*zp),

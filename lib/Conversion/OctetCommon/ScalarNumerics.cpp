@@ -82,7 +82,9 @@ Value mlir::octet::emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
   const uint32_t magic = (rebias + 1 - s.manBits + 23) << 23;
 
   Value u = e.bitcast(x, b.getI32Type());
-  Value sign = e.and_(e.shr(u, 24), e.i32(0x80));
+  // The sign moves from bit 31 to the code's top bit (7, or 3 for FP4).
+  Value sign = e.and_(e.shr(u, s.signBit == 0x80 ? 24 : 28),
+                      e.i32(s.signBit));
   Value a = e.and_(u, e.i32(0x7fffffff));
   Value isNan = e.cmp(P::ugt, a, e.i32(0x7f800000));
 
@@ -98,7 +100,10 @@ Value mlir::octet::emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
 
   Value code = e.select(e.cmp(P::ult, a, e.i32(minNormal)), sub, norm);
   Value over = e.cmp(P::ugt, code, e.i32(s.maxCode));
-  code = e.select(over, e.i32(saturate ? s.maxCode : s.infCode), code);
+  code = e.select(over,
+                  e.i32((saturate || !s.hasNan) ? s.maxCode : s.infCode), code);
+  if (!s.hasNan) // E2M1: NaN encodes as +0.
+    return e.select(isNan, e.i32(0), e.or_(sign, code));
   code = e.select(isNan, e.i32(s.nanCode), code);
   return e.or_(sign, code);
 }
@@ -110,8 +115,8 @@ Value mlir::octet::emitFp8BitsToF32(OpBuilder &b, Location loc, Value c,
   const num::Fp8Spec s = num::fp8Spec(static_cast<num::StorageFormat>(format));
   const uint32_t manMask = (1u << s.manBits) - 1u;
 
-  Value sign = e.shl(e.and_(c, e.i32(0x80)), 24);
-  Value mag = e.and_(c, e.i32(0x7f));
+  Value sign = e.shl(e.and_(c, e.i32(s.signBit)), s.signBit == 0x80 ? 24 : 28);
+  Value mag = e.and_(c, e.i32(s.signBit - 1u));
   Value ex = e.shr(mag, s.manBits);
   Value m = e.and_(mag, e.i32(manMask));
 
@@ -129,7 +134,7 @@ Value mlir::octet::emitFp8BitsToF32(OpBuilder &b, Location loc, Value c,
     Value infOrNan = e.select(e.cmp(P::eq, m, e.i32(0)), e.i32(0x7f800000),
                               e.i32(0x7fc00000));
     bits = e.select(special, infOrNan, bits);
-  } else {
+  } else if (s.hasNan) {
     bits = e.select(e.cmp(P::eq, mag, e.i32(s.nanCode)), e.i32(0x7fc00000),
                     bits);
   }
@@ -188,11 +193,12 @@ Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
   Value v = arith::DivFOp::create(b, loc, x, scale);
   Type storage = e.like(scheme.getStorageElementType());
 
-  if (scheme.isFloat8()) {
+  if (scheme.isFloat()) {
     Value bits =
         emitF32ToFp8Bits(b, loc, v, scheme.getFormat(), scheme.getSaturate());
-    Value byte = arith::TruncIOp::create(b, loc, e.like(b.getI8Type()), bits);
-    return arith::BitcastOp::create(b, loc, storage, byte);
+    Value code = arith::TruncIOp::create(
+        b, loc, e.like(b.getIntegerType(scheme.getStorageBits())), bits);
+    return arith::BitcastOp::create(b, loc, storage, code);
   }
 
   v = math::RoundEvenOp::create(b, loc, v);
@@ -219,9 +225,10 @@ Value mlir::octet::emitDequantize(OpBuilder &b, Location loc, Value q,
   Type i32 = e.like(b.getI32Type());
   Type f32 = e.like(b.getF32Type());
   Value x;
-  if (scheme.isFloat8()) {
-    Value byte = arith::BitcastOp::create(b, loc, e.like(b.getI8Type()), q);
-    Value bits = arith::ExtUIOp::create(b, loc, i32, byte);
+  if (scheme.isFloat()) {
+    Value code = arith::BitcastOp::create(
+        b, loc, e.like(b.getIntegerType(scheme.getStorageBits())), q);
+    Value bits = arith::ExtUIOp::create(b, loc, i32, code);
     x = emitFp8BitsToF32(b, loc, bits, scheme.getFormat());
   } else {
     Value wide = scheme.isUnsigned()
@@ -292,7 +299,7 @@ mlir::octet::emitParamsFromStats(OpBuilder &b, Location loc,
   Value any = stats.absmax ? stats.absmax : stats.minV;
   Emitter e{b, loc, any.getType()};
   const float big = num::kFloatMax;
-  if (scheme.isFloat8() || scheme.getSymmetric()) {
+  if (scheme.isFloat() || scheme.getSymmetric()) {
     // numerics::symmetricParams; absmax is already >= 0 and not NaN.
     auto format = static_cast<num::StorageFormat>(scheme.getFormat());
     float target = num::symmetricTarget(

@@ -59,6 +59,8 @@ std::string GemmConfig::getName() const {
                  : weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
   if (floatRhs)
     name += rhsTransposed ? "f32t" : "f32";
+  else if (rhsFp4)
+    name += "e2m1";
   else if (rhsNibbles)
     name += rhsUnsigned ? "u4" : "s4";
   else if (rhsFp8)
@@ -166,6 +168,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("batched", c.batched);
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
+  add("rhs_fp4", c.rhsFp4);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -210,6 +213,9 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.batched = get("batched");
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
+  c.rhsFp4 = get("rhs_fp4");
+  if (c.rhsFp4 && !c.rhsNibbles)
+    ok = false;
   auto fp8 = [&](StringRef name) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);
     if (!v)

@@ -49,6 +49,36 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
                                        DenseIntElementsAttr::get(v32, v));
     };
     Value nib;
+    if (c.rhsFp4) {
+      // E2M1: a permute of the value table by the nibble (vpermps reads
+      // the index's low 3 bits on ymm, 4 on zmm), exact. ymm: the table
+      // of the 8 magnitudes, then the sign (the nibble's bit 3, moved to
+      // bit 31) ORed in; zmm: all 16 codes in one table.
+      static constexpr float kE2M1[16] = {0,  0.5f,  1,  1.5f,  2,  3,  4,  6,
+                                          -0, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+      Value idx = arith::ShRUIOp::create(b, loc, word, shifts(0, 4));
+      VectorType vf = vec(c.w, f32);
+      Value table = arith::ConstantOp::create(
+          b, loc, vf,
+          DenseElementsAttr::get(vf, ArrayRef<float>(kE2M1, c.w)));
+      Value val =
+          LLVM::CallIntrinsicOp::create(
+              b, loc, vf,
+              b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
+                                       : "llvm.x86.avx512.permvar.sf.512"),
+              ValueRange{table, idx})
+              .getResult(0);
+      if (c.w == 8) {
+        Value sign = arith::AndIOp::create(
+            b, loc, arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
+            splat(cst32(static_cast<int32_t>(0x80000000u)), c.w));
+        val = arith::BitcastOp::create(
+            b, loc, vf,
+            arith::OrIOp::create(
+                b, loc, arith::BitcastOp::create(b, loc, v32, val), sign));
+      }
+      return val;
+    }
     if (c.rhsUnsigned) {
       // (word >> 4i) & 15.
       nib = arith::AndIOp::create(

@@ -82,6 +82,10 @@ Value cuda::loadTensorElem(KernelBuilder &kb, Value base, Type elem,
     Value byte = kb.loadElem(base, kb.i8, index);
     return kb.trunc(byte, elem);
   }
+  if (isa<Float4E2M1FNType>(elem)) { // One code per byte, as for i4.
+    Value byte = kb.loadElem(base, kb.i8, index);
+    return kb.bitcast(kb.trunc(byte, kb.b.getIntegerType(4)), elem);
+  }
   return kb.loadElem(base, elem, index);
 }
 
@@ -92,6 +96,8 @@ void cuda::storeTensorElem(KernelBuilder &kb, Value v, Value base,
     v = kb.bitcast(v, kb.i8);
   else if (t.isInteger(4))
     v = kb.zext(v, kb.i8); // The low nibble; the high one is 0.
+  else if (isa<Float4E2M1FNType>(t))
+    v = kb.zext(kb.bitcast(v, kb.b.getIntegerType(4)), kb.i8);
   kb.storeElem(v, base, index);
 }
 
@@ -205,7 +211,7 @@ cuda::buildComputeParamsKernel(OpBuilder &b, Location loc, StringRef name,
   constexpr int64_t kBlock = 256;
   KernelBuilder kb(b, loc);
   SchemeAttr scheme = config.scheme;
-  bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
+  bool symmetric = scheme.isFloat() || scheme.getSymmetric();
   SmallVector<Type> args(3, kb.ptr);
   args.append(config.rank, kb.i64);
   gpu::GPUFuncOp func = createKernel(b, loc, name, args, kBlock);

@@ -107,9 +107,10 @@ Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme) {
   return scheme.isUnsigned() ? kb.zext(code, kb.i32) : kb.sext(code, kb.i32);
 }
 
-/// Decodes an FP8 code (a value of the FP8 type) to f32.
+/// Decodes an FP8 or FP4 code (a value of the float type) to f32.
 Value decodeFp8(KernelBuilder &kb, Value code, SchemeAttr scheme) {
-  Value bits = kb.zext(kb.bitcast(code, kb.i8), kb.i32);
+  Value bits = kb.zext(
+      kb.bitcast(code, kb.b.getIntegerType(scheme.getStorageBits())), kb.i32);
   return emitFp8BitsToF32(kb.b, kb.loc, bits, scheme.getFormat());
 }
 

@@ -51,7 +51,7 @@ void cuda::buildSimtBody(KernelBuilder &kb, const MatmulConfig &c,
         wf = decodeFp8(kb, w, c.rhsScheme);
       } else {
         af = kb.toF32(a);
-        if (c.rhsScheme.isFloat8()) {
+        if (c.rhsScheme.isFloat()) {
           wf = decodeFp8(kb, w, c.rhsScheme);
         } else {
           Value wi = extendCode(kb, w, c.rhsScheme);

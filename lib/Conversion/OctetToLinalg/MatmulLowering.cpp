@@ -129,8 +129,9 @@ static Value extendCode(OpBuilder &b, Location loc, Value code,
 /// Decodes an FP8 storage value to f32.
 static Value decodeFp8(OpBuilder &b, Location loc, Value code,
                        SchemeAttr scheme) {
-  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), code);
-  Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
+  Value raw = arith::BitcastOp::create(
+      b, loc, b.getIntegerType(scheme.getStorageBits()), code);
+  Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), raw);
   return emitFp8BitsToF32(b, loc, bits, scheme.getFormat());
 }
 
@@ -354,7 +355,7 @@ Value MatmulSteps::emitProduct(OpBuilder &nb2, Location l, ValueRange args,
   } else {
     af = a.getType() == f32 ? a
                             : arith::ExtFOp::create(nb2, l, f32, a).getResult();
-    if (rhsScheme.isFloat8()) {
+    if (rhsScheme.isFloat()) {
       wf = decodeFp8(nb2, l, w, rhsScheme);
     } else {
       Value wi = extendCode(nb2, l, w, rhsScheme);

@@ -216,7 +216,7 @@ struct ComputeParamsLowering : OpConversionPattern<ComputeParamsOp> {
         buildSpace(rewriter, loc, adaptor.getInput(), scheme);
     if (failed(space))
       return rewriter.notifyMatchFailure(op, "cannot build iteration space");
-    bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
+    bool symmetric = scheme.isFloat() || scheme.getSymmetric();
 
     // Parameter tensor sizes: the iteration dims the parameter map keeps.
     AffineMap pmap = paramMap(ctx, scheme, space->rank);

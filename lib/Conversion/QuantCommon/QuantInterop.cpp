@@ -269,7 +269,7 @@ octet::exportQuantType(SchemeAttr scheme, ArrayRef<int64_t> shape,
   // The octet verifiers guarantee f32 scales and i32 zero points shaped as
   // the granularity requires.
   MLIRContext *ctx = scheme.getContext();
-  if (scheme.isFloat8())
+  if (scheme.isFloat())
     return emitError() << "scheme " << scheme
                        << " cannot be exported: upstream !quant.uniform types "
                           "store integers only ('!quant.uniform<"

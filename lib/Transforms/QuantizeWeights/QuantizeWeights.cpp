@@ -19,6 +19,7 @@
 
 #include "octet/Target/Capabilities.h"
 #include "octet/Target/FormatResolution.h"
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -197,10 +198,14 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                                                 (1 << (bits - 1)) - 1)
                                : std::make_pair(0, (1 << bits) - 1);
   }
-  // OCP MXFP8: FP8 per group (32 by default) with E8M0 scales.
+  // OCP MXFP8 / MXFP4: FP8 or FP4 (E2M1) per group (32 by default) with
+  // E8M0 scales.
   cfg.e8m0 = false;
-  if (!f && (fmt == "mxfp8" || fmt == "mxfp8-e4m3" || fmt == "mxfp8-e5m2")) {
-    f = fmt == "mxfp8-e5m2" ? StorageFormat::f8E5M2 : StorageFormat::f8E4M3FN;
+  if (!f && (fmt == "mxfp8" || fmt == "mxfp8-e4m3" || fmt == "mxfp8-e5m2" ||
+             fmt == "mxfp4")) {
+    f = fmt == "mxfp8-e5m2" ? StorageFormat::f8E5M2
+        : fmt == "mxfp4"    ? StorageFormat::f4E2M1FN
+                            : StorageFormat::f8E4M3FN;
     cfg.e8m0 = true;
   }
   cfg.autoFormat = format == "auto";
@@ -213,7 +218,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (!f)
     return fail("unknown format '" + format +
                 "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
-                "mxfp8, mxfp8-e5m2, or iN / uN with N in 2..7)");
+                "f4E2M1FN, mxfp8, mxfp8-e5m2, mxfp4, or iN / uN with N in "
+                "2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -271,8 +277,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   // (Values, not hasValue(): a pass built from an options struct has a
   // value for every option.)
   if (cfg.mxCeil && !cfg.e8m0)
-    return fail("mx-scale applies to format=mxfp8 / mxfp8-e5m2 only, not "
-                "format=" + format);
+    return fail("mx-scale applies to format=mxfp8 / mxfp8-e5m2 / mxfp4 only, "
+                "not format=" + format);
   if (cfg.e8m0 && cfg.clip != ClipKind::AbsMax)
     return fail("format=" + format + " takes clip=absmax only (the MX rule, "
                 "2^(floor(log2(absmax)) - emax), fixes each block's scale), "
@@ -462,9 +468,8 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
     job.type = operandType;
     qaxis = os.axis;
   }
-  // FP8 schemes are always symmetric.
-  bool sym = cfg.symmetric || cfg.format == StorageFormat::f8E4M3FN ||
-             cfg.format == StorageFormat::f8E5M2;
+  // Float (FP8 / FP4) schemes are always symmetric.
+  bool sym = cfg.symmetric || num::isFloatFormat(toNumerics(cfg.format));
   job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,
                                os.group, sym,

@@ -162,7 +162,7 @@ struct Kernel {
       : ctx(ctx), cfg(cfg), layout(scheme, shape),
         format(toNumerics(scheme.getFormat())),
         range{scheme.getQmin(), scheme.getQmax()},
-        symmetric(scheme.isFloat8() || scheme.getSymmetric()),
+        symmetric(scheme.isFloat() || scheme.getSymmetric()),
         saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip),
         e8m0(scheme.hasE8M0Scales()) {}
 };
@@ -575,7 +575,7 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, const F32Runs &src,
   const bool skipNonFinite = k.skipNonFinite;
   const bool sameRef = &src == &reference;
   const bool uniform = layout.kind == Granularity::per_tensor;
-  const bool fp8 = scheme.isFloat8();
+  const bool fp8 = scheme.isFloat();
   const uint8_t mask = scheme.getStorageBits() == 4 ? 0x0f : 0xff;
   std::optional<num::Fp8Table> fp8Table;
   if (fp8)
@@ -698,7 +698,7 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
   const bool dynamicGroups = perGroup && !k.cfg.actOrder;
   const int64_t group = perGroup ? k.layout.group : kdim;
   const int64_t *order = f.order.data();
-  const bool fp8 = num::isFloat8(k.format);
+  const bool fp8 = num::isFloatFormat(k.format);
   out.assign(rows * kdim, 0.0f);
   const int64_t tiles = (rows + kTile - 1) / kTile;
   parallelFor(k.ctx, 0, tiles, [&](size_t t) {
@@ -782,7 +782,7 @@ constexpr unsigned kAwqClipSteps = 20;
 static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
                                    const double *h) {
   const int64_t n = static_cast<int64_t>(x.size());
-  const bool fp8 = num::isFloat8(k.format);
+  const bool fp8 = num::isFloatFormat(k.format);
   num::RangeStats st;
   for (float v : x)
     st.add(v);
@@ -935,7 +935,7 @@ std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
     searchClips(k, read, clips);
   const int64_t n = k.layout.numElements;
   std::vector<float> out(n);
-  const bool fp8 = scheme.isFloat8();
+  const bool fp8 = scheme.isFloat();
   parallelFor(ctx, 0, numChunks(n), [&](size_t c) {
     int64_t begin = c * kChunk;
     int64_t end = std::min<int64_t>(n, begin + kChunk);
@@ -1001,7 +1001,7 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   RankedTensorType scaleType =
       getScaleType(scheme, shape, builder.getF32Type());
   RankedTensorType zpType;
-  bool symmetricScheme = scheme.isFloat8() || scheme.getSymmetric();
+  bool symmetricScheme = scheme.isFloat() || scheme.getSymmetric();
   if (!symmetricScheme)
     zpType = RankedTensorType::get(scaleType.getShape(), builder.getI32Type());
   auto storageType =

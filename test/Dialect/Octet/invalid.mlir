@@ -2,7 +2,7 @@
 
 // One case per diagnostic of the scheme attribute and the ops.
 
-// expected-error @+1 {{unknown storage format 'i16'; expected one of i8, u8, i4, u4, f8E4M3FN, f8E5M2}}
+// expected-error @+1 {{unknown storage format 'i16'; expected one of i8, u8, i4, u4, f8E4M3FN, f8E5M2, f4E2M1FN}}
 func.func @unknown_format() attributes {s = #octet.scheme<i16>} { return }
 
 // -----
@@ -24,6 +24,40 @@ func.func @fp8_asymmetric() attributes {s = #octet.scheme<f8E4M3FN, asymmetric>}
 
 // expected-error @+1 {{'non_saturating' applies to FP8 formats only, not 'i8'}}
 func.func @int_non_saturating() attributes {s = #octet.scheme<i8, non_saturating>} { return }
+
+// -----
+
+// expected-error @+1 {{FP4 schemes are symmetric; 'f4E2M1FN' cannot be asymmetric}}
+func.func @fp4_asymmetric() attributes {s = #octet.scheme<f4E2M1FN, asymmetric>} { return }
+
+// -----
+
+// expected-error @+1 {{f4E2M1FN has no infinity or NaN: its conversion always saturates ('non_saturating' does not apply)}}
+func.func @fp4_non_saturating() attributes {s = #octet.scheme<f4E2M1FN, non_saturating>} { return }
+
+// -----
+
+func.func @fp4_zero_point(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xf4E2M1FN> {
+  // expected-error @+1 {{'octet.quantize' op FP4 schemes take no zero point, but one is given}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i32>) as <f4E2M1FN> : tensor<4xf32> -> tensor<4xf4E2M1FN>
+  return %q : tensor<4xf4E2M1FN>
+}
+
+// -----
+
+func.func @fp4_storage_type(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi4> {
+  // expected-error @+1 {{'octet.quantize' op result element type 'i4' does not match the scheme's storage format 'f4E2M1FN' (expected 'f4E2M1FN')}}
+  %q = octet.quantize %x scale(%s : tensor<f32>) as <f4E2M1FN> : tensor<4xf32> -> tensor<4xi4>
+  return %q : tensor<4xi4>
+}
+
+// -----
+
+func.func @fp4_quantized_lhs(%a: tensor<4x64xi8>, %w: tensor<64x8xf4E2M1FN>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op FP4 (f4E2M1FN) operands are weight-only: the rhs may be FP4 when the lhs is float, but lhs 'i8' is quantized (W4A4 FP4 matmuls are not lowered yet)}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <f4E2M1FN> : tensor<4x64xi8>, tensor<64x8xf4E2M1FN> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
 
 // -----
 
@@ -149,7 +183,7 @@ func.func @fp8_storage_type(%q: tensor<4xf8E5M2>, %s: tensor<f32>) -> tensor<4xf
 // -----
 
 func.func @storage_not_supported(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi16> {
-  // expected-error @+1 {{result #0 must be ranked tensor of 8-bit signless integer or 4-bit signless integer or f8E4M3FN type or f8E5M2 type values}}
+  // expected-error @+1 {{result #0 must be ranked tensor of 8-bit signless integer or 4-bit signless integer or f8E4M3FN type or f8E5M2 type or f4E2M1FN type values}}
   %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<4xf32> -> tensor<4xi16>
   return %q : tensor<4xi16>
 }
@@ -308,7 +342,7 @@ func.func @matmul_batch(%a: tensor<2x4x64xf32>, %w: tensor<3x64x8xi8>, %s: tenso
 
 // -----
 
-// expected-error @+1 {{e8m0 scales need an FP8 format (MXFP8), not 'i8'}}
+// expected-error @+1 {{e8m0 scales need a float format (MXFP8: f8E4M3FN / f8E5M2, MXFP4: f4E2M1FN), not 'i8'}}
 func.func @e8m0_int() attributes {s = #octet.scheme<i8, per_group(1, 32), e8m0>} { return }
 
 // -----

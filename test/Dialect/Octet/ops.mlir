@@ -123,3 +123,16 @@ func.func @mxfp8(%q: tensor<4x64xf8E4M3FN>) -> tensor<4x64xf32> {
   %x = octet.dequantize %q scale(%s : tensor<4x2xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf8E4M3FN> -> tensor<4x64xf32>
   return %x : tensor<4x64xf32>
 }
+
+// FP4 (E2M1): f4E2M1FN storage, MXFP4 (E8M0 scales) and a float-lhs
+// (weight-only) matmul.
+// CHECK-LABEL: func.func @fp4
+// CHECK: octet.quantize %{{.*}} as <f4E2M1FN> : tensor<4x64xf32> -> tensor<4x64xf4E2M1FN>
+// CHECK: as <f4E2M1FN, per_group(1, 32), e8m0> : tensor<4x64xf4E2M1FN> -> tensor<4x64xf32>
+// CHECK: rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0> : tensor<2x64xf32>, tensor<64x4xf4E2M1FN> -> tensor<2x4xf32>
+func.func @fp4(%v: tensor<4x64xf32>, %t: tensor<f32>, %s: tensor<4x2xf32>, %a: tensor<2x64xf32>, %w: tensor<64x4xf4E2M1FN>, %sw: tensor<2x4xf32>) -> (tensor<4x64xf32>, tensor<2x4xf32>) {
+  %q = octet.quantize %v scale(%t : tensor<f32>) as <f4E2M1FN> : tensor<4x64xf32> -> tensor<4x64xf4E2M1FN>
+  %x = octet.dequantize %q scale(%s : tensor<4x2xf32>) as <f4E2M1FN, per_group(1, 32), e8m0> : tensor<4x64xf4E2M1FN> -> tensor<4x64xf32>
+  %y = octet.matmul %a, %w rhs_scale(%sw : tensor<2x4xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0> : tensor<2x64xf32>, tensor<64x4xf4E2M1FN> -> tensor<2x4xf32>
+  return %x, %y : tensor<4x64xf32>, tensor<2x4xf32>
+}

@@ -150,6 +150,24 @@ CASES = {
     "wo_fp8_e5m2_every_code_m9": dict(
         lhs=None, rhs=S("f8E5M2", "per_axis", 1), lshape=(9, 8),
         rshape=(8, 256), fill="every_code"),
+    # FP4 (E2M1) weights, packed two per byte like i4 and decoded by a table
+    # permute: decode and tiled loop nests, per channel and per group (the
+    # MXFP4 and NVFP4 layouts), and every code (row 0 holds codes 0..15).
+    "wo_fp4_per_channel_m1_bias": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(1, 300),
+        rshape=(300, 131), bias=True),
+    "wo_fp4_group32_m77_relu": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_group", 0, 32), lshape=(77, 256),
+        rshape=(256, 131), relu=True),
+    "wo_fp4_group16_m1_transposed": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_group", 0, 16), lshape=(1, 128),
+        rshape=(128, 45), transposed_rhs=True),
+    "wo_fp4_every_code_m1": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(1, 8),
+        rshape=(8, 48), fill="every_code"),
+    "wo_fp4_every_code_m9": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(9, 8),
+        rshape=(8, 48), fill="every_code"),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),
@@ -158,9 +176,9 @@ CASES = {
 
 def filled_codes(kind):
     def codes(scheme, shape):
-        if kind == "every_code":  # row 0: codes 0..255 (uint8 bits)
+        if kind == "every_code":  # row 0: every code (uint8 bits)
             c = np.zeros(shape, np.uint8)
-            c[0] = np.arange(shape[1]) % 256
+            c[0] = np.arange(shape[1]) % (1 << scheme.format.bits)
             return c
         if kind == "min":
             v = scheme.qmin

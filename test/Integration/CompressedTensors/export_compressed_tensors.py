@@ -97,6 +97,12 @@ RECIPES = [
     ("mxfp8", "format=mxfp8",
      oo.Scheme("f8E4M3FN", "per_group", 1, 32, e8m0=True),
      ("mxfp8-quantized", 8, "float", "group", 32)),
+    ("mxfp4", "format=mxfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp4-pack-quantized", 4, "float", "group", 32)),
+    ("recipe-mxfp4", "--octet-quantize=recipe=w4a16-mxfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp4-pack-quantized", 4, "float", "group", 32)),
     # octet-quantize's recipes: the weights fused into octet.matmul (the
     # codes a linalg.transpose of the constant), W8A8 with the activations'
     # scheme.
@@ -198,6 +204,18 @@ def decode(t, module, args, form, shape):
             groups = t[module + ".weight_scale"][1].shape[1]
             zp = unpack(zpk.T.copy(), args["num_bits"], shape[0]).T[:, :groups]
         return codes, t[module + ".weight_scale"][1], zp
+    if form == "mxfp4-pack-quantized":
+        # Two E2M1 codes per byte, the even column in the low nibble.
+        dt, packed = t[module + ".weight_packed"]
+        sdt, scale = t[module + ".weight_scale"]
+        check(dt == "U8" and sdt == "U8" and packed.shape == (
+            shape[0], shape[1] // 2), "%s: weight_packed %s %s, scale %s" % (
+                module, dt, list(packed.shape), sdt))
+        codes = np.empty(shape, np.uint8)
+        codes[:, 0::2] = packed & 0xF
+        codes[:, 1::2] = packed >> 4
+        scale = np.ldexp(1.0, scale.astype(np.int32) - 127).astype(np.float32)
+        return codes, scale, None
     dt, codes = t[module + ".weight"]
     if form == "int-quantized":
         check(dt == "I8", "%s: weight is %s" % (module, dt))
@@ -216,7 +234,8 @@ def dequantize(codes, scale, zp, args, shape):
     over its group / row, in float64."""
     if args["type"] == "float":
         import ml_dtypes
-        q = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+        q = codes.view(ml_dtypes.float4_e2m1fn if args["num_bits"] == 4 else
+                       ml_dtypes.float8_e4m3fn).astype(np.float64)
     else:
         q = codes.astype(np.float64)
     s = np.asarray(scale, np.float64)
@@ -493,6 +512,21 @@ def main():
     except ct.ExportError as e:
         check("E4M3" in str(e) and "blk.0.attn_q.weight" in str(e),
               "e5m2: refusal %s" % e)
+    # FP4 with f32 scales has no compressed-tensors form (MXFP4 has).
+    q = os.path.join(work, "fp4.mlirbc")
+    st = os.path.join(work, "fp4.safetensors")
+    run([oo.find_tool("octet-opt"), mlir, "--octet-quantize-weights=format="
+         "f4E2M1FN granularity=per-group group-size=32", "--emit-bytecode",
+         "-o", q])
+    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+    try:
+        ct.export(src_path, st, os.path.join(work, "fp4"), log=log)
+        check(False, "fp4 with f32 scales: accepted")
+    except ct.ExportError as e:
+        check("format=mxfp4" in str(e) and "blk.0.attn_q.weight" in str(e),
+              "fp4: refusal %s" % e)
+        check(not os.path.exists(os.path.join(work, "fp4")),
+              "fp4: a refused export left its directory")
     r = run([sys.executable, ct.__file__, "--source", src_path, "--weights",
              os.path.join(work, "missing.safetensors"), "-o",
              os.path.join(work, "x")], ok=False)

@@ -349,6 +349,12 @@ CASES = {
                                  lshape=(3, 16), rshape=(16, 4), relu=True),
     "w8_fp8_weights_only": dict(lhs=None, rhs=S("f8E4M3FN", "per_axis", 1),
                                 lshape=(2, 24), rshape=(24, 3)),
+    "w4_fp4_weights_only_group": dict(
+        lhs=None, lft="f16", rhs=S("f4E2M1FN", "per_group", 0, 16),
+        lshape=(3, 48), rshape=(48, 5), res="f16", bias=True),
+    "w4_fp4_weights_only_const": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(2, 40),
+        rshape=(40, 6), const_rhs=True),
     "requantize_u8_asym": dict(
         lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
         lshape=(4, 32), rshape=(32, 6), bias=True, relu=True,

@@ -150,10 +150,10 @@ def parse_options(opts):
     group = int(d.get("group-size", "128"))
     unsigned = fmt.startswith("u")
     sym = d.get("symmetric", "false" if unsigned else "true") in ("true", "1")
-    if fmt.startswith("f8"):
+    if fmt.startswith("f8") or fmt.startswith("f4"):
         sym = True
     clip = d.get("clip", "absmax")
-    if fmt.startswith("mxfp8"):  # FP8 per group (32) with E8M0 scales
+    if fmt.startswith("mxfp"):  # FP8 / FP4 per group (32), E8M0 scales
         sym, gran = True, "per-group"
         group = int(d.get("group-size", "32"))
         if d.get("mx-scale") == "ceil":
@@ -171,8 +171,9 @@ for _n in (2, 3, 5, 6, 7):
 
 
 def scheme_for(fmt, gran, group, sym, axes):
-    if fmt.startswith("mxfp8"):
-        return oo.Scheme("f8E5M2" if fmt == "mxfp8-e5m2" else "f8E4M3FN",
+    if fmt.startswith("mxfp"):
+        return oo.Scheme({"mxfp8-e5m2": "f8E5M2", "mxfp4": "f4E2M1FN"}.get(
+                         fmt, "f8E4M3FN"),
                          "per_group", axis=axes[1], group=group, e8m0=True)
     rng = {}
     if fmt in NARROW:
@@ -307,7 +308,8 @@ def run_model(chk, workdir):
     rng = np.random.default_rng(5)
     w = make_weights(rng)
     fmts = [("i8", "per-channel"), ("i4", "per-group"), ("u8", "per-channel"),
-            ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group")]
+            ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group"),
+            ("mxfp4", "per-group"), ("f4E2M1FN", "per-channel")]
     mm_layers = {k: w[k] for k in ("mm", "res")}
     for fmt, gran in fmts:
         funcs, res = [], []

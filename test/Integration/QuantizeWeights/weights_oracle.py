@@ -121,7 +121,7 @@ def sq_errors(x, scheme, cands):
 
 # OCP Microscaling Formats v1.0, section 6.3: the largest normal exponent of
 # the element format.
-MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15}
+MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15, "f4E2M1FN": 2}
 
 
 def e8m0_scale(absmax, fmt, ceil=False):
@@ -339,7 +339,7 @@ _DEQ = re.compile(
 _RES = re.compile(r"^\s*([\w.$-]+): \"0x([0-9A-Fa-f]*)\"", re.M)
 
 NP_OF = {"f32": np.float32, "i32": np.int32, "i8": np.int8, "i4": np.int8,
-         "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
+         "f8E4M3FN": np.uint8, "f8E5M2": np.uint8, "f4E2M1FN": np.uint8}
 
 
 def _parse_type(t):
@@ -362,7 +362,7 @@ def _value(text, resources):
             raw = bytes.fromhex(body[3:-1])
         else:  # splat literal
             v = float(body) if elt in ("f32",) else int(body)
-            if elt in ("f8E4M3FN", "f8E5M2"):
+            if elt in ("f8E4M3FN", "f8E5M2", "f4E2M1FN"):
                 raise ValueError("splat fp8 literal: " + body)
             return np.full(shape, v, dt)
     a = np.frombuffer(raw, dt)

@@ -18,7 +18,7 @@ namespace octet {
 
 /// Quantizes `x` (f32/f16/bf16) with `scale` (f32) and `zeroPoint` (i32, or
 /// null for symmetric schemes). Returns a value of the scheme's storage
-/// element type (i8, i4, f8E4M3FN, f8E5M2).
+/// element type (i8, i4, f8E4M3FN, f8E5M2, f4E2M1FN).
 Value emitQuantize(OpBuilder &b, Location loc, Value x, Value scale,
                    Value zeroPoint, SchemeAttr scheme);
 
@@ -46,11 +46,12 @@ std::pair<Value, Value> emitParamsFromStats(OpBuilder &b, Location loc,
                                             RangeStatsValues stats,
                                             SchemeAttr scheme);
 
-/// Encodes an f32 value as the bits of an FP8 format (an i32 in [0, 255]).
+/// Encodes an f32 value as the bits of an FP8 format (an i32 in [0, 255])
+/// or of FP4 (f4E2M1FN: an i32 in [0, 15]).
 Value emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
                        StorageFormat format, bool saturate);
 
-/// Decodes FP8 bits (an i32 in [0, 255]) to f32.
+/// Decodes FP8 bits (an i32 in [0, 255]) or FP4 bits ([0, 15]) to f32.
 Value emitFp8BitsToF32(OpBuilder &b, Location loc, Value bits,
                        StorageFormat format);
 

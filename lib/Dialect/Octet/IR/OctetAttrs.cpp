@@ -32,6 +32,12 @@ std::pair<int32_t, int32_t> mlir::octet::getFullRange(StorageFormat format) {
 bool SchemeAttr::isFloat8() const {
   return num::isFloat8(toNumerics(getFormat()));
 }
+bool SchemeAttr::isFloat4() const {
+  return num::isFloat4(toNumerics(getFormat()));
+}
+bool SchemeAttr::isFloat() const {
+  return num::isFloatFormat(toNumerics(getFormat()));
+}
 bool SchemeAttr::isUnsigned() const {
   return num::isUnsigned(toNumerics(getFormat()));
 }
@@ -40,7 +46,7 @@ unsigned SchemeAttr::getStorageBits() const {
 }
 bool SchemeAttr::hasNarrowRange() const {
   auto full = getFullRange(getFormat());
-  return !isFloat8() && (getQmin() != full.first || getQmax() != full.second);
+  return !isFloat() && (getQmin() != full.first || getQmax() != full.second);
 }
 StringRef SchemeAttr::getFormatName() const {
   return stringifyStorageFormat(getFormat());
@@ -59,6 +65,8 @@ Type SchemeAttr::getStorageElementType() const {
     return Float8E4M3FNType::get(ctx);
   case StorageFormat::f8E5M2:
     return Float8E5M2Type::get(ctx);
+  case StorageFormat::f4E2M1FN:
+    return Float4E2M1FNType::get(ctx);
   }
   llvm_unreachable("unknown storage format");
 }
@@ -83,14 +91,21 @@ SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t groupSize, bool symmetric, bool saturate,
                    int32_t qmin, int32_t qmax, ScaleFormat scaleFormat) {
   bool fp8 = num::isFloat8(toNumerics(format));
-  if (scaleFormat == ScaleFormat::e8m0 && !fp8)
-    return emitError() << "e8m0 scales need an FP8 format (MXFP8), not '"
+  bool fp4 = num::isFloat4(toNumerics(format));
+  if (scaleFormat == ScaleFormat::e8m0 && !fp8 && !fp4)
+    return emitError() << "e8m0 scales need a float format (MXFP8: "
+                          "f8E4M3FN / f8E5M2, MXFP4: f4E2M1FN), not '"
                        << stringifyStorageFormat(format) << "'";
-  if (fp8) {
+  if (fp8 || fp4) {
     if (!symmetric)
-      return emitError() << "FP8 schemes are symmetric; '"
+      return emitError() << (fp8 ? "FP8" : "FP4")
+                         << " schemes are symmetric; '"
                          << stringifyStorageFormat(format)
                          << "' cannot be asymmetric";
+    if (fp4 && !saturate)
+      return emitError() << "f4E2M1FN has no infinity or NaN: its "
+                            "conversion always saturates ('non_saturating' "
+                            "does not apply)";
   } else {
     if (!saturate)
       return emitError() << "'non_saturating' applies to FP8 formats only, "
@@ -132,7 +147,7 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   if (!format) {
     parser.emitError(loc) << "unknown storage format '" << formatName
                           << "'; expected one of i8, u8, i4, u4, f8E4M3FN, "
-                             "f8E5M2";
+                             "f8E5M2, f4E2M1FN";
     return {};
   }
   auto [qmin, qmax] = getFullRange(*format);

@@ -44,7 +44,8 @@ bool mlir::octet::isIdentityRoundTrip(SchemeAttr scheme, Value scale,
                                       Type floatType) {
   // E5M2: quantize maps inf codes to max finite (saturating) and NaN
   // payloads to the canonical NaN, so some codes never come back.
-  if (scheme.getFormat() == StorageFormat::f8E5M2)
+  // (FP4 is left unfolded: nothing produces such round trips.)
+  if (scheme.getFormat() == StorageFormat::f8E5M2 || scheme.isFloat4())
     return false;
   // Codes outside a narrowed range are clamped by quantize.
   if (scheme.hasNarrowRange())
@@ -141,8 +142,10 @@ DenseElementsAttr mlir::octet::getStorageAttr(RankedTensorType type,
   SmallVector<APFloat> values;
   values.reserve(codes.size());
   for (int32_t c : codes)
-    values.push_back(APFloat(floatType.getFloatSemantics(),
-                             APInt(8, static_cast<uint64_t>(c & 0xff))));
+    values.push_back(APFloat(
+        floatType.getFloatSemantics(),
+        APInt(floatType.getWidth(),
+              static_cast<uint64_t>(c) & ((1u << floatType.getWidth()) - 1))));
   return DenseElementsAttr::get(type, values);
 }
 
@@ -168,7 +171,7 @@ DenseElementsAttr mlir::octet::foldQuantize(DenseElementsAttr input,
   SmallVector<int32_t> codes(x.size());
   for (size_t i = 0, e = x.size(); i < e; ++i) {
     int64_t p = index(i);
-    if (scheme.isFloat8())
+    if (scheme.isFloat())
       codes[i] = num::quantizeFp8(x[i], s[p], format, scheme.getSaturate());
     else
       codes[i] = num::quantizeInt(x[i], s[p], zp.empty() ? 0 : zp[p],
@@ -192,7 +195,7 @@ mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
     stats[index(i)].add(x[i]);
   auto format = toNumerics(scheme.getFormat());
   num::IntRange range{scheme.getQmin(), scheme.getQmax()};
-  bool symmetric = scheme.isFloat8() || scheme.getSymmetric();
+  bool symmetric = scheme.isFloat() || scheme.getSymmetric();
   SmallVector<float> scales;
   SmallVector<int32_t> zps;
   for (const num::RangeStats &st : stats) {

@@ -111,10 +111,11 @@ LogicalResult mlir::octet::verifyParameters(
     }
   }
 
-  if (scheme.isFloat8()) {
+  if (scheme.isFloat()) {
     if (zeroPoint)
       return emitError() << paramPrefix
-                         << "FP8 schemes take no zero point, but one is given";
+                         << (scheme.isFloat8() ? "FP8" : "FP4")
+                         << " schemes take no zero point, but one is given";
     return success();
   }
   if (scheme.getSymmetric() && zeroPoint)
@@ -258,7 +259,7 @@ LogicalResult ComputeParamsOp::verify() {
                             "yet: quantize constant weights with "
                             "octet-quantize-weights format=mxfp8";
   auto inType = getInput().getType();
-  bool wantZp = !scheme.isFloat8() && !scheme.getSymmetric();
+  bool wantZp = !scheme.isFloat() && !scheme.getSymmetric();
   if (wantZp && !getZeroPoint())
     return emitOpError()
            << "the asymmetric scheme produces a zero point; add a second "
@@ -402,6 +403,12 @@ static LogicalResult verifyMatmulRhs(MatmulOp op) {
            << " is not supported; use per_tensor, per_axis(" << rrank - 1
            << ") (per output channel) or per_group(" << rrank - 2
            << ", size) (groups along K)";
+  if (lhsScheme && (lhsScheme->isFloat4() || rhsScheme.isFloat4()))
+    return op.emitOpError()
+           << "FP4 (f4E2M1FN) operands are weight-only: the rhs may be FP4 "
+              "when the lhs is float, but lhs '"
+           << lhsScheme->getFormatName() << "' is quantized (W4A4 FP4 "
+           << "matmuls are not lowered yet)";
   if (lhsScheme && lhsScheme->isFloat8() != rhsScheme.isFloat8())
     return op.emitOpError()
            << "lhs '" << lhsScheme->getFormatName() << "' and rhs '"

@@ -51,19 +51,30 @@ constexpr float kFloatMinNormal = 0x1p-126f;
 constexpr float kFloatMax = 0x1.fffffep127f;
 
 /// Storage formats. Signedness of the integer formats is part of the format;
-/// the storage element type in IR is signless (i8 / i4) or the builtin FP8
-/// type.
-enum class StorageFormat : uint8_t { I8, U8, I4, U4, F8E4M3FN, F8E5M2 };
+/// the storage element type in IR is signless (i8 / i4) or the builtin float
+/// type (f8E4M3FN, f8E5M2, f4E2M1FN).
+enum class StorageFormat : uint8_t { I8, U8, I4, U4, F8E4M3FN, F8E5M2, F4E2M1FN };
 
 OCTET_HD bool isFloat8(StorageFormat f) {
   return f == StorageFormat::F8E4M3FN || f == StorageFormat::F8E5M2;
+}
+/// OCP FP4 (E2M1): the element format of MXFP4 and NVFP4.
+OCTET_HD bool isFloat4(StorageFormat f) {
+  return f == StorageFormat::F4E2M1FN;
+}
+/// The float formats (FP8 and FP4): always symmetric, codes are floats.
+OCTET_HD bool isFloatFormat(StorageFormat f) {
+  return isFloat8(f) || isFloat4(f);
 }
 OCTET_HD bool isUnsigned(StorageFormat f) {
   return f == StorageFormat::U8 || f == StorageFormat::U4;
 }
 /// Width in bits of one stored code.
 OCTET_HD unsigned storageBits(StorageFormat f) {
-  return (f == StorageFormat::I4 || f == StorageFormat::U4) ? 4 : 8;
+  return (f == StorageFormat::I4 || f == StorageFormat::U4 ||
+          f == StorageFormat::F4E2M1FN)
+             ? 4
+             : 8;
 }
 
 /// Inclusive integer code range.
@@ -73,7 +84,7 @@ struct IntRange {
 };
 
 /// The full range of an integer format (i8 [-128,127], u8 [0,255],
-/// i4 [-8,7], u4 [0,15]). Not meaningful for FP8 formats.
+/// i4 [-8,7], u4 [0,15]). Not meaningful for the float formats.
 OCTET_HD IntRange fullRange(StorageFormat f) {
   switch (f) {
   case StorageFormat::I8:
@@ -149,10 +160,13 @@ OCTET_HD float dequantizeInt(int32_t q, float scale, int32_t zp) {
 }
 
 //===----------------------------------------------------------------------===//
-// FP8 formats (OCP E4M3FN and E5M2)
+// Float formats: FP8 (OCP E4M3FN and E5M2) and FP4 (OCP E2M1)
 //===----------------------------------------------------------------------===//
+//
+// The functions below are named for FP8, their first formats; every one of
+// them also takes F4E2M1FN, whose 4-bit code is sign.ee.m in the low nibble.
 
-/// Parameters of an 8-bit float format.
+/// Parameters of a small float format.
 struct Fp8Spec {
   unsigned expBits;
   unsigned manBits;
@@ -161,38 +175,49 @@ struct Fp8Spec {
   uint8_t nanCode;   ///< Canonical (positive) NaN code.
   uint8_t infCode;   ///< Infinity code; equals nanCode when there is no inf.
   bool hasInf;
+  bool hasNan;       ///< False for E2M1 (no NaN and no infinity).
+  uint8_t signBit;   ///< 0x80 for FP8, 0x08 for FP4.
   float maxFinite;
 };
 
 OCTET_HD Fp8Spec fp8Spec(StorageFormat f) {
   if (f == StorageFormat::F8E5M2)
-    return {5, 2, 15, 0x7B, 0x7E, 0x7C, true, 57344.0f};
+    return {5, 2, 15, 0x7B, 0x7E, 0x7C, true, true, 0x80, 57344.0f};
+  // E2M1 (OCP Microscaling v1.0, 5.3.3): 0, 0.5, 1, 1.5, 2, 3, 4, 6; no
+  // infinities or NaN.
+  if (f == StorageFormat::F4E2M1FN)
+    return {2, 1, 1, 0x7, 0x7, 0x7, false, false, 0x08, 6.0f};
   // E4M3FN: no infinities, only S.1111.111 is NaN.
-  return {4, 3, 7, 0x7E, 0x7F, 0x7F, false, 448.0f};
+  return {4, 3, 7, 0x7E, 0x7F, 0x7F, false, true, 0x80, 448.0f};
 }
 
-/// Largest finite value of an FP8 format (448 for E4M3FN, 57344 for E5M2).
+/// Largest finite value of a float format (448 for E4M3FN, 57344 for E5M2,
+/// 6 for E2M1).
 OCTET_HD float fp8MaxFinite(StorageFormat f) { return fp8Spec(f).maxFinite; }
 
-/// Encodes an f32 value as FP8 with round-to-nearest-even.
+/// Encodes an f32 value as FP8 (or FP4) with round-to-nearest-even.
 ///
 /// The steps are written so that the MLIR lowering can emit the same
 /// branch-free sequence (see emitF32ToFp8 in lib/Conversion/OctetToLinalg):
 ///   a = |bits(x)|;
-///   NaN                 -> sign | nanCode
+///   NaN                 -> sign | nanCode (E2M1, which has no NaN: +0,
+///                          code 0, as an integer format's NaN becomes its
+///                          zero point; ml_dtypes writes -0, the same value)
 ///   a < minNormal(fp8)  -> subnormal: float(|x|) + magic, minus magic's bits
 ///                          (the FPU's own round-to-nearest-even at the fp8
 ///                          subnormal quantum)
 ///   otherwise           -> add the round-to-nearest-even bias to the bits,
 ///                          shift, rebias the exponent
 ///   code > maxCode      -> saturate ? maxCode : (hasInf ? inf : NaN)
+///                          (E2M1 always saturates: OCP defines no other
+///                          conversion for it)
 OCTET_HD uint8_t encodeFp8(float x, StorageFormat f, bool saturate) {
   const Fp8Spec s = fp8Spec(f);
   const uint32_t u = bitsOf(x);
-  const uint32_t sign = (u >> 24) & 0x80u;
+  const uint32_t sign = (u >> 31) ? s.signBit : 0u;
   const uint32_t a = u & 0x7fffffffu;
   if (a > 0x7f800000u)
-    return static_cast<uint8_t>(sign | s.nanCode);
+    return s.hasNan ? static_cast<uint8_t>(sign | s.nanCode) : 0;
   const unsigned shift = 23 - s.manBits;
   const uint32_t rebias = static_cast<uint32_t>(127 - s.bias);
   // f32 bits of the smallest fp8 normal, 2^(1 - bias).
@@ -209,19 +234,20 @@ OCTET_HD uint8_t encodeFp8(float x, StorageFormat f, bool saturate) {
     code = (rounded >> shift) - (rebias << s.manBits);
   }
   if (code > s.maxCode)
-    code = saturate ? s.maxCode : s.infCode;
+    code = (saturate || !s.hasNan) ? s.maxCode : s.infCode;
   return static_cast<uint8_t>(sign | code);
 }
 
-/// Decodes an FP8 code to f32 (exact).
+/// Decodes an FP8 (or FP4) code to f32 (exact).
 OCTET_HD float decodeFp8(uint8_t c, StorageFormat f) {
   const Fp8Spec s = fp8Spec(f);
-  const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;
-  const uint32_t mag = c & 0x7fu;
+  const uint32_t sign = (c & s.signBit) ? 0x80000000u : 0u;
+  const uint32_t mag = c & (s.signBit - 1u);
   const uint32_t e = mag >> s.manBits;
   const uint32_t m = mag & ((1u << s.manBits) - 1u);
   uint32_t bits;
-  if (s.hasInf ? (e == (1u << s.expBits) - 1u) : (mag == s.nanCode)) {
+  if (s.hasNan &&
+      (s.hasInf ? (e == (1u << s.expBits) - 1u) : (mag == s.nanCode))) {
     bits = (s.hasInf && m == 0) ? 0x7f800000u : 0x7fc00000u;
   } else if (e == 0) {
     // Subnormal: m * 2^(1 - bias - manBits), exact in f32.
@@ -274,9 +300,9 @@ OCTET_HD float guardScale(float scale, bool zeroRange) {
 /// The largest magnitude the symmetric mapping targets: qmax for integers
 /// (127 for i8, 7 for i4; for unsigned formats, which have no negative side,
 /// the symmetric scheme uses zp 0 and maps absmax to qmax) or the largest
-/// finite FP8 value.
+/// finite value of a float format.
 OCTET_HD float symmetricTarget(StorageFormat f, IntRange r) {
-  if (isFloat8(f))
+  if (isFloatFormat(f))
     return fp8MaxFinite(f);
   return static_cast<float>(r.qmax);
 }
@@ -306,7 +332,7 @@ OCTET_HD QuantParams symmetricMinMaxParams(float minV, float maxV,
     minV = 0.0f;
   if (std::isnan(maxV))
     maxV = 0.0f;
-  if (isFloat8(f) || r.qmin >= 0)
+  if (isFloatFormat(f) || r.qmin >= 0)
     return symmetricParams(std::fmax(std::fabs(minV), std::fabs(maxV)), f, r);
   minV = std::fmax(std::fmin(minV, 0.0f), -kFloatMax);
   maxV = std::fmin(std::fmax(maxV, 0.0f), kFloatMax);
@@ -447,7 +473,7 @@ OCTET_HD float decodeBF16(uint16_t b) {
 /// range `r`; FP8 formats ignore it and the zero point).
 OCTET_HD float fakeQuantize(float x, QuantParams p, StorageFormat f,
                             IntRange r, bool saturate) {
-  if (isFloat8(f))
+  if (isFloatFormat(f))
     return dequantizeFp8(quantizeFp8(x, p.scale, f, saturate), p.scale, f);
   return dequantizeInt(quantizeInt(x, p.scale, p.zeroPoint, r.qmin, r.qmax),
                        p.scale, p.zeroPoint);
@@ -505,7 +531,7 @@ struct ClipResult {
 /// No clipping: the parameters of compute_params (absmax or [min, max]).
 OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
                                IntRange r, bool symmetric) {
-  if (symmetric || isFloat8(f))
+  if (symmetric || isFloatFormat(f))
     return {symmetricParams(stats.absmax, f, r), -stats.absmax, stats.absmax,
             1.0f};
   return {asymmetricParams(stats.minV, stats.maxV, r), stats.minV, stats.maxV,
@@ -514,7 +540,7 @@ OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
 
 /// The shared scale of an OCP Microscaling block (MX formats v1.0, 6.3):
 /// X = 2^(floor(log2(absmax)) - emax), emax the element format's largest
-/// normal exponent (E4M3: 8, E5M2: 15), clamped to E8M0's 2^-127 .. 2^127.
+/// normal exponent (E4M3: 8, E5M2: 15, E2M1: 2), clamped to E8M0's 2^-127 .. 2^127.
 /// floor(log2) is read from the f32 exponent bits (exact, subnormals too).
 /// A zero, NaN or infinite absmax gives 1, like symmetricParams' zero-range
 /// guard. The block's values then quantize as FP8 with this scale
@@ -539,7 +565,8 @@ OCTET_HD float e8m0Scale(float absmax, StorageFormat f, bool roundUp = false) {
       ++msb;
     e = msb - 149;
   }
-  const int emax = f == StorageFormat::F8E5M2 ? 15 : 8;
+  const int emax =
+      f == StorageFormat::F8E5M2 ? 15 : (f == StorageFormat::F4E2M1FN ? 2 : 8);
   int x = e - emax;
   // maxFinite * 2^x in double is exact (no overflow or underflow there).
   if (roundUp && static_cast<double>(absmax) >
@@ -567,7 +594,7 @@ OCTET_HD ClipResult e8m0Clip(const RangeStats &stats, StorageFormat f,
 /// schemes take symmetricMinMaxParams, everything else absmaxClip.
 OCTET_HD ClipResult minmaxClip(const RangeStats &stats, StorageFormat f,
                                IntRange r, bool symmetric) {
-  if (symmetric && !isFloat8(f))
+  if (symmetric && !isFloatFormat(f))
     return {symmetricMinMaxParams(stats.minV, stats.maxV, f, r), stats.minV,
             stats.maxV, 1.0f};
   return absmaxClip(stats, f, r, symmetric);
@@ -579,7 +606,7 @@ OCTET_HD ClipResult minmaxClip(const RangeStats &stats, StorageFormat f,
 /// reordered (and overwritten with |x| in the symmetric case).
 inline ClipResult percentileClip(float *scratch, size_t n, double p,
                                  StorageFormat f, IntRange r, bool symmetric) {
-  if (symmetric || isFloat8(f)) {
+  if (symmetric || isFloatFormat(f)) {
     for (size_t i = 0; i < n; ++i)
       scratch[i] = std::fabs(scratch[i]);
     float t = percentile(scratch, n, p);
@@ -629,7 +656,7 @@ inline ClipResult mseClipCandidate(const RangeStats &stats, StorageFormat f,
 inline ClipResult mseClip(const float *x, size_t n, const RangeStats &stats,
                           StorageFormat f, IntRange r, bool symmetric,
                           bool saturate, unsigned steps = kMseClipSteps) {
-  bool sym = symmetric || isFloat8(f);
+  bool sym = symmetric || isFloatFormat(f);
   ClipResult best = absmaxClip(stats, f, r, sym);
   double bestErr = quantizationError(x, n, best.params, f, r, saturate);
   for (unsigned k = steps; k-- > 1;) {
@@ -653,7 +680,7 @@ ClipResult mseClipWith(const float *x, size_t n, const RangeStats &stats,
                        StorageFormat f, IntRange r, bool symmetric,
                        bool saturate, ForEach &&forEach,
                        unsigned steps = kMseClipSteps) {
-  bool sym = symmetric || isFloat8(f);
+  bool sym = symmetric || isFloatFormat(f);
   if (steps == 0)
     return absmaxClip(stats, f, r, sym);
   std::vector<ClipResult> cand(steps);

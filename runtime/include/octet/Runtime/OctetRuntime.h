@@ -34,10 +34,12 @@ extern "C" {
 /// to a signature or to the meaning of an argument.
 #define OCTET_RUNTIME_ABI_VERSION 1
 
-/// FP8 formats, as taken by the `format` argument of the FP8 functions.
+/// Float formats, as taken by the `format` argument of the FP8 functions.
 enum {
   OCTET_FP8_E4M3FN = 0, ///< OCP E4M3FN: max 448, no infinities.
-  OCTET_FP8_E5M2 = 1    ///< OCP E5M2: max 57344, has infinities.
+  OCTET_FP8_E5M2 = 1,   ///< OCP E5M2: max 57344, has infinities.
+  OCTET_FP4_E2M1FN = 2  ///< OCP FP4 E2M1: max 6, no infinity or NaN; codes
+                        ///< 0..15 (sign in bit 3), one per byte.
 };
 
 /// Storage formats, as taken by octet_symmetric_params; the values equal
@@ -48,7 +50,8 @@ enum {
   OCTET_FORMAT_I4 = 2,
   OCTET_FORMAT_U4 = 3,
   OCTET_FORMAT_F8E4M3FN = 4,
-  OCTET_FORMAT_F8E5M2 = 5
+  OCTET_FORMAT_F8E5M2 = 5,
+  OCTET_FORMAT_F4E2M1FN = 6 ///< OCP FP4 (E2M1): max 6, no inf or NaN.
 };
 
 /// Returns OCTET_RUNTIME_ABI_VERSION as the library was built; a caller
@@ -73,7 +76,8 @@ OCTET_RUNTIME_EXPORT void octet_dequantize_int(const int32_t *q, int64_t n,
 /// `saturate` nonzero, finite overflow and +-inf become +-max finite (the
 /// behaviour of PTX cvt.rn.satfinite); with `saturate` zero, overflow follows
 /// ml_dtypes (E4M3FN -> NaN, E5M2 -> +-inf). NaN stays NaN with its sign; -0
-/// stays -0. An invalid `format` leaves `out` unchanged.
+/// stays -0. OCTET_FP4_E2M1FN always saturates and encodes NaN as +0 (code
+/// 0). An invalid `format` leaves `out` unchanged.
 OCTET_RUNTIME_EXPORT void octet_encode_fp8(const float *x, int64_t n,
                                            int32_t format, int32_t saturate,
                                            uint8_t *out);
@@ -100,7 +104,7 @@ OCTET_RUNTIME_EXPORT void octet_round_half_even(const float *x, int64_t n,
 
 /// Symmetric parameters for a group whose largest magnitude is `absmax`:
 /// *scale = absmax / target with target = qmax for the integer formats and
-/// the largest finite value for the FP8 formats (`qmin`/`qmax` are then
+/// the largest finite value for the float formats (`qmin`/`qmax` are then
 /// ignored), *zp = 0. Guards: a zero or NaN absmax gives scale 1, +inf is
 /// treated as FLT_MAX, a scale below FLT_MIN becomes FLT_MIN, so the scale
 /// is always positive, finite and normal. `format` is an OCTET_FORMAT_*

@@ -24,7 +24,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     ```
     #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)? (, e8m0)?>
 
-    format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2
+    format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2 | f4E2M1FN
     granularity ::= per_tensor | per_axis(axis) | per_group(axis, size)
     ```
 
@@ -36,6 +36,10 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       and default to saturating conversion (finite overflow and +-inf clamp to
       the largest finite value, like `cvt.rn.satfinite`). `non_saturating`
       follows ml_dtypes: E4M3FN overflows to NaN, E5M2 to inf.
+    - FP4 (`f4E2M1FN`, OCP Microscaling Formats v1.0: the values 0, 0.5, 1,
+      1.5, 2, 3, 4, 6 and their negatives) stores `f4E2M1FN` elements, is
+      symmetric and always saturates (the format has no infinity or NaN; a
+      NaN input encodes as +0). Rounding is to nearest, ties to even.
     - `per_tensor`: one scale (`tensor<f32>`).
       `per_axis(a)`: one scale per index of dimension `a` (`tensor<Dxf32>`).
       `per_group(a, g)`: dimension `a` is split into groups of `g` consecutive
@@ -48,8 +52,9 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       an FP8 format and `per_group(axis, 32)` along the reduction axis this
       is OCP MXFP8 (Microscaling Formats v1.0): the shared scale of a block
       is 2^(floor(log2(absmax)) - emax), emax = 8 for E4M3, 15 for E5M2, and
-      the elements convert with round-to-nearest-even and saturation. Only
-      FP8 formats take it.
+      the elements convert with round-to-nearest-even and saturation. With
+      `f4E2M1FN` and `per_group(axis, 32)` it is OCP MXFP4 (emax = 2). Only
+      the float formats take it.
 
     Examples:
 
@@ -60,6 +65,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     #octet.scheme<i4, per_group(1, 32)>
     #octet.scheme<f8E4M3FN, non_saturating>
     #octet.scheme<f8E4M3FN, per_group(1, 32), e8m0>   // MXFP8 (E4M3)
+    #octet.scheme<f4E2M1FN, per_group(1, 32), e8m0>   // MXFP4
     ```
   }];
   let parameters = (ins
@@ -101,11 +107,17 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
   let extraClassDeclaration = [{
     /// True for the FP8 formats.
     bool isFloat8() const;
+    /// True for FP4 (f4E2M1FN).
+    bool isFloat4() const;
+    /// True for the float formats (FP8 and FP4): symmetric, no zero point,
+    /// codes decode to floats.
+    bool isFloat() const;
     /// True for u8 and u4.
     bool isUnsigned() const;
-    /// Bits per stored code (8 or 4).
+    /// Bits per stored code (8, or 4 for i4, u4 and f4E2M1FN).
     unsigned getStorageBits() const;
-    /// The builtin element type of storage tensors (i8, i4, f8E4M3FN, f8E5M2).
+    /// The builtin element type of storage tensors (i8, i4, f8E4M3FN, f8E5M2,
+    /// f4E2M1FN).
     ::mlir::Type getStorageElementType() const;
     /// True when [qmin, qmax] is narrower than the format's full range.
     bool hasNarrowRange() const;

@@ -13,7 +13,8 @@ def Octet_StorageFormat : I32EnumAttr<"StorageFormat",
       I32EnumAttrCase<"i4", 2>,
       I32EnumAttrCase<"u4", 3>,
       I32EnumAttrCase<"f8E4M3FN", 4>,
-      I32EnumAttrCase<"f8E5M2", 5>
+      I32EnumAttrCase<"f8E5M2", 5>,
+      I32EnumAttrCase<"f4E2M1FN", 6>
     ]> {
   let cppNamespace = "::mlir::octet";
   let genSpecializedAttr = 0;

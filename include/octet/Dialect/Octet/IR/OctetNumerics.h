@@ -34,7 +34,10 @@ static_assert(static_cast<int>(StorageFormat::i8) ==
                           ::octet::numerics::StorageFormat::F8E4M3FN) &&
                   static_cast<int>(StorageFormat::f8E5M2) ==
                       static_cast<int>(
-                          ::octet::numerics::StorageFormat::F8E5M2),
+                          ::octet::numerics::StorageFormat::F8E5M2) &&
+                  static_cast<int>(StorageFormat::f4E2M1FN) ==
+                      static_cast<int>(
+                          ::octet::numerics::StorageFormat::F4E2M1FN),
               "dialect and numerics storage formats must agree");
 
 /// The runtime's format of a dialect format.

@@ -9,7 +9,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Octet_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Octet_StorageTensor
-    : RankedTensorOf<[I8, I<4>, F8E4M3FN, F8E5M2]>;
+    : RankedTensorOf<[I8, I<4>, F8E4M3FN, F8E5M2, F4E2M1FN]>;
 def Octet_ScaleTensor : RankedTensorOf<[F32]>;
 def Octet_ZeroPointTensor : RankedTensorOf<[I32]>;
 
