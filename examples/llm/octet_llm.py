@@ -346,6 +346,8 @@ WEIGHT_RECIPES = {
     "mxfp4-ceil": "weights:format=mxfp4 mx-scale=ceil",
     "fp4-g32": "weights:format=f4E2M1FN granularity=per-group group-size=32",
     "fp4-g16": "weights:format=f4E2M1FN granularity=per-group group-size=16",
+    # NVFP4: E2M1 per 16 with E4M3 scales times a per-tensor f32 scale.
+    "nvfp4": "weights:format=nvfp4",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

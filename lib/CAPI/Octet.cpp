@@ -42,7 +42,8 @@ MlirAttribute octetSchemeAttrGetWithRange(MlirContext ctx,
   }
   return wrap(SchemeAttr::getChecked(emit, context, *fmt, *gran, axis,
                                      groupSize, symmetric, saturate, qmin,
-                                     qmax, ScaleFormat::f32));
+                                     qmax, ScaleFormat::f32,
+                                     /*globalScaleBits=*/0u));
 }
 
 MlirAttribute octetSchemeAttrGet(MlirContext ctx, OctetStorageFormat format,

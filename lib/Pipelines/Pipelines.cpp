@@ -187,9 +187,10 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "w8a8-fp8 (FP8 E4M3 weights and dynamic per-token "
                      "activations) | w8a8 (INT8 or FP8 per the module's "
                      "#octet.target, dynamic activations) | w8a16-mxfp8 | "
-                     "w4a16-mxfp4 "
-                     "(OCP MX weights: E4M3 / E2M1 blocks of 32 with E8M0 "
-                     "scales, float activations)"),
+                     "w4a16-mxfp4 (OCP MX weights: E4M3 / E2M1 blocks of "
+                     "32 with E8M0 scales) | w4a16-nvfp4 (E2M1 blocks of 16 "
+                     "with E4M3 scales times a per-tensor scale); float "
+                     "activations"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -224,6 +225,8 @@ constexpr RecipeInfo kRecipes[] = {
     {QuantRecipe::w8a16_mxfp8, "w8a16-mxfp8", "mxfp8", "w8a16", "per-group",
      "", "", ""},
     {QuantRecipe::w4a16_mxfp4, "w4a16-mxfp4", "mxfp4", "w8a16", "per-group",
+     "", "", ""},
+    {QuantRecipe::w4a16_nvfp4, "w4a16-nvfp4", "nvfp4", "w8a16", "per-group",
      "", "", ""},
 };
 
@@ -300,10 +303,12 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.format = info.weightFormat.str();
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
-  // The OCP MX block is 32 elements.
+  // The OCP MX block is 32 elements, NVFP4's 16.
   if (spec.recipe == QuantRecipe::w8a16_mxfp8 ||
       spec.recipe == QuantRecipe::w4a16_mxfp4)
     weights.groupSize = 32;
+  if (spec.recipe == QuantRecipe::w4a16_nvfp4)
+    weights.groupSize = 16;
   if (spec.recipe == QuantRecipe::w4a16 || spec.recipe == QuantRecipe::w3a16) {
     if (spec.groupSize == 0)
       weights.granularity = "per-channel";
@@ -435,7 +440,7 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
       *this, "recipe",
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
                      "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
-                     "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4"),
+                     "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

@@ -216,6 +216,8 @@ Elem target::toElem(StorageFormat format) {
     return Elem::e4m3;
   case StorageFormat::f8E5M2:
     return Elem::e5m2;
+  case StorageFormat::f4E2M1FN:
+    return Elem::e2m1;
   }
   llvm_unreachable("unknown storage format");
 }

@@ -4,6 +4,7 @@
 // RUN: octet-opt %s --octet-quantize=recipe=w8a8-fp8 | FileCheck %s --check-prefix=FP8
 // RUN: octet-opt %s --octet-quantize=recipe=w4a16-mxfp4 | FileCheck %s --check-prefix=MXFP4
 // RUN: octet-opt %s --octet-quantize="recipe=w8a16-mxfp8 group-size=128" | FileCheck %s --check-prefix=MXFP8
+// RUN: octet-opt %s --octet-quantize=recipe=w4a16-nvfp4 | FileCheck %s --check-prefix=NVFP4
 // RUN: not octet-opt %s --octet-quantize=recipe=w3a3 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One command quantizes a whole model.
@@ -19,7 +20,11 @@
 // MXFP4: %[[S:.*]] = arith.constant dense<6.250000e-02> : tensor<2x16xf32>
 // MXFP4: octet.matmul %{{.*}}, %[[Q]] rhs_scale(%[[S]] : tensor<2x16xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0> : tensor<4x64xf32>, tensor<64x16xf4E2M1FN> -> tensor<4x16xf32>
 // MXFP8: octet.matmul %{{.*}}, %{{.*}} rhs_scale(%{{.*}} : tensor<2x16xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32), e8m0>
-// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8 or w4a16-mxfp4
+// The NVFP4 global scale is 0.25 / 2688, every block's E4M3 scale 448,
+// every code 0.25 / (448 g) = 6.
+// NVFP4: %[[Q:.*]] = arith.constant dense<6.000000e+00> : tensor<64x16xf4E2M1FN>
+// NVFP4: octet.matmul %{{.*}}, %[[Q]] rhs_scale(%{{.*}} : tensor<4x16xf32>) rhs_scheme <f4E2M1FN, per_group(0, 16), e4m3(9.30059541e-05)>
+// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4 or w4a16-nvfp4
 func.func @main(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
   %w = arith.constant dense<0.25> : tensor<64x16xf32>
   %z = arith.constant dense<0.0> : tensor<4x16xf32>

@@ -106,6 +106,10 @@ class Scheme:
     qmin: int = None  # None: the format's full range
     qmax: int = None
     e8m0: bool = False  # E8M0 (power-of-two) scales: MXFP8
+    # NVFP4: E4M3 scales times the per-tensor global scale `glob` (set
+    # from the data by the weight oracle).
+    e4m3: bool = False
+    glob: float = 0.0
 
     def __post_init__(self):
         f = FORMATS[self.fmt]
@@ -116,6 +120,7 @@ class Scheme:
         assert self.gran in ("per_tensor", "per_axis", "per_group")
         assert not (f.is_fp8 and not self.symmetric)
         assert not (self.e8m0 and not f.is_fp8)
+        assert not (self.e4m3 and self.fmt != "f4E2M1FN")
 
     @property
     def format(self):
@@ -141,6 +146,8 @@ class Scheme:
             s += ", non_saturating"
         if self.e8m0:
             s += ", e8m0"
+        if self.e4m3:
+            s += ", e4m3(%.9g)" % self.glob
         return "<" + s + ">"
 
     def param_shape(self, shape):

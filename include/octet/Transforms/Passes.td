@@ -88,6 +88,15 @@ def OctetQuantizeWeights
     `format=f4E2M1FN` is FP4 with f32 scales (absmax / 6, any granularity
     and clip). FP4 weights are weight-only: the activations stay float.
 
+    **NVFP4** (`format=nvfp4`): E2M1 codes in blocks of `group-size`
+    (default 16, NVIDIA's block) along the reduction axis, each with an
+    E4M3 scale, times one f32 global scale per weight
+    (`#octet.scheme<f4E2M1FN, per_group(a, 16), e4m3(g)>`): g = absmax /
+    (6 * 448), each block's E4M3 scale e4m3(absmax_b / 6 / g) rounded to
+    nearest even (2^-9 where that is 0); the IR's scales are the f32
+    products E4M3 * g. Takes `clip=absmax` only and `algorithm=gptq` (not
+    `awq`).
+
     **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
     FP8 tensors; scales `f32`, zero points `i32`. Constants held in
     `dense_resource` blobs are read in place (never copied into a uniqued
@@ -215,8 +224,9 @@ def OctetQuantizeWeights
            "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), mxfp8 / "
            "mxfp8-e5m2 (OCP MXFP8: FP8 per group of 32 with E8M0 scales), "
            "f4E2M1FN (FP4 E2M1 with f32 scales), mxfp4 (OCP MXFP4: E2M1 "
-           "per group of 32 with E8M0 scales), or auto (from the module's "
-           "#octet.target and `recipe`)">,
+           "per group of 32 with E8M0 scales), nvfp4 (E2M1 per group of 16 "
+           "with E4M3 scales times a per-tensor f32 scale), or auto (from "
+           "the module's #octet.target and `recipe`)">,
     Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"ocp\"",
            "format=mxfp8 / mxfp4: the E8M0 scale rule, ocp (the spec's "
            "2^(floor(log2(absmax)) - emax); a block whose absmax mantissa is "

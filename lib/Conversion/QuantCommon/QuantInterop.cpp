@@ -246,7 +246,8 @@ FailureOr<QuantParams> octet::importQuantType(RankedTensorType type,
   params.scheme = SchemeAttr::getChecked(
       emitError, ctx, *format, p.granularity, p.axis, p.groupSize, symmetric,
       /*saturate=*/true, static_cast<int32_t>(qt.getStorageTypeMin()),
-      static_cast<int32_t>(qt.getStorageTypeMax()), ScaleFormat::f32);
+      static_cast<int32_t>(qt.getStorageTypeMax()), ScaleFormat::f32,
+      /*globalScaleBits=*/0u);
   if (!params.scheme)
     return failure();
   params.scale = DenseElementsAttr::get(

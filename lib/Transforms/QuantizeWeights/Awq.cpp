@@ -158,7 +158,8 @@ double awqError(MLIRContext *ctx, const Config &cfg, ArrayRef<AwqWeight> ws,
           ctx, w.scheme.getFormat(), gran,
           gran == Granularity::per_axis ? 0 : 1, w.scheme.getGroupSize(),
           w.scheme.getSymmetric(), w.scheme.getSaturate(),
-          w.scheme.getQmin(), w.scheme.getQmax(), w.scheme.getScaleFormat());
+          w.scheme.getQmin(), w.scheme.getQmax(), w.scheme.getScaleFormat(),
+          w.scheme.getGlobalScaleBits());
       q = fakeQuantize(ctx, cfg, rowScheme, {sampled, k}, sub.data());
     } else {
       std::vector<float> scaled(w.values.size());

@@ -208,6 +208,13 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                             : StorageFormat::f8E4M3FN;
     cfg.e8m0 = true;
   }
+  // NVFP4: E2M1 per group (16 by default) with E4M3 scales times one f32
+  // global scale per weight.
+  cfg.nvfp4 = false;
+  if (!f && fmt == "nvfp4") {
+    f = StorageFormat::f4E2M1FN;
+    cfg.nvfp4 = true;
+  }
   cfg.autoFormat = format == "auto";
   if (cfg.autoFormat) {
     if (!target::symbolizeRecipe(recipe))
@@ -218,8 +225,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (!f)
     return fail("unknown format '" + format +
                 "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
-                "f4E2M1FN, mxfp8, mxfp8-e5m2, mxfp4, or iN / uN with N in "
-                "2..7)");
+                "f4E2M1FN, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / uN with N "
+                "in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -234,16 +241,18 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (groupSize <= 0)
     return fail("group-size must be positive, got " + Twine(groupSize));
   cfg.groupSize = groupSize;
-  if (cfg.e8m0) {
-    // per-channel is the option's default: MX formats are per-group.
+  if (cfg.e8m0 || cfg.nvfp4) {
+    // per-channel is the option's default: MX formats and NVFP4 are
+    // per-group.
     if (granularity == "per-tensor")
-      return fail("format=" + format +
-                  " has one E8M0 scale per block along the reduction axis: "
+      return fail("format=" + format + " has one " +
+                  (cfg.e8m0 ? "E8M0" : "E4M3") +
+                  " scale per block along the reduction axis: "
                   "granularity must be per-group (per-channel, the default, "
                   "means per-group here), not " + granularity);
     cfg.granularity = GranularityKind::PerGroup;
     if (!groupSize.hasValue())
-      cfg.groupSize = 32;
+      cfg.groupSize = cfg.e8m0 ? 32 : 16;
   }
   // Unsigned formats have no negative codes: unless symmetric is given
   // explicitly, they use the asymmetric mapping (a symmetric u8 scheme
@@ -283,6 +292,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("format=" + format + " takes clip=absmax only (the MX rule, "
                 "2^(floor(log2(absmax)) - emax), fixes each block's scale), "
                 "not clip=" + clip);
+  if (cfg.nvfp4 && cfg.clip != ClipKind::AbsMax)
+    return fail("format=nvfp4 takes clip=absmax only (each block's E4M3 "
+                "scale is e4m3(absmax / 6 / global)), not clip=" + clip);
   std::string regexError;
   if (!skip.empty() && !llvm::Regex(skip).isValid(regexError))
     return fail("invalid skip regex '" + skip + "': " + regexError);
@@ -326,6 +338,10 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("unknown algorithm '" + algorithm +
                 "' (expected rtn, gptq or awq)");
   }
+  if (cfg.awq && cfg.nvfp4)
+    return fail("format=nvfp4 does not take algorithm=awq yet (AWQ's "
+                "channel scales would move the weights past the global "
+                "scale computed before them)");
   if (cfg.awq && cfg.e8m0 && awqClip)
     return fail("format=" + format + " with algorithm=awq needs "
                 "awq-clip=false (the clip search would move the scales off "
@@ -470,11 +486,27 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
   }
   // Float (FP8 / FP4) schemes are always symmetric.
   bool sym = cfg.symmetric || num::isFloatFormat(toNumerics(cfg.format));
+  // NVFP4's global scale, from the weight's largest finite magnitude.
+  uint32_t globalScaleBits = 0;
+  if (cfg.nvfp4) {
+    float absmax = 0.0f;
+    withReader(job.data, [&](auto read) {
+      for (int64_t i = 0, e = job.data.numElements; i < e; ++i) {
+        float v = std::fabs(read(i));
+        if (v <= num::kFloatMax) // NaN and inf: reported or clipped later
+          absmax = std::max(absmax, v);
+      }
+    });
+    globalScaleBits = num::bitsOf(num::nvfp4GlobalScale(absmax));
+  }
   job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,
                                os.group, sym,
                                /*saturate=*/true,
-                               cfg.e8m0 ? ScaleFormat::e8m0 : ScaleFormat::f32);
+                               cfg.e8m0    ? ScaleFormat::e8m0
+                               : cfg.nvfp4 ? ScaleFormat::e4m3
+                                           : ScaleFormat::f32,
+                               globalScaleBits);
   if (cfg.narrowRange)
     job.scheme = SchemeAttr::get(
         &getContext(), cfg.format, job.scheme.getGranularity(),

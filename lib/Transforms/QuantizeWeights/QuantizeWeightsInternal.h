@@ -84,6 +84,9 @@ struct Config {
   bool e8m0 = false;
   /// mx-scale=ceil: E8M0 scales rounded up so that nothing clips.
   bool mxCeil = false;
+  /// format=nvfp4: E2M1 with E4M3 block scales times a per-tensor global
+  /// scale (#octet.scheme<..., e4m3(g)>).
+  bool nvfp4 = false;
   bool remarks = false;
   /// algorithm=gptq, its statistics file and dampening.
   bool gptq = false;

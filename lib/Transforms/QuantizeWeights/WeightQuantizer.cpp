@@ -156,6 +156,10 @@ struct Kernel {
   bool symmetric, saturate, skipNonFinite;
   /// E8M0 scales (MXFP8): every group's scale by the MX rule.
   bool e8m0;
+  /// E4M3 scales (NVFP4): every group's scale by nvfp4Clip with the
+  /// scheme's global scale.
+  bool e4m3;
+  float globalScale;
 
   Kernel(MLIRContext *ctx, const Config &cfg, SchemeAttr scheme,
          ArrayRef<int64_t> shape)
@@ -164,7 +168,8 @@ struct Kernel {
         range{scheme.getQmin(), scheme.getQmax()},
         symmetric(scheme.isFloat() || scheme.getSymmetric()),
         saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip),
-        e8m0(scheme.hasE8M0Scales()) {}
+        e8m0(scheme.hasE8M0Scales()), e4m3(scheme.hasE4M3Scales()),
+        globalScale(scheme.getGlobalScale()) {}
 };
 
 /// Elements per step of the row kernels: the values, reference values,
@@ -443,6 +448,7 @@ static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
   const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
     clips[g] = k.e8m0   ? num::e8m0Clip(st[g], k.format, k.cfg.mxCeil)
+               : k.e4m3 ? num::nvfp4Clip(st[g], k.globalScale)
                : minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
                         : num::absmaxClip(st[g], k.format, k.range,
                                           k.symmetric);
@@ -544,6 +550,10 @@ static void clipCurve(const Kernel &k, Read read,
           k.e8m0 ? num::QuantParams{num::e8m0Scale(full[g].absmax * rf,
                                                    k.format, k.cfg.mxCeil),
                                     0}
+          : k.e4m3
+              ? num::QuantParams{num::nvfp4BlockScale(full[g].absmax * rf,
+                                                      k.globalScale),
+                                 0}
           : k.symmetric
               ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
               : num::asymmetricParams(full[g].minV * rf, full[g].maxV * rf,
@@ -665,6 +675,8 @@ static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
     s.add(x[i]);
   if (k.e8m0)
     return num::e8m0Clip(s, k.format, k.cfg.mxCeil);
+  if (k.e4m3)
+    return num::nvfp4Clip(s, k.globalScale);
   if (k.cfg.clip == ClipKind::Mse)
     return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
   if (k.cfg.clip == ClipKind::MinMax)

@@ -366,3 +366,30 @@ func.func @e8m0_dynamic(%x: tensor<4x64xf32>) -> tensor<4x2xf32> {
   %s = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf32> -> tensor<4x2xf32>
   return %s : tensor<4x2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{e4m3 scales (NVFP4) need f4E2M1FN, not 'f8E4M3FN'}}
+func.func @e4m3_fp8() attributes {s = #octet.scheme<f8E4M3FN, per_group(1, 16), e4m3(0.5)>} { return }
+
+// -----
+
+// expected-error @+1 {{the global scale of e4m3 scales must be a positive normal f32, got -5.000000e-01}}
+func.func @e4m3_negative_global() attributes {s = #octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(-0.5)>} { return }
+
+// -----
+
+func.func @e4m3_not_e4m3_times_global(%q: tensor<1x32xf4E2M1FN>) -> tensor<1x32xf32> {
+  %s = arith.constant dense<[[0.5, 0.53125]]> : tensor<1x2xf32>
+  // expected-error @+1 {{'octet.dequantize' op e4m3 scales are E4M3 values (at most 448) times the global scale 5.000000e-01, got 0.53125}}
+  %x = octet.dequantize %q scale(%s : tensor<1x2xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<1x32xf4E2M1FN> -> tensor<1x32xf32>
+  return %x : tensor<1x32xf32>
+}
+
+// -----
+
+func.func @e4m3_dynamic(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{computes absmax / max scales at run time; e4m3 (NVFP4) scales are not computed dynamically yet: quantize constant weights with octet-quantize-weights format=nvfp4}}
+  %s = octet.compute_params %x as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}

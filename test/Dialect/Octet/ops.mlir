@@ -136,3 +136,14 @@ func.func @fp4(%v: tensor<4x64xf32>, %t: tensor<f32>, %s: tensor<4x2xf32>, %a: t
   %y = octet.matmul %a, %w rhs_scale(%sw : tensor<2x4xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0> : tensor<2x64xf32>, tensor<64x4xf4E2M1FN> -> tensor<2x4xf32>
   return %x, %y : tensor<4x64xf32>, tensor<2x4xf32>
 }
+
+// NVFP4: E4M3 block scales times a global scale (printed with 9 digits).
+// 0.0012345 is not an f32: it prints as the nearest one. The scales are
+// 448 g, 0.5 g and 2^-9 g.
+// CHECK-LABEL: func.func @nvfp4
+// CHECK: as <f4E2M1FN, per_group(1, 16), e4m3(0.00123449997)>
+func.func @nvfp4(%q: tensor<1x48xf4E2M1FN>) -> tensor<1x48xf32> {
+  %s = arith.constant dense<[[0.553056002, 6.17249985E-4, 2.41113275E-6]]> : tensor<1x3xf32>
+  %x = octet.dequantize %q scale(%s : tensor<1x3xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.0012345)> : tensor<1x48xf4E2M1FN> -> tensor<1x48xf32>
+  return %x : tensor<1x48xf32>
+}

@@ -153,6 +153,9 @@ def parse_options(opts):
     if fmt.startswith("f8") or fmt.startswith("f4"):
         sym = True
     clip = d.get("clip", "absmax")
+    if fmt == "nvfp4":  # E2M1 per group (16), E4M3 scales x global
+        sym, gran = True, "per-group"
+        group = int(d.get("group-size", "16"))
     if fmt.startswith("mxfp"):  # FP8 / FP4 per group (32), E8M0 scales
         sym, gran = True, "per-group"
         group = int(d.get("group-size", "32"))
@@ -171,6 +174,9 @@ for _n in (2, 3, 5, 6, 7):
 
 
 def scheme_for(fmt, gran, group, sym, axes):
+    if fmt == "nvfp4":  # the global scale is the weight oracle's
+        return oo.Scheme("f4E2M1FN", "per_group", axis=axes[1], group=group,
+                         e4m3=True)
     if fmt.startswith("mxfp"):
         return oo.Scheme({"mxfp8-e5m2": "f8E5M2", "mxfp4": "f4E2M1FN"}.get(
                          fmt, "f8E4M3FN"),
@@ -201,9 +207,10 @@ def check_case(chk, opts, w, workdir, tag, layers_filter=None):
     for (name, (wt, elt, axes)), deq in zip(layers.items(), deqs):
         label = "%s[%s]" % (tag, name)
         scheme = scheme_for(fmt, gran, group, sym, axes)
+        exp = wo.quantize_weight(wt, scheme, clip)
+        scheme = exp["scheme"]
         chk.ok(deq["scheme"] == scheme.attr(), label + " scheme",
                "%s vs expected %s" % (deq["scheme"], scheme.attr()))
-        exp = wo.quantize_weight(wt, scheme, clip)
         codes = wo.storage_to_codes(deq["codes"], scheme)
         chk.bits_equal(label + " codes", exp["codes"].astype(codes.dtype)
                        if not scheme.format.is_fp8 else exp["codes"], codes)
@@ -309,7 +316,8 @@ def run_model(chk, workdir):
     w = make_weights(rng)
     fmts = [("i8", "per-channel"), ("i4", "per-group"), ("u8", "per-channel"),
             ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group"),
-            ("mxfp4", "per-group"), ("f4E2M1FN", "per-channel")]
+            ("mxfp4", "per-group"), ("f4E2M1FN", "per-channel"),
+            ("nvfp4", "per-group")]
     mm_layers = {k: w[k] for k in ("mm", "res")}
     for fmt, gran in fmts:
         funcs, res = [], []

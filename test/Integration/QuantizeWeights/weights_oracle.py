@@ -144,11 +144,36 @@ def e8m0_scale(absmax, fmt, ceil=False):
     return F32(float(v))
 
 
+def nvfp4_global(absmax):
+    """NVFP4's per-tensor global scale: absmax / (6 * 448) in f32, 1 for a
+    zero tensor (the zero-range guard), at least FLT_MIN."""
+    if not absmax > 0:
+        return F32(1)
+    return max(F32(min(float(absmax), float(np.finfo(np.float32).max)))
+               / F32(2688), np.finfo(np.float32).tiny)
+
+
+def nvfp4_block_scale(absmax, g):
+    """The block's f32 scale: E4M3(absmax / 6 / g) by ml_dtypes (round to
+    nearest even; saturated at 448 first), 2^-9 if that is 0, times g."""
+    t = F32(F32(absmax) / F32(6)) / F32(g)
+    sb = float(np.float32(min(float(t), 448.0)).astype(
+        ml_dtypes.float8_e4m3fn))
+    if sb == 0:
+        sb = 2.0 ** -9
+    return F32(F32(sb) * F32(g))
+
+
 def group_params(x, scheme, clip):
     """(scale, zp, threshold, ratio) of one group's finite values `x`."""
     x = np.asarray(x, np.float32)
     sym = scheme.symmetric
     absmax = F32(np.max(np.abs(x))) if x.size else F32(0)
+    if scheme.e4m3:
+        assert clip == "absmax", clip
+        s = nvfp4_block_scale(absmax, scheme.glob)
+        t = min(float(absmax), float(F32(6) * s))
+        return s, 0, t, t / float(absmax) if absmax > 0 else 1.0
     if scheme.e8m0:
         assert clip in ("absmax", "mx-ceil"), clip
         s = e8m0_scale(absmax, scheme.fmt, ceil=clip == "mx-ceil")
@@ -228,6 +253,10 @@ def quantize_weight(w, scheme, clip, nonfinite_clip=False):
     w = np.asarray(w)
     x = w.astype(np.float32)
     flat = x.reshape(-1)
+    if scheme.e4m3:  # NVFP4: the global scale from the finite values
+        fin = flat[np.isfinite(flat)]
+        scheme = dataclasses.replace(scheme, glob=nvfp4_global(
+            F32(np.max(np.abs(fin))) if fin.size else F32(0)))
     pshape = scheme.param_shape(x.shape)
     scale = np.zeros(pshape, np.float32)
     zp = np.zeros(pshape, np.int32)
@@ -259,7 +288,7 @@ def quantize_weight(w, scheme, clip, nonfinite_clip=False):
     hist = np.bincount(np.searchsorted(HIST_UPPER, u, side="left"),
                        minlength=len(HIST_UPPER))
     return dict(codes=codes, scale=scale, zp=zp if not scheme.symmetric else
-                None, xhat=xhat, sqnr_db=sqnr,
+                None, xhat=xhat, sqnr_db=sqnr, scheme=scheme,
                 max_abs_error=float(np.max(np.abs(e))) if e.size else 0.0,
                 histogram=hist.tolist(), thresholds=thresholds,
                 ratios=ratios)

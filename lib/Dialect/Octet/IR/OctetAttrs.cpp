@@ -7,6 +7,7 @@
 #include "octet/Dialect/Octet/IR/OctetNumerics.h"
 #include "octet/Runtime/Numerics.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace mlir::octet;
@@ -37,6 +38,9 @@ bool SchemeAttr::isFloat4() const {
 }
 bool SchemeAttr::isFloat() const {
   return num::isFloatFormat(toNumerics(getFormat()));
+}
+float SchemeAttr::getGlobalScale() const {
+  return num::floatOf(getGlobalScaleBits());
 }
 bool SchemeAttr::isUnsigned() const {
   return num::isUnsigned(toNumerics(getFormat()));
@@ -89,13 +93,26 @@ LogicalResult
 SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    StorageFormat format, Granularity granularity, int64_t axis,
                    int64_t groupSize, bool symmetric, bool saturate,
-                   int32_t qmin, int32_t qmax, ScaleFormat scaleFormat) {
+                   int32_t qmin, int32_t qmax, ScaleFormat scaleFormat,
+                   uint32_t globalScaleBits) {
   bool fp8 = num::isFloat8(toNumerics(format));
   bool fp4 = num::isFloat4(toNumerics(format));
   if (scaleFormat == ScaleFormat::e8m0 && !fp8 && !fp4)
     return emitError() << "e8m0 scales need a float format (MXFP8: "
                           "f8E4M3FN / f8E5M2, MXFP4: f4E2M1FN), not '"
                        << stringifyStorageFormat(format) << "'";
+  if (scaleFormat == ScaleFormat::e4m3) {
+    if (!fp4)
+      return emitError() << "e4m3 scales (NVFP4) need f4E2M1FN, not '"
+                         << stringifyStorageFormat(format) << "'";
+    float g = num::floatOf(globalScaleBits);
+    if (!(g >= num::kFloatMinNormal && g <= num::kFloatMax))
+      return emitError() << "the global scale of e4m3 scales must be a "
+                            "positive normal f32, got "
+                         << g;
+  } else if (globalScaleBits != 0) {
+    return emitError() << "a global scale is given without e4m3 scales";
+  }
   if (fp8 || fp4) {
     if (!symmetric)
       return emitError() << (fp8 ? "FP8" : "FP4")
@@ -161,6 +178,7 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   int64_t axis = 0, groupSize = 0;
   bool symmetric = true, saturate = true;
   ScaleFormat scaleFormat = ScaleFormat::f32;
+  uint32_t globalScaleBits = 0;
   bool seenGranularity = false, seenSymmetry = false, seenOverflow = false,
        seenScale = false;
   while (succeeded(parser.parseOptionalComma())) {
@@ -201,11 +219,21 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
       if (duplicate(seenScale, "scale format"))
         return {};
       scaleFormat = ScaleFormat::e8m0;
+    } else if (kw == "e4m3") {
+      if (duplicate(seenScale, "scale format"))
+        return {};
+      double g;
+      if (parser.parseLParen() || parser.parseFloat(g) ||
+          parser.parseRParen())
+        return {};
+      scaleFormat = ScaleFormat::e4m3;
+      globalScaleBits = num::bitsOf(static_cast<float>(g));
     } else {
       parser.emitError(kwLoc)
           << "unknown scheme keyword '" << kw
           << "'; expected per_tensor, per_axis(axis), per_group(axis, size), "
-             "symmetric, asymmetric, saturate, non_saturating or e8m0";
+             "symmetric, asymmetric, saturate, non_saturating, e8m0 or "
+             "e4m3(global)";
       return {};
     }
   }
@@ -213,7 +241,8 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
     return {};
   return SchemeAttr::getChecked(
       [&]() { return parser.emitError(loc); }, ctx, *format, granularity, axis,
-      groupSize, symmetric, saturate, qmin, qmax, scaleFormat);
+      groupSize, symmetric, saturate, qmin, qmax, scaleFormat,
+      globalScaleBits);
 }
 
 void SchemeAttr::print(AsmPrinter &printer) const {
@@ -228,13 +257,16 @@ void SchemeAttr::print(AsmPrinter &printer) const {
     printer << ", non_saturating";
   if (hasE8M0Scales())
     printer << ", e8m0";
+  if (hasE4M3Scales())
+    printer << ", e4m3(" << llvm::format("%.9g", getGlobalScale()) << ")";
   printer << ">";
 }
 
 SchemeAttr SchemeAttr::withAxis(int64_t axis) const {
   return SchemeAttr::get(getContext(), getFormat(), getGranularity(), axis,
                          getGroupSize(), getSymmetric(), getSaturate(),
-                         getQmin(), getQmax(), getScaleFormat());
+                         getQmin(), getQmax(), getScaleFormat(),
+                         getGlobalScaleBits());
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 
 #include "octet/Dialect/Octet/IR/Octet.h"
 #include "octet/Dialect/Octet/IR/OctetFolding.h"
+#include "octet/Runtime/Numerics.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -96,6 +97,16 @@ LogicalResult mlir::octet::verifyParameters(
         return emitError() << paramPrefix
                            << "scale must be positive and finite, got "
                            << str;
+      }
+      if (scheme.hasE4M3Scales() &&
+          !::octet::numerics::isNvfp4Scale(v.convertToFloat(),
+                                           scheme.getGlobalScale())) {
+        SmallString<16> str;
+        v.toString(str);
+        return emitError() << paramPrefix
+                           << "e4m3 scales are E4M3 values (at most 448) "
+                              "times the global scale "
+                           << scheme.getGlobalScale() << ", got " << str;
       }
       if (scheme.hasE8M0Scales()) {
         int e = v.getExactLog2Abs();
@@ -253,11 +264,15 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
 LogicalResult ComputeParamsOp::verify() {
   auto emit = [&]() { return emitOpError(); };
   SchemeAttr scheme = getScheme();
-  if (scheme.hasE8M0Scales())
+  if (scheme.hasE8M0Scales() || scheme.hasE4M3Scales())
     return emitOpError() << "computes absmax / max scales at run time; "
-                            "e8m0 (MX) scales are not computed dynamically "
+                         << (scheme.hasE8M0Scales() ? "e8m0 (MX)"
+                                                    : "e4m3 (NVFP4)")
+                         << " scales are not computed dynamically "
                             "yet: quantize constant weights with "
-                            "octet-quantize-weights format=mxfp8";
+                            "octet-quantize-weights format="
+                         << (scheme.hasE8M0Scales() ? "mxfp8 / mxfp4"
+                                                    : "nvfp4");
   auto inType = getInput().getType();
   bool wantZp = !scheme.isFloat() && !scheme.getSymmetric();
   if (wantZp && !getZeroPoint())

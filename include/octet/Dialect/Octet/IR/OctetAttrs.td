@@ -22,7 +22,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     Syntax:
 
     ```
-    #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)? (, e8m0)?>
+    #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)? (, e8m0 | , e4m3(global))?>
 
     format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2 | f4E2M1FN
     granularity ::= per_tensor | per_axis(axis) | per_group(axis, size)
@@ -55,6 +55,15 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       the elements convert with round-to-nearest-even and saturation. With
       `f4E2M1FN` and `per_group(axis, 32)` it is OCP MXFP4 (emax = 2). Only
       the float formats take it.
+    - `e4m3(g)`: NVFP4's two-level scales. Every scale is an E4M3 value
+      (positive, at most 448) times the per-tensor f32 global scale `g`,
+      rounded to f32 (the scale tensors hold those products, so every
+      lowering reads them unchanged; dequantize is decode(q) * scale). With
+      `f4E2M1FN` and `per_group(axis, 16)` along the reduction axis this is
+      NVFP4: g = absmax / (6 * 448), each block's E4M3 scale
+      e4m3(absmax_b / 6 / g) rounded to nearest even. Only `f4E2M1FN`
+      takes it; `g` is a positive normal f32, printed with 9 significant
+      digits (which read back to the same float).
 
     Examples:
 
@@ -66,6 +75,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     #octet.scheme<f8E4M3FN, non_saturating>
     #octet.scheme<f8E4M3FN, per_group(1, 32), e8m0>   // MXFP8 (E4M3)
     #octet.scheme<f4E2M1FN, per_group(1, 32), e8m0>   // MXFP4
+    #octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(2.5e-04)>   // NVFP4
     ```
   }];
   let parameters = (ins
@@ -77,7 +87,8 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     "bool":$saturate,
     "int32_t":$qmin,
     "int32_t":$qmax,
-    "::mlir::octet::ScaleFormat":$scaleFormat
+    "::mlir::octet::ScaleFormat":$scaleFormat,
+    "uint32_t":$globalScaleBits
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -90,10 +101,12 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
                      CArg<"bool", "true">:$symmetric,
                      CArg<"bool", "true">:$saturate,
                      CArg<"::mlir::octet::ScaleFormat",
-                          "::mlir::octet::ScaleFormat::f32">:$scaleFormat), [{
+                          "::mlir::octet::ScaleFormat::f32">:$scaleFormat,
+                     CArg<"uint32_t", "0">:$globalScaleBits), [{
       auto range = ::mlir::octet::getFullRange(format);
       return $_get($_ctxt, format, granularity, axis, groupSize, symmetric,
-                   saturate, range.first, range.second, scaleFormat);
+                   saturate, range.first, range.second, scaleFormat,
+                   globalScaleBits);
     }]>,
     AttrBuilder<(ins "::mlir::octet::StorageFormat":$format,
                      "::mlir::octet::Granularity":$granularity,
@@ -101,7 +114,8 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
                      "bool":$symmetric, "bool":$saturate,
                      "int32_t":$qmin, "int32_t":$qmax), [{
       return $_get($_ctxt, format, granularity, axis, groupSize, symmetric,
-                   saturate, qmin, qmax, ::mlir::octet::ScaleFormat::f32);
+                   saturate, qmin, qmax, ::mlir::octet::ScaleFormat::f32,
+                   /*globalScaleBits=*/0u);
     }]>
   ];
   let extraClassDeclaration = [{
@@ -129,6 +143,14 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     bool hasE8M0Scales() const {
       return getScaleFormat() == ::mlir::octet::ScaleFormat::e8m0;
     }
+    /// True for NVFP4's scales: E4M3 values times getGlobalScale().
+    bool hasE4M3Scales() const {
+      return getScaleFormat() == ::mlir::octet::ScaleFormat::e4m3;
+    }
+    /// The per-tensor global scale of `e4m3` scales (0 otherwise); stored
+    /// as its bits (globalScaleBits), so that equal schemes are equal
+    /// attributes.
+    float getGlobalScale() const;
     /// The same scheme with another axis (layout folding moves it).
     SchemeAttr withAxis(int64_t axis) const;
   }];

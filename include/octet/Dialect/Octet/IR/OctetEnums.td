@@ -31,12 +31,14 @@ def Octet_Granularity : I32EnumAttr<"Granularity",
 }
 
 // How a scheme's scales are constrained (they are f32 tensors in IR either
-// way): any positive f32, or E8M0 values (powers of two, 2^-127 .. 2^127:
-// the shared scales of the OCP Microscaling formats).
+// way): any positive f32, E8M0 values (powers of two, 2^-127 .. 2^127:
+// the shared scales of the OCP Microscaling formats), or E4M3 values times
+// one f32 global scale (NVFP4's two levels).
 def Octet_ScaleFormat : I32EnumAttr<"ScaleFormat",
     "format of the quantization scales", [
       I32EnumAttrCase<"f32", 0>,
-      I32EnumAttrCase<"e8m0", 1>
+      I32EnumAttrCase<"e8m0", 1>,
+      I32EnumAttrCase<"e4m3", 2>
     ]> {
   let cppNamespace = "::mlir::octet";
   let genSpecializedAttr = 0;
