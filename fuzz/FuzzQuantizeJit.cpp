@@ -58,11 +58,12 @@ struct Scheme {
 
   /// FP8 or FP4: the float formats (symmetric, no zero point).
   bool fp8() const { return num::isFloatFormat(format); }
-  bool hasZp() const { return !fp8() && !symmetric; }
+  bool nf4() const { return num::isNf4(format); }
+  bool hasZp() const { return !fp8() && !nf4() && !symmetric; }
 
   std::string text() const {
     static const char *names[] = {"i8", "u8", "i4", "u4", "f8E4M3FN",
-                                  "f8E5M2", "f4E2M1FN"};
+                                  "f8E5M2", "f4E2M1FN", "nf4"};
     std::string s = "<";
     s += names[static_cast<int>(format)];
     num::IntRange full = num::fullRange(format);
@@ -101,6 +102,7 @@ struct Scheme {
       return "i8";
     case num::StorageFormat::I4:
     case num::StorageFormat::U4:
+    case num::StorageFormat::NF4:
       return "i4";
     case num::StorageFormat::F8E4M3FN:
       return "f8E4M3FN";
@@ -406,7 +408,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider fdp(data, size);
   Scheme sc;
-  sc.format = static_cast<num::StorageFormat>(fdp.ConsumeIntegralInRange<int>(0, 6));
+  sc.format = static_cast<num::StorageFormat>(fdp.ConsumeIntegralInRange<int>(0, 7));
   sc.gran = static_cast<Scheme::Gran>(fdp.ConsumeIntegralInRange<int>(0, 4));
   static const int64_t groups[] = {1, 2, 3, 4, 8, 32};
   sc.group = groups[fdp.ConsumeIntegralInRange<int>(0, 5)];
@@ -417,6 +419,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc.range = num::fullRange(sc.format);
   if (sc.fp8()) {
     sc.saturate = !flag || num::isFloat4(sc.format); // FP4 always saturates
+  } else if (sc.nf4()) {
+    // NF4: symmetric, the full table.
   } else {
     sc.symmetric = !flag;
     // Narrowed ranges: a few fixed ones (each scheme is compiled once).
@@ -496,9 +500,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         float xv = x[i * cols + j];
         uint8_t got = element<uint8_t>(r.data(), 2, i, j);
         int32_t want =
-            sc.fp8() ? num::quantizeFp8(xv, scales[p], sc.format, sc.saturate)
-                     : num::quantizeInt(xv, scales[p], zps[p], sc.range.qmin,
-                                        sc.range.qmax);
+            sc.fp8()   ? num::quantizeFp8(xv, scales[p], sc.format, sc.saturate)
+            : sc.nf4() ? num::encodeNf4(xv / scales[p])
+                       : num::quantizeInt(xv, scales[p], zps[p], sc.range.qmin,
+                                          sc.range.qmax);
         uint8_t mask = num::storageBits(sc.format) == 4 ? 0x0f : 0xff;
         if ((got & mask) != (static_cast<uint32_t>(want) & mask))
           mismatch(sc, "quantize", i, j,
@@ -524,6 +529,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         float want;
         if (sc.fp8()) {
           want = num::dequantizeFp8(code, scales[p], sc.format);
+        } else if (sc.nf4()) {
+          want = num::decodeNf4(code) * scales[p];
         } else {
           int32_t q;
           switch (sc.format) {
@@ -560,7 +567,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rank = static_cast<int>(pshape.size());
     for (int64_t k = 0; k < np; ++k) {
       num::QuantParams want = num::paramsFromStats(
-          stats[k], sc.format, sc.range, sc.fp8() || sc.symmetric);
+          stats[k], sc.format, sc.range,
+          sc.fp8() || sc.nf4() || sc.symmetric);
       int64_t i = rank == 0 ? 0 : rank == 1 ? k : k / pshape[1];
       int64_t j = rank == 2 ? k % pshape[1] : 0;
       float gotScale = element<float>(r.data(), rank, i, j);

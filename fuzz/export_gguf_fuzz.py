@@ -91,6 +91,13 @@ SCHEME_VARIANTS = (
     SCHEMES["i8"], SCHEMES["i4"], SCHEMES["u4"],
     "garbage", "", "#octet.scheme<", "#octet.scheme<i8, per_group(1, 32)",
     "#octet.scheme<\u00e9, per_group(1, 32)>",
+    # FP4: MXFP4 (E8M0 scales; this file's F32 / int codes do not fit it),
+    # NVFP4 and FP4 with f32 scales (refused), a malformed e4m3(...).
+    "#octet.scheme<f4E2M1FN, per_group(1, 32), e8m0>",
+    "#octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(0.00125)>",
+    "#octet.scheme<f4E2M1FN, per_group(1, 32)>",
+    "#octet.scheme<f4E2M1FN, per_group(1, 32), e4m3(>",
+    "#octet.scheme<nf4, per_group(1, 32)>",
 )
 SCALE_VALUES = (0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1e30,
                 1e-30, -0.01, -1e-3, 65504.0, 65520.0, 6.1e-5, 6.2e-5,

@@ -210,9 +210,26 @@ TEST(RuntimeAbi, InvalidFp8FormatLeavesOutputAlone) {
   octet_quantize_fp8(x, 1, 1.0f, -1, 1, c);
   EXPECT_EQ(c[0], 0xAA);
   float f[1] = {42.0f};
-  octet_decode_fp8(c, 1, 2, f);
-  octet_dequantize_fp8(c, 1, 1.0f, 2, f);
+  octet_decode_fp8(c, 1, 3, f);
+  octet_dequantize_fp8(c, 1, 1.0f, 3, f);
   EXPECT_EQ(f[0], 42.0f);
+}
+
+TEST(RuntimeAbi, Fp4ThroughTheFp8EntryPoints) {
+  // E2M1 codes: 0x7 is 6, 0xF is -6, 0x5 is 3; 7 saturates to 6 and NaN
+  // encodes as +0.
+  const uint8_t codes[] = {0x7, 0xF, 0x5};
+  float f[3];
+  octet_decode_fp8(codes, 3, OCTET_FP4_E2M1FN, f);
+  EXPECT_EQ(f[0], 6.0f);
+  EXPECT_EQ(f[1], -6.0f);
+  EXPECT_EQ(f[2], 3.0f);
+  const float x[] = {7.0f, std::nanf(""), -2.5f};
+  uint8_t c[3];
+  octet_encode_fp8(x, 3, OCTET_FP4_E2M1FN, /*saturate=*/0, c);
+  EXPECT_EQ(c[0], 0x7);
+  EXPECT_EQ(c[1], 0x0);
+  EXPECT_EQ(c[2], 0xC); // -2.5 ties to even: -2
 }
 
 TEST(RuntimeAbi, RoundHalfEvenInPlace) {
@@ -237,7 +254,11 @@ TEST(RuntimeAbi, Params) {
   EXPECT_EQ(scale, 2.0f);
   octet_symmetric_params(0.0f, OCTET_FORMAT_I4, -8, 7, &scale, &zp);
   EXPECT_EQ(scale, 1.0f);
-  octet_symmetric_params(1.0f, 6, -8, 7, &scale, &zp);
+  octet_symmetric_params(12.0f, OCTET_FORMAT_F4E2M1FN, 0, 0, &scale, &zp);
+  EXPECT_EQ(scale, 2.0f);
+  octet_symmetric_params(0.75f, OCTET_FORMAT_NF4, 0, 15, &scale, &zp);
+  EXPECT_EQ(scale, 0.75f); // NF4: scale = absmax
+  octet_symmetric_params(1.0f, 8, -8, 7, &scale, &zp);
   EXPECT_TRUE(std::isnan(scale));
   EXPECT_EQ(zp, 0);
   octet_asymmetric_params(-1.0f, 3.0f, 0, 255, &scale, &zp);

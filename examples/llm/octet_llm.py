@@ -348,6 +348,9 @@ WEIGHT_RECIPES = {
     "fp4-g16": "weights:format=f4E2M1FN granularity=per-group group-size=16",
     # NVFP4: E2M1 per 16 with E4M3 scales times a per-tensor f32 scale.
     "nvfp4": "weights:format=nvfp4",
+    # QLoRA's NF4 (blocks of 64 with an absmax scale, bitsandbytes' table).
+    "nf4-g64": "weights:format=nf4 granularity=per-group group-size=64",
+    "nf4-g32": "weights:format=nf4 granularity=per-group group-size=32",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

@@ -143,7 +143,8 @@ std::string KernelRow::instantiate(Elem ea, Elem eb) const {
 //===----------------------------------------------------------------------===//
 
 static constexpr StringLiteral kElemNames[kNumElems] = {
-    "s8", "u8", "s4", "u4", "e4m3", "e5m2", "e2m1", "f16", "bf16", "f32"};
+    "s8", "u8", "s4", "u4", "e4m3", "e5m2", "e2m1", "f16", "bf16", "f32",
+    "nf4"};
 
 StringRef target::stringifyElem(Elem e) {
   return kElemNames[static_cast<unsigned>(e)];
@@ -218,6 +219,8 @@ Elem target::toElem(StorageFormat format) {
     return Elem::e5m2;
   case StorageFormat::f4E2M1FN:
     return Elem::e2m1;
+  case StorageFormat::nf4:
+    return Elem::nf4;
   }
   llvm_unreachable("unknown storage format");
 }
@@ -236,6 +239,8 @@ std::optional<StorageFormat> target::toStorageFormat(Elem e) {
     return StorageFormat::f8E4M3FN;
   case Elem::e5m2:
     return StorageFormat::f8E5M2;
+  case Elem::nf4:
+    return StorageFormat::nf4;
   default:
     return std::nullopt;
   }

@@ -241,7 +241,7 @@ struct FuseRequantizeChain : OpRewritePattern<RequantizeOp> {
       return rewriter.notifyMatchFailure(op, "input is not a requantize");
     SchemeAttr s0 = first.getInScheme(), s1 = first.getOutScheme();
     if (!sameParameterValues(first.getInScale(), first.getOutScale()) ||
-        s0.isFloat() || s1.isFloat() ||
+        s0.isFloat() || s1.isFloat() || s0.isNf4() || s1.isNf4() ||
         s0.getGranularity() != s1.getGranularity() ||
         s0.getAxis() != s1.getAxis() ||
         s0.getGroupSize() != s1.getGroupSize())
@@ -516,7 +516,7 @@ struct ReluOfDequantize : OpRewritePattern<linalg::GenericOp> {
     if (!in)
       return rewriter.notifyMatchFailure(op, "not a ReLU");
     auto dq = in.getDefiningOp<DequantizeOp>();
-    if (!dq || dq.getScheme().isFloat())
+    if (!dq || dq.getScheme().isFloat() || dq.getScheme().isNf4())
       return rewriter.notifyMatchFailure(
           op, "input is not an integer dequantize");
     if (dq.getScheme().getGranularity() != Granularity::per_tensor &&

@@ -162,11 +162,11 @@ struct OctetQuantizeActivationsPass
           << "'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2";
       return signalPassFailure();
     }
-    if (num::isFloat4(toNumerics(*fmt))) {
+    if (num::isFloat4(toNumerics(*fmt)) || num::isNf4(toNumerics(*fmt))) {
       getOperation()->emitError()
-          << "octet-quantize-activations: FP4 (f4E2M1FN) activations are not "
-             "supported (FP4 weights are weight-only: the activations stay "
-             "float)";
+          << "octet-quantize-activations: " << stringifyStorageFormat(*fmt)
+          << " activations are not supported (FP4 and NF4 weights are "
+             "weight-only: the activations stay float)";
       return signalPassFailure();
     }
     bool fp8 = num::isFloat8(toNumerics(*fmt));
@@ -198,6 +198,7 @@ struct OctetQuantizeActivationsPass
       return true;
     bool fp8 = num::isFloat8(toNumerics(fmt));
     if (!site.weight.getScheme().isFloat4() &&
+        !site.weight.getScheme().isNf4() &&
         site.weight.getScheme().isFloat8() == fp8)
       return true;
     site.op->emitRemark()

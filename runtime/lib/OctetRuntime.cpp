@@ -21,7 +21,8 @@ static_assert(OCTET_FORMAT_I8 == static_cast<int>(StorageFormat::I8) &&
                   OCTET_FORMAT_F8E5M2 ==
                       static_cast<int>(StorageFormat::F8E5M2) &&
                   OCTET_FORMAT_F4E2M1FN ==
-                      static_cast<int>(StorageFormat::F4E2M1FN),
+                      static_cast<int>(StorageFormat::F4E2M1FN) &&
+                  OCTET_FORMAT_NF4 == static_cast<int>(StorageFormat::NF4),
               "OCTET_FORMAT_* must match octet::numerics::StorageFormat");
 
 namespace {
@@ -103,7 +104,7 @@ void octet_round_half_even(const float *x, int64_t n, float *out) {
 
 void octet_symmetric_params(float absmax, int32_t format, int32_t qmin,
                             int32_t qmax, float *scale, int32_t *zp) {
-  if (format < OCTET_FORMAT_I8 || format > OCTET_FORMAT_F4E2M1FN) {
+  if (format < OCTET_FORMAT_I8 || format > OCTET_FORMAT_NF4) {
     *scale = std::numeric_limits<float>::quiet_NaN();
     *zp = 0;
     return;

@@ -37,6 +37,9 @@ def schemes(fmt):
         return [(o.Scheme(fmt, "per_axis", 0), "f16"),
                 (o.Scheme(fmt, "per_group", 1, 32,
                           saturate=o.FORMATS[fmt].bits == 4), "bf16")]
+    if o.FORMATS[fmt].is_nf4:  # symmetric only
+        return [(o.Scheme(fmt, "per_axis", 1), "f16"),
+                (o.Scheme(fmt, "per_group", 0, 3), "bf16")]
     return [(o.Scheme(fmt, "per_axis", 1, symmetric=False), "f16"),
             (o.Scheme(fmt, "per_group", 0, 3), "bf16")]
 

@@ -57,6 +57,9 @@ def variants(fmt, narrow, grans=None, table=GRANULARITIES):
             for sat in ((True,) if f.bits == 4 else (True, False)):
                 yield o.Scheme(fmt, gran, axis, group, saturate=sat)
         else:
+            if f.is_nf4:  # symmetric only, the full table
+                yield o.Scheme(fmt, gran, axis, group)
+                continue
             if narrow:
                 # Narrowed ranges: i8<-127:127> and i4<-7:7> symmetric (the
                 # usual restricted range), u8<1:254> and u4<1:14> asymmetric.
@@ -99,6 +102,9 @@ def make_inputs(scheme, shape, rng, scales=None):
     if f.is_fp8:
         units = o.fp8_unit_values(scheme.fmt, n, rng).astype(np.float64)
         limit = f.max_finite
+    elif f.is_nf4:
+        units = o.nf4_unit_values(n, rng).astype(np.float64)
+        limit = 1.0
     else:
         Z = np.zeros(shape, np.int32) if zp is None else \
             scheme.expand(zp, shape)

@@ -41,7 +41,7 @@ FP8_FORMATS = {
     "E5M2": (1, ml_dtypes.float8_e5m2),
 }
 STORAGE = {"I8": 0, "U8": 1, "I4": 2, "U4": 3, "F8E4M3FN": 4, "F8E5M2": 5,
-           "F4E2M1FN": 6}
+           "F4E2M1FN": 6, "NF4": 7}
 
 
 # --------------------------------------------------------------------------
@@ -517,7 +517,7 @@ def check_params(rt, report):
     formats = [("I8", -128, 127, 127), ("I8", -127, 127, 127),
                ("U8", 0, 255, 255), ("I4", -8, 7, 7), ("U4", 0, 15, 15),
                ("F8E4M3FN", 0, 0, 448), ("F8E5M2", 0, 0, 57344),
-               ("F4E2M1FN", 0, 0, 6)]
+               ("F4E2M1FN", 0, 0, 6), ("NF4", 0, 15, 1)]
     for fname, qmin, qmax, target in formats:
         got = np.array([rt.symmetric_params(a, STORAGE[fname], qmin, qmax)
                         for a in absmax], dtype=object)

@@ -25,6 +25,7 @@ sets OCTET_TOOLS_DIR).
 """
 
 import dataclasses
+import fractions
 import os
 import shutil
 import subprocess
@@ -61,7 +62,11 @@ class Format:
 
     @property
     def is_unsigned(self):
-        return self.name in ("u8", "u4")
+        return self.name in ("u8", "u4", "nf4")
+
+    @property
+    def is_nf4(self):
+        return self.name == "nf4"
 
     @property
     def bits(self):
@@ -77,6 +82,8 @@ FORMATS = {
                        448.0),
     "f8E5M2": Format("f8E5M2", "f8E5M2", 0, 0, ml_dtypes.float8_e5m2,
                      57344.0),
+    # QLoRA NF4: i4 codes 0..15 indexing NF4_VALUES.
+    "nf4": Format("nf4", "i4", 0, 15),
     # OCP FP4 (E2M1): 0, 0.5, 1, 1.5, 2, 3, 4, 6; no inf or NaN.
     "f4E2M1FN": Format("f4E2M1FN", "f4E2M1FN", 0, 0,
                        ml_dtypes.float4_e2m1fn, 6.0),
@@ -84,6 +91,45 @@ FORMATS = {
 INT_FORMATS = ["i8", "u8", "i4", "u4"]
 FP8_FORMATS = ["f8E4M3FN", "f8E5M2"]
 FP4_FORMATS = ["f4E2M1FN"]
+
+# NF4 as bitsandbytes defines it (csrc: dDequantizeNF4's values and
+# dQuantizeNF4's decision tree, both float32 literals): code = the leaf of
+# the tree, i.e. the number of thresholds strictly below x / scale.
+def f32_of_decimal(text):
+    """The float32 nearest to the decimal `text` (ties to even), rounded
+    once from the exact value, as a C float literal (`0.12...f`) is: going
+    through a double first rounds twice and can land one ulp away (it does
+    for bitsandbytes' 0.1202552504837513)."""
+    q = fractions.Fraction(text)
+    f = np.float32(float(q))
+    cands = [np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf))]
+    return min(cands, key=lambda c: (abs(fractions.Fraction(float(c)) - q),
+                                     int(np.array(c).view(np.uint32)) & 1))
+
+
+NF4_VALUES = np.array([f32_of_decimal(t) for t in (
+    "-1.0", "-0.6961928009986877", "-0.5250730514526367",
+    "-0.39491748809814453", "-0.28444138169288635", "-0.18477343022823334",
+    "-0.09105003625154495", "0.0", "0.07958029955625534",
+    "0.16093020141124725", "0.24611230194568634", "0.33791524171829224",
+    "0.44070982933044434", "0.5626170039176941", "0.7229568362236023",
+    "1.0")], np.float32)
+NF4_THRESHOLDS = np.array([f32_of_decimal(t) for t in (
+    "-0.8480964004993439", "-0.6106329262256622", "-0.4599952697753906",
+    "-0.33967943489551544", "-0.23460740596055984", "-0.13791173323988914",
+    "-0.045525018125772476", "0.03979014977812767", "0.1202552504837513",
+    "0.2035212516784668", "0.2920137718319893", "0.3893125355243683",
+    "0.5016634166240692", "0.6427869200706482", "0.8614784181118011")],
+    np.float32)
+
+
+def nf4_encode(v):
+    """bitsandbytes' dQuantizeNF4 on float32 values (searchsorted 'left'
+    counts the thresholds < v); NaN gives 7 (0.0: octet's rule, where
+    bitsandbytes' tree gives 0)."""
+    v = np.asarray(v, np.float32)
+    c = np.searchsorted(NF4_THRESHOLDS, v, side="left").astype(np.int32)
+    return np.where(np.isnan(v), 7, c).astype(np.int32)
 
 # Float element types of octet's float tensors and their numpy carriers.
 FLOAT_TYPES = {
@@ -204,6 +250,8 @@ def quantize(x, scheme, scale, zp=None):
                 # (ml_dtypes writes -0, code 8).
                 codes = np.where(np.isnan(v), np.uint8(0), codes)
             return codes
+        if f.is_nf4:
+            return nf4_encode(v)
         z = np.zeros(x.shape, np.int32) if zp is None else \
             scheme.expand(np.asarray(zp, np.int32), x.shape)
         v = np.rint(v)  # round half to even, in float32
@@ -222,6 +270,8 @@ def dequantize(codes, scheme, scale, zp=None, out="f32"):
     with np.errstate(all="ignore"):
         if f.is_fp8:
             v = codes.astype(np.uint8).view(f.fp8).astype(np.float32) * s
+        elif f.is_nf4:
+            v = NF4_VALUES[codes.astype(np.int64) & 15] * s
         else:
             z = np.zeros(codes.shape, np.int32) if zp is None else \
                 scheme.expand(np.asarray(zp, np.int32), codes.shape)
@@ -773,6 +823,20 @@ def int_unit_values(scheme, zp_e, rng):
     pool = rng.permutation(pool)
     # The targets are codes; the zero point is added back by quantize.
     return pool - zp_e.reshape(-1).astype(np.float64)
+
+
+def nf4_unit_values(n, rng):
+    """Values (in units of the scale) that stress an NF4 encoder: every
+    table value, every threshold (a tie: it goes down) and the f32 values on
+    either side of it, beyond +-1; the rest uniform in [-1.2, 1.2].
+    float32."""
+    t = NF4_THRESHOLDS
+    keep = np.concatenate([NF4_VALUES, t, np.nextafter(t, F32(np.inf)),
+                           np.nextafter(t, F32(-np.inf)),
+                           np.float32([1.5, -1.5, 1.0000001, -1.0000001])])
+    extra = rng.uniform(-1.2, 1.2, max(0, n - keep.size)).astype(np.float32)
+    return rng.permutation(np.concatenate([keep, extra]))[:n].astype(
+        np.float32) if n >= keep.size else keep[:n]
 
 
 def fp8_unit_values(fmt, n, rng):

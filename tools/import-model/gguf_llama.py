@@ -45,7 +45,7 @@ from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
 
 # The tensor types `tensor` dequantizes (all with gguf.quants.dequantize).
 SUPPORTED_TYPES = ("F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
-                   "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K")
+                   "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "MXFP4")
 # The linear layers of one block, in the order `linear_names` lists them.
 LINEAR_KINDS = ("attn_q", "attn_k", "attn_v", "attn_output",
                 "ffn_gate", "ffn_up", "ffn_down")

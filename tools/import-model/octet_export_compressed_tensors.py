@@ -36,6 +36,8 @@ holds Octet's codes exactly (compressed-tensors 0.20):
 |                                              |                 | (asymmetric: packed along the output rows)       |
 | f8E4M3FN, per channel / group / tensor       | float-quantized | weight (F8_E4M3), weight_scale                   |
 | MXFP8 (E4M3, groups of 32, E8M0 scales)      | mxfp8-quantized | weight (F8_E4M3), weight_scale (U8: 127 + log2)  |
+| MXFP4 (E2M1, groups of 32, E8M0 scales)      | mxfp4-pack-     | weight_packed (U8: two codes per byte along K,   |
+|                                              | quantized       | the even one low), weight_scale (U8: 127 + log2) |
 | W8A8 (octet.matmul quantizing its lhs):      | int-quantized   | weight (I8: one code per byte), weight_scale,    |
 |   integer weights                            |                 | weight_zero_point (I8), input_scale and          |
 |                                              |                 | input_zero_point (static activations)            |
@@ -66,7 +68,6 @@ recorded in the file's "activations" metadata) become input_activations:
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -77,7 +78,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import gguf_llama  # noqa: E402
-from octet_export_gguf import (RESERVED_KEYS, ExportError,  # noqa: E402
+from octet_export_gguf import (RESERVED_KEYS, ExportError, read_safetensors,  # noqa: E402
                                code_range, export_from_args, parse_scheme)
 
 # GGUF tensor kind -> Hugging Face module inside model.layers.N
@@ -94,13 +95,6 @@ LINEAR_KINDS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
 LAYER_RE = re.compile(r"^blk\.(\d+)\.([a-z_]+)\.weight$")
 COMPRESSED_TENSORS_VERSION = "0.20.1"
 
-# safetensors dtype -> numpy dtype used to hold its bytes (FP8 and E8M0 as
-# raw bytes: numpy has no such types).
-ST_NUMPY = {"F64": np.float64, "F32": np.float32, "F16": np.float16,
-            "I64": np.int64, "I32": np.int32, "I16": np.int16, "I8": np.int8,
-            "U64": np.uint64, "U32": np.uint32, "U16": np.uint16,
-            "U8": np.uint8, "BOOL": np.bool_, "F8_E4M3": np.uint8,
-            "F8_E5M2": np.uint8, "F8_E8M0": np.uint8}
 NUMPY_ST = {"float32": "F32", "int32": "I32", "int64": "I64", "int8": "I8",
             "uint8": "U8"}
 
@@ -129,53 +123,6 @@ def unpermute_rows(a, heads):
 
 
 # -- reading octet-export-safetensors' file ---------------------------------
-
-def read_safetensors(path):
-    """({name: (safetensors dtype, numpy array)}, metadata) parsed from the
-    format's definition (an 8-byte little-endian header length, a JSON
-    header, the data): FP8 and E8M0 tensors come back as uint8 bytes."""
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError as e:
-        raise ExportError("%s: cannot read: %s" % (path, e.strerror or e)) from None
-    where = "%s: not a safetensors file" % path
-    if len(blob) < 8:
-        raise ExportError(where + " (%d bytes)" % len(blob))
-    n = int.from_bytes(blob[:8], "little")
-    if n > len(blob) - 8:
-        raise ExportError(where + " (its header of %d bytes is longer than "
-                          "the file)" % n)
-    try:
-        header = json.loads(blob[8:8 + n])
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ExportError(where + " (header: %s)" % e) from None
-    if not isinstance(header, dict):
-        raise ExportError(where + " (the header is not a JSON object)")
-    meta = header.pop("__metadata__", None) or {}
-    if not isinstance(meta, dict) or not all(
-            isinstance(v, str) for v in meta.values()):
-        raise ExportError(where + " (__metadata__ is not a map of strings)")
-    data = memoryview(blob)[8 + n:]
-    tensors = {}
-    for name, v in header.items():
-        try:
-            dtype, shape = v["dtype"], [int(d) for d in v["shape"]]
-            begin, end = (int(o) for o in v["data_offsets"])
-            np_dtype = np.dtype(ST_NUMPY[dtype])
-        except (KeyError, TypeError, ValueError):
-            raise ExportError("%s: tensor '%s' has a malformed header entry "
-                              "%r" % (path, name, v)) from None
-        count = math.prod(shape)
-        if any(d < 0 for d in shape) or not 0 <= begin <= end <= len(data) \
-                or end - begin != count * np_dtype.itemsize:
-            raise ExportError("%s: tensor '%s' (%s %s) has data offsets %d..%d"
-                              " that do not fit it or the file"
-                              % (path, name, dtype, shape, begin, end))
-        arr = np.frombuffer(data[begin:end], np_dtype).reshape(shape)
-        tensors[name] = (dtype, arr)
-    return tensors, meta
-
 
 def read_raw(path):
     """(tensors as read_safetensors gives them, {weight name: scheme}) of
@@ -412,6 +359,9 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
         input_args, inputs = activation_args(name, base, act, tensors, where)
         out.update(inputs)
     fmt = scheme["format"]
+    if fmt == "nf4":
+        raise ExportError("%s: '%s' is NF4; compressed-tensors has no NF4 "
+                          "form (bitsandbytes' checkpoints do)" % (where, name))
     if fmt == "f4E2M1FN":
         # FP4 (E2M1) codes a byte each (the code in the low nibble): only
         # MXFP4 has a compressed-tensors form, mxfp4-pack-quantized (two

@@ -45,6 +45,8 @@ as it is stored (with a note).
 """
 
 import argparse
+import json
+import math
 import os
 import re
 import subprocess
@@ -76,7 +78,7 @@ SCHEME_RE = re.compile(
     r"(?:<(?P<qmin>-?\d+):(?P<qmax>-?\d+)>)?"
     r"(?:, (?P<gran>per_tensor|per_axis\((?P<axis>\d+)\)|"
     r"per_group\((?P<gaxis>\d+), (?P<group>\d+)\)))?"
-    r"(?P<rest>(?:, [a-z_0-9]+)*)>$")
+    r"(?P<rest>(?:, [a-z_0-9]+(?:\([^)]*\))?)*)>$")
 F16_MAX = 65504.0
 # Metadata keys of octet-export-safetensors that are not weight names: the
 # file's format, and the activations' schemes of W8A8 matmuls (a JSON map).
@@ -99,6 +101,9 @@ def parse_scheme(text, where):
         "symmetric": "asymmetric" not in rest,
         "qmin": None if m.group("qmin") is None else int(m.group("qmin")),
         "qmax": None if m.group("qmax") is None else int(m.group("qmax")),
+        # The scale format: E8M0 (MX), E4M3 times a global scale (NVFP4).
+        "e8m0": "e8m0" in rest,
+        "e4m3": any(r.startswith("e4m3(") for r in rest),
     }
 
 
@@ -114,6 +119,13 @@ def gguf_format_for(name, scheme, where):
     exactly (symmetric signed codes: Q4_0, Q5_0, Q8_0; asymmetric unsigned
     codes: Q4_1, Q5_1), or ExportError."""
     fmt, sym = scheme["format"], scheme["symmetric"]
+    if fmt == "f4E2M1FN" and scheme["e8m0"]:
+        return "MXFP4"  # E2M1 with an E8M0 scale per 32: ggml's MXFP4
+    if fmt == "f4E2M1FN":
+        raise ExportError(
+            "%s: '%s' is FP4 (E2M1) with %s scales; GGUF holds FP4 as MXFP4 "
+            "only (E8M0 scales per 32: quantize with format=mxfp4)"
+            % (where, name, "E4M3 (NVFP4)" if scheme["e4m3"] else "f32"))
     rng = code_range(scheme)
     signed = fmt in ("i8", "i4")
     if rng is not None and signed == sym:
@@ -183,10 +195,24 @@ def pack(name, gtype, codes, scale, zp, where):
     (low nibble) and q[j + 16]; Q5_0 {d, qh[4], qs[16]}, Q5_1 {d, m, qh[4],
     qs[16]}: the low nibbles as for Q4, bit j of the little-endian qh the
     fifth bit of q[j]. Values: d * (q - offset), or d * q + m."""
-    _, sym, (lo, hi), offset = next(b for b in GGUF_BLOCKS if b[0] == gtype)
     rows = int(np.prod(codes.shape[:-1]))
     k = codes.shape[-1]
     nb = k // BLOCK
+    if gtype == "MXFP4":
+        # ggml's block_mxfp4 {e, qs[16]}: e the E8M0 byte (octet's scale
+        # bytes unchanged), qs as Q4_0's; the values kvalues[q] * 2^(e-128)
+        # with kvalues the doubled E2M1 values, i.e. E2M1(q) * 2^(e-127).
+        c = np.asarray(codes).reshape(rows, nb, BLOCK)
+        if c.size and int(c.max()) > 15:
+            raise ExportError("%s: '%s' has FP4 codes up to %d; E2M1 codes "
+                              "are 0..15" % (where, name, int(c.max())))
+        e = np.asarray(scale, np.uint8).reshape(rows, nb, 1)
+        if e.size and int(e.max()) == 255:
+            raise ExportError("%s: '%s' has the E8M0 NaN scale (255)"
+                              % (where, name))
+        blocks = np.concatenate([e, pack_nibbles(c)], axis=2)
+        return blocks.reshape(codes.shape[:-1] + (-1,)), 0.0
+    _, sym, (lo, hi), offset = next(b for b in GGUF_BLOCKS if b[0] == gtype)
     scale = np.asarray(scale, np.float32).reshape(rows, nb)
     d = to_f16(scale, name, "scale", where)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -220,6 +246,61 @@ def pack(name, gtype, codes, scale, zp, where):
     return blocks.reshape(codes.shape[:-1] + (-1,)), change
 
 
+# safetensors dtype -> numpy dtype used to hold its bytes (FP8 and E8M0 as
+# raw bytes: numpy has no such types).
+ST_NUMPY = {"F64": np.float64, "F32": np.float32, "F16": np.float16,
+            "I64": np.int64, "I32": np.int32, "I16": np.int16, "I8": np.int8,
+            "U64": np.uint64, "U32": np.uint32, "U16": np.uint16,
+            "U8": np.uint8, "BOOL": np.bool_, "F8_E4M3": np.uint8,
+            "F8_E5M2": np.uint8, "F8_E8M0": np.uint8}
+
+def read_safetensors(path):
+    """({name: (safetensors dtype, numpy array)}, metadata) parsed from the
+    format's definition (an 8-byte little-endian header length, a JSON
+    header, the data): FP8 and E8M0 tensors come back as uint8 bytes."""
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError as e:
+        raise ExportError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    where = "%s: not a safetensors file" % path
+    if len(blob) < 8:
+        raise ExportError(where + " (%d bytes)" % len(blob))
+    n = int.from_bytes(blob[:8], "little")
+    if n > len(blob) - 8:
+        raise ExportError(where + " (its header of %d bytes is longer than "
+                          "the file)" % n)
+    try:
+        header = json.loads(blob[8:8 + n])
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ExportError(where + " (header: %s)" % e) from None
+    if not isinstance(header, dict):
+        raise ExportError(where + " (the header is not a JSON object)")
+    meta = header.pop("__metadata__", None) or {}
+    if not isinstance(meta, dict) or not all(
+            isinstance(v, str) for v in meta.values()):
+        raise ExportError(where + " (__metadata__ is not a map of strings)")
+    data = memoryview(blob)[8 + n:]
+    tensors = {}
+    for name, v in header.items():
+        try:
+            dtype, shape = v["dtype"], [int(d) for d in v["shape"]]
+            begin, end = (int(o) for o in v["data_offsets"])
+            np_dtype = np.dtype(ST_NUMPY[dtype])
+        except (KeyError, TypeError, ValueError):
+            raise ExportError("%s: tensor '%s' has a malformed header entry "
+                              "%r" % (path, name, v)) from None
+        count = math.prod(shape)
+        if any(d < 0 for d in shape) or not 0 <= begin <= end <= len(data) \
+                or end - begin != count * np_dtype.itemsize:
+            raise ExportError("%s: tensor '%s' (%s %s) has data offsets %d..%d"
+                              " that do not fit it or the file"
+                              % (path, name, dtype, shape, begin, end))
+        arr = np.frombuffer(data[begin:end], np_dtype).reshape(shape)
+        tensors[name] = (dtype, arr)
+    return tensors, meta
+
+
 def read_weights(path):
     """(tensors {name: numpy array}, schemes {weight name: scheme dict}) of
     an octet-export-safetensors file; ExportError naming what is wrong."""
@@ -233,7 +314,13 @@ def read_weights(path):
                 if name not in RESERVED_KEYS and meta.get("format") == "octet":
                     sc = parse_scheme(text, "%s: '%s'" % (path, name))
                     gguf_format_for(name, sc, path)
-            tensors = {k: f.get_tensor(k) for k in f.keys()}
+            mx = meta.get("format") == "octet" and any(
+                parse_scheme(t, path)["e8m0"] for n, t in meta.items()
+                if n not in RESERVED_KEYS)
+            if not mx:
+                tensors = {k: f.get_tensor(k) for k in f.keys()}
+        if mx:  # E8M0 scales: numpy has no such type, read as bytes
+            tensors = {k: a for k, (_, a) in read_safetensors(path)[0].items()}
     except ExportError:
         raise
     except Exception as e:  # safetensors raises its own error types
@@ -267,9 +354,11 @@ ST_DTYPES = {"float64": "F64", "float32": "F32", "float16": "F16",
 def check_dtypes(name, scheme, codes, scale, zp, where):
     """Octet's element types: codes I8 (signed formats) or U8 (unsigned),
     scales F32, zero points I32."""
-    want = "U8" if scheme["format"].startswith("u") else "I8"
+    want = "U8" if scheme["format"].startswith("u") or \
+        scheme["format"] == "f4E2M1FN" else "I8"
     for what, arr, dtype in (("%s codes" % scheme["format"], codes, want),
-                             ("scales", scale, "F32"),
+                             ("scales", scale,
+                              "U8" if scheme["e8m0"] else "F32"),
                              ("zero points", zp, "I32")):
         got = None if arr is None else ST_DTYPES.get(str(arr.dtype), str(arr.dtype))
         if got is not None and got != dtype:

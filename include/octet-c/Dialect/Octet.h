@@ -33,9 +33,10 @@ typedef enum OctetStorageFormat {
   OctetStorageFormatF8E4M3FN = 4,
   OctetStorageFormatF8E5M2 = 5,
   OctetStorageFormatF4E2M1FN = 6, ///< OCP FP4 (E2M1), always saturating.
+  OctetStorageFormatNF4 = 7,      ///< QLoRA NF4 (table indices in i4).
   /// Not a format: makes every int value a valid OctetStorageFormat in C++,
   /// so that the functions below can reject an out-of-range value from C
-  /// (loading one of an enum whose values span 0..6 is undefined behaviour).
+  /// (loading one of an enum whose values span 0..7 is undefined behaviour).
   OctetStorageFormatMaxEnum_ = 0x7FFFFFFF,
 } OctetStorageFormat;
 

@@ -30,8 +30,20 @@ enum class Arch : uint8_t { cuda, x86, aarch64 };
 /// Element formats an instruction can take (PTX spellings). The first six
 /// correspond to octet storage formats; e2m1 (FP4) only appears with block
 /// scaling; f16/bf16/f32 are the float operands of the fallback rows.
-enum class Elem : uint8_t { s8, u8, s4, u4, e4m3, e5m2, e2m1, f16, bf16, f32 };
-constexpr unsigned kNumElems = 10;
+enum class Elem : uint8_t {
+  s8,
+  u8,
+  s4,
+  u4,
+  e4m3,
+  e5m2,
+  e2m1,
+  f16,
+  bf16,
+  f32,
+  nf4 ///< QLoRA NF4 table indices (weight-only: no unit multiplies them).
+};
+constexpr unsigned kNumElems = 11;
 
 /// A set of element formats (bit i = Elem i).
 using ElemSet = uint32_t;

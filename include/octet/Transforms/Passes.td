@@ -88,6 +88,12 @@ def OctetQuantizeWeights
     `format=f4E2M1FN` is FP4 with f32 scales (absmax / 6, any granularity
     and clip). FP4 weights are weight-only: the activations stay float.
 
+    **NF4** (`format=nf4`, QLoRA's NormalFloat4): `i4` indices into the 16
+    NF4 values, symmetric with scale = absmax (any granularity and clip;
+    QLoRA's blocks are `granularity=per-group group-size=64`); the code of
+    x / scale is the number of bitsandbytes' decision thresholds below it.
+    Weight-only.
+
     **NVFP4** (`format=nvfp4`): E2M1 codes in blocks of `group-size`
     (default 16, NVIDIA's block) along the reduction axis, each with an
     E4M3 scale, times one f32 global scale per weight
@@ -107,7 +113,8 @@ def OctetQuantizeWeights
     `i4` tensor holds one
     code per byte (MLIR's element layout, which the bufferized and LLVM code
     also uses); sizes in the report count 4-bit codes packed two per byte,
-    low nibble first (the numerics core's `packNibbles`), i.e. what a
+    low nibble first (the numerics core's `packNibbles`), and E8M0 / E4M3
+    scales one byte each (plus NVFP4's f32 global scale), i.e. what a
     serialized model stores.
 
     **Skipped** (with a remark when `remarks` is set, and listed in the
@@ -223,7 +230,8 @@ def OctetQuantizeWeights
            "[0, 2^N - 1] of i4 / u4 up to 4 bits, of i8 / u8 above; i3 is "
            "[-4, 3] stored as 4 bits, i5 [-16, 15] stored as 8), mxfp8 / "
            "mxfp8-e5m2 (OCP MXFP8: FP8 per group of 32 with E8M0 scales), "
-           "f4E2M1FN (FP4 E2M1 with f32 scales), mxfp4 (OCP MXFP4: E2M1 "
+           "f4E2M1FN (FP4 E2M1 with f32 scales), nf4 (QLoRA NormalFloat4, "
+           "scale = absmax), mxfp4 (OCP MXFP4: E2M1 "
            "per group of 32 with E8M0 scales), nvfp4 (E2M1 per group of 16 "
            "with E4M3 scales times a per-tensor f32 scale), or auto (from "
            "the module's #octet.target and `recipe`)">,

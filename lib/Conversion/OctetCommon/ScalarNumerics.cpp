@@ -141,6 +141,16 @@ Value mlir::octet::emitFp8BitsToF32(OpBuilder &b, Location loc, Value c,
   return e.bitcast(e.or_(bits, sign), b.getF32Type());
 }
 
+Value mlir::octet::emitNf4ToF32(OpBuilder &b, Location loc, Value code) {
+  // numerics::decodeNf4 as a chain of selects (a table lookup in scalar IR).
+  Emitter e{b, loc, code.getType()};
+  Value x = e.f32(num::kNf4Values[0]);
+  for (uint32_t c = 1; c < 16; ++c)
+    x = e.select(e.cmp(arith::CmpIPredicate::eq, code, e.i32(c)),
+                 e.f32(num::kNf4Values[c]), x);
+  return x;
+}
+
 Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
                                            Value codes, StorageFormat format) {
   auto vt = cast<VectorType>(codes.getType());
@@ -201,6 +211,19 @@ Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
     return arith::BitcastOp::create(b, loc, storage, code);
   }
 
+  if (scheme.isNf4()) {
+    // numerics::encodeNf4: the number of thresholds below v; NaN -> 7.
+    Value code = e.i32(0);
+    for (float t : num::kNf4Thresholds) {
+      Value above =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v, e.f32(t));
+      code = e.add(code, arith::ExtUIOp::create(
+                             b, loc, e.like(b.getI32Type()), above));
+    }
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+    code = e.select(nan, e.i32(7), code);
+    return arith::TruncIOp::create(b, loc, storage, code);
+  }
   v = math::RoundEvenOp::create(b, loc, v);
   Value isNan =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
@@ -230,6 +253,8 @@ Value mlir::octet::emitDequantize(OpBuilder &b, Location loc, Value q,
         b, loc, e.like(b.getIntegerType(scheme.getStorageBits())), q);
     Value bits = arith::ExtUIOp::create(b, loc, i32, code);
     x = emitFp8BitsToF32(b, loc, bits, scheme.getFormat());
+  } else if (scheme.isNf4()) {
+    x = emitNf4ToF32(b, loc, arith::ExtUIOp::create(b, loc, i32, q));
   } else {
     Value wide = scheme.isUnsigned()
                      ? arith::ExtUIOp::create(b, loc, i32, q).getResult()

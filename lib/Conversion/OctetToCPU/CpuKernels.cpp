@@ -61,6 +61,8 @@ std::string GemmConfig::getName() const {
     name += rhsTransposed ? "f32t" : "f32";
   else if (rhsFp4)
     name += "e2m1";
+  else if (rhsNf4)
+    name += "nf4";
   else if (rhsNibbles)
     name += rhsUnsigned ? "u4" : "s4";
   else if (rhsFp8)
@@ -169,6 +171,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
   add("rhs_fp4", c.rhsFp4);
+  add("rhs_nf4", c.rhsNf4);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -214,7 +217,8 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
   c.rhsFp4 = get("rhs_fp4");
-  if (c.rhsFp4 && !c.rhsNibbles)
+  c.rhsNf4 = get("rhs_nf4");
+  if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   auto fp8 = [&](StringRef name) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);

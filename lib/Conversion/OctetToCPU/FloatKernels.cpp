@@ -15,6 +15,8 @@
 
 #include "KernelEmitter.h"
 
+#include "octet/Runtime/Numerics.h"
+
 using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cpu;
@@ -49,6 +51,37 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
                                        DenseIntElementsAttr::get(v32, v));
     };
     Value nib;
+    if (c.rhsNf4) {
+      // NF4: a permute of the 16-value table by the index (vpermps reads
+      // the low 3 bits on ymm, 4 on zmm). ymm: the two halves of the table
+      // permuted, then the one whose half the index's bit 3 (moved to bit
+      // 31) names.
+      VectorType vf = vec(c.w, f32);
+      Value idx = arith::ShRUIOp::create(b, loc, word, shifts(0, 4));
+      auto table = [&](int64_t first) {
+        return arith::ConstantOp::create(
+            b, loc, vf,
+            DenseElementsAttr::get(
+                vf, ArrayRef<float>(::octet::numerics::kNf4Values + first,
+                                    c.w)));
+      };
+      auto permute = [&](Value t) {
+        return LLVM::CallIntrinsicOp::create(
+                   b, loc, vf,
+                   b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
+                                            : "llvm.x86.avx512.permvar.sf.512"),
+                   ValueRange{t, idx})
+            .getResult(0);
+      };
+      if (c.w != 8)
+        return permute(table(0));
+      Value high = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt,
+          arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
+          splat(cst32(0), c.w));
+      return arith::SelectOp::create(b, loc, high, permute(table(8)),
+                                     permute(table(0)));
+    }
     if (c.rhsFp4) {
       // E2M1: a permute of the value table by the nibble (vpermps reads
       // the index's low 3 bits on ymm, 4 on zmm), exact. ymm: the table

@@ -209,6 +209,7 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     return reject(why, "4-bit rhs is not a constant (packed at compile time)");
   c.rhsNibbles = nibbles;
   c.rhsFp4 = rhsScheme.isFloat4();
+  c.rhsNf4 = rhsScheme.isNf4();
   if (!constant || (!plan.rhsTransposed && !nibbles))
     plan.rhsConstant = nullptr;
   if (op.getRhsZeroPoint() && c.group)
@@ -265,7 +266,7 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
   if (plan.k == 0 || plan.n == 0)
     return reject(why, "empty K or N");
   SchemeAttr rhsScheme = op.getRhsScheme();
-  bool nibbles = rhsScheme.getStorageBits() == 4; // i4, u4, f4E2M1FN
+  bool nibbles = rhsScheme.getStorageBits() == 4; // i4, u4, f4E2M1FN, nf4
   std::optional<SchemeAttr> lhsFp8;
   if (std::optional<SchemeAttr> ls = op.getLhsScheme(); ls && ls->isFloat8())
     lhsFp8 = *ls;
@@ -276,7 +277,7 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
   if (lhsFp8 && !rhsScheme.isFloat8())
     return reject(why, "FP8 lhs with a non-FP8 rhs");
   if (!isByteInteger(rhsScheme) && !fp8 && !(nibbles && op.hasFloatLhs()))
-    return reject(why, op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4/FP8/FP4"
+    return reject(why, op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4/FP8/FP4/NF4"
                                         : "rhs format is not i8/u8");
   plan.config.rhsUnsigned = rhsScheme.isUnsigned();
   if (failed(planRhsScale(op, plan, why)) ||

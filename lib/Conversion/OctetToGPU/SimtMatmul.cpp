@@ -9,6 +9,8 @@
 
 #include "MatmulCommon.h"
 
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
+
 using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cuda;
@@ -53,6 +55,8 @@ void cuda::buildSimtBody(KernelBuilder &kb, const MatmulConfig &c,
         af = kb.toF32(a);
         if (c.rhsScheme.isFloat()) {
           wf = decodeFp8(kb, w, c.rhsScheme);
+        } else if (c.rhsScheme.isNf4()) {
+          wf = emitNf4ToF32(kb.b, kb.loc, kb.zext(w, kb.i32));
         } else {
           Value wi = extendCode(kb, w, c.rhsScheme);
           if (zbK)

@@ -357,6 +357,8 @@ Value MatmulSteps::emitProduct(OpBuilder &nb2, Location l, ValueRange args,
                             : arith::ExtFOp::create(nb2, l, f32, a).getResult();
     if (rhsScheme.isFloat()) {
       wf = decodeFp8(nb2, l, w, rhsScheme);
+    } else if (rhsScheme.isNf4()) {
+      wf = emitNf4ToF32(nb2, l, arith::ExtUIOp::create(nb2, l, i32, w));
     } else {
       Value wi = extendCode(nb2, l, w, rhsScheme);
       if (rhsZpInLoop)

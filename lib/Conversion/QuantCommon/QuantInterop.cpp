@@ -270,6 +270,11 @@ octet::exportQuantType(SchemeAttr scheme, ArrayRef<int64_t> shape,
   // The octet verifiers guarantee f32 scales and i32 zero points shaped as
   // the granularity requires.
   MLIRContext *ctx = scheme.getContext();
+  if (scheme.isNf4())
+    return emitError() << "scheme " << scheme
+                       << " cannot be exported: NF4 codes index a table of "
+                          "16 values, which upstream !quant.uniform (an "
+                          "affine map) cannot express";
   if (scheme.isFloat())
     return emitError() << "scheme " << scheme
                        << " cannot be exported: upstream !quant.uniform types "

@@ -225,8 +225,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (!f)
     return fail("unknown format '" + format +
                 "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
-                "f4E2M1FN, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / uN with N "
-                "in 2..7)");
+                "f4E2M1FN, nf4, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / uN "
+                "with N in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -292,6 +292,10 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("format=" + format + " takes clip=absmax only (the MX rule, "
                 "2^(floor(log2(absmax)) - emax), fixes each block's scale), "
                 "not clip=" + clip);
+  if (cfg.format == StorageFormat::nf4 && symmetric.hasValue() &&
+      !symmetric)
+    return fail("format=nf4 is symmetric (scale = absmax); drop "
+                "symmetric=false");
   if (cfg.nvfp4 && cfg.clip != ClipKind::AbsMax)
     return fail("format=nvfp4 takes clip=absmax only (each block's E4M3 "
                 "scale is e4m3(absmax / 6 / global)), not clip=" + clip);
@@ -484,8 +488,9 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
     job.type = operandType;
     qaxis = os.axis;
   }
-  // Float (FP8 / FP4) schemes are always symmetric.
-  bool sym = cfg.symmetric || num::isFloatFormat(toNumerics(cfg.format));
+  // Float (FP8 / FP4) and NF4 schemes are always symmetric.
+  bool sym = cfg.symmetric || num::isFloatFormat(toNumerics(cfg.format)) ||
+             num::isNf4(toNumerics(cfg.format));
   // NVFP4's global scale, from the weight's largest finite magnitude.
   uint32_t globalScaleBits = 0;
   if (cfg.nvfp4) {

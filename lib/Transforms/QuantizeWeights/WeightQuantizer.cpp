@@ -586,6 +586,7 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, const F32Runs &src,
   const bool sameRef = &src == &reference;
   const bool uniform = layout.kind == Granularity::per_tensor;
   const bool fp8 = scheme.isFloat();
+  const bool nf4 = scheme.isNf4();
   const uint8_t mask = scheme.getStorageBits() == 4 ? 0x0f : 0xff;
   std::optional<num::Fp8Table> fp8Table;
   if (fp8)
@@ -639,7 +640,15 @@ static void writeCodes(const Kernel &k, SchemeAttr scheme, const F32Runs &src,
       }
       uint8_t *out = codes + begin;
       float *xhat = b.xhat.data();
-      if (fp8) {
+      if (nf4) {
+        // NF4: scalar (the table rule has no row kernel); NaN gives the
+        // code of 0.0 by the rule itself.
+        for (int64_t i = 0; i < len; ++i) {
+          const float s = scale[uniform ? 0 : i];
+          out[i] = num::encodeNf4(x[i] / s);
+          xhat[i] = num::decodeNf4(out[i]) * s;
+        }
+      } else if (fp8) {
         // nonfinite=clip: NaN quantizes like 0 (FP8 would keep NaN); +-inf
         // saturates.
         (uniform ? rk.quantizeFp8Uniform : rk.quantizeFp8)(
@@ -710,7 +719,6 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
   const bool dynamicGroups = perGroup && !k.cfg.actOrder;
   const int64_t group = perGroup ? k.layout.group : kdim;
   const int64_t *order = f.order.data();
-  const bool fp8 = num::isFloatFormat(k.format);
   out.assign(rows * kdim, 0.0f);
   const int64_t tiles = (rows + kTile - 1) / kTile;
   parallelFor(k.ctx, 0, tiles, [&](size_t t) {
@@ -751,17 +759,8 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
       const double *__restrict urow = &f.u[c * kdim];
       for (int64_t r = 0; r < nr; ++r) {
         float x = static_cast<float>(w[r * kdim + c]);
-        float xhat;
-        if (fp8)
-          xhat = num::dequantizeFp8(
-              num::quantizeFp8(x, p[r].scale, k.format, k.saturate),
-              p[r].scale, k.format);
-        else
-          xhat = num::dequantizeInt(num::quantizeInt(x, p[r].scale,
-                                                     p[r].zeroPoint,
-                                                     k.range.qmin,
-                                                     k.range.qmax),
-                                    p[r].scale, p[r].zeroPoint);
+        float xhat =
+            num::fakeQuantize(x, p[r], k.format, k.range, k.saturate);
         out[(r0 + r) * strideRow + order[c] * strideIn] = x;
         err[r] = (w[r * kdim + c] - static_cast<double>(xhat)) / urow[c];
       }
@@ -794,7 +793,6 @@ constexpr unsigned kAwqClipSteps = 20;
 static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
                                    const double *h) {
   const int64_t n = static_cast<int64_t>(x.size());
-  const bool fp8 = num::isFloatFormat(k.format);
   num::RangeStats st;
   for (float v : x)
     st.add(v);
@@ -806,13 +804,7 @@ static num::ClipResult bestAwqClip(const Kernel &k, ArrayRef<float> x,
                                               k.symmetric, step, kAwqClipSteps);
     for (int64_t a = 0; a < n; ++a) {
       float xhat =
-          fp8 ? num::dequantizeFp8(num::quantizeFp8(x[a], c.params.scale,
-                                                    k.format, k.saturate),
-                                   c.params.scale, k.format)
-              : num::dequantizeInt(num::quantizeInt(x[a], c.params.scale,
-                                                    c.params.zeroPoint,
-                                                    k.range.qmin, k.range.qmax),
-                                   c.params.scale, c.params.zeroPoint);
+          num::fakeQuantize(x[a], c.params, k.format, k.range, k.saturate);
       d[a] = static_cast<double>(xhat) - x[a];
     }
     double err = 0.0;
@@ -947,21 +939,13 @@ std::vector<float> fakeQuantize(MLIRContext *ctx, const Config &cfg,
     searchClips(k, read, clips);
   const int64_t n = k.layout.numElements;
   std::vector<float> out(n);
-  const bool fp8 = scheme.isFloat();
   parallelFor(ctx, 0, numChunks(n), [&](size_t c) {
     int64_t begin = c * kChunk;
     int64_t end = std::min<int64_t>(n, begin + kChunk);
     ParamCursor cur(k.layout, begin);
     for (int64_t i = begin; i < end; ++i, cur.next()) {
       const num::QuantParams p = clips[cur.param].params;
-      out[i] = fp8 ? num::dequantizeFp8(num::quantizeFp8(values[i], p.scale,
-                                                         k.format, k.saturate),
-                                        p.scale, k.format)
-                   : num::dequantizeInt(num::quantizeInt(values[i], p.scale,
-                                                         p.zeroPoint,
-                                                         k.range.qmin,
-                                                         k.range.qmax),
-                                        p.scale, p.zeroPoint);
+      out[i] = num::fakeQuantize(values[i], p, k.format, k.range, k.saturate);
     }
   });
   return out;
@@ -1047,7 +1031,13 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   rec.bytesBefore =
       static_cast<uint64_t>(n) * (type.getElementTypeBitWidth() / 8);
   rec.codeBytes = scheme.getStorageBits() == 4 ? (n + 1) / 2 : n;
-  rec.paramBytes = numParams * (zpType ? 8 : 4);
+  // f32 scales (and i32 zero points); E8M0 and E4M3 scales are one byte in
+  // the formats that define them (the IR holds them as f32), plus NVFP4's
+  // f32 global scale.
+  rec.paramBytes =
+      scheme.hasE8M0Scales() || scheme.hasE4M3Scales()
+          ? numParams + (scheme.hasE4M3Scales() ? 4 : 0)
+          : numParams * (zpType ? 8 : 4);
   rec.bytesAfter = rec.codeBytes + rec.paramBytes;
 
   // Build the constants.

@@ -2,7 +2,7 @@
 
 // One case per diagnostic of the scheme attribute and the ops.
 
-// expected-error @+1 {{unknown storage format 'i16'; expected one of i8, u8, i4, u4, f8E4M3FN, f8E5M2, f4E2M1FN}}
+// expected-error @+1 {{unknown storage format 'i16'; expected one of i8, u8, i4, u4, f8E4M3FN, f8E5M2, f4E2M1FN, nf4}}
 func.func @unknown_format() attributes {s = #octet.scheme<i16>} { return }
 
 // -----
@@ -392,4 +392,22 @@ func.func @e4m3_dynamic(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
   // expected-error @+1 {{computes absmax / max scales at run time; e4m3 (NVFP4) scales are not computed dynamically yet: quantize constant weights with octet-quantize-weights format=nvfp4}}
   %s = octet.compute_params %x as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{NF4 schemes are symmetric (scale = absmax); 'nf4' cannot be asymmetric}}
+func.func @nf4_asymmetric() attributes {s = #octet.scheme<nf4, asymmetric>} { return }
+
+// -----
+
+// expected-error @+1 {{'nf4' codes index the 16 NF4 values; the code range cannot be narrowed}}
+func.func @nf4_narrow() attributes {s = #octet.scheme<nf4<0:7>>} { return }
+
+// -----
+
+func.func @nf4_quantized_lhs(%a: tensor<4x64xi8>, %w: tensor<64x8xi4>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op NF4 operands are weight-only: the rhs may be NF4 when the lhs is float, but lhs 'i8' is quantized}}
+  %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <nf4> : tensor<4x64xi8>, tensor<64x8xi4> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

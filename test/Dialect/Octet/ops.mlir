@@ -147,3 +147,11 @@ func.func @nvfp4(%q: tensor<1x48xf4E2M1FN>) -> tensor<1x48xf32> {
   %x = octet.dequantize %q scale(%s : tensor<1x3xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.0012345)> : tensor<1x48xf4E2M1FN> -> tensor<1x48xf32>
   return %x : tensor<1x48xf32>
 }
+
+// NF4: i4 indices into the NF4 table, symmetric (no zero point).
+// CHECK-LABEL: func.func @nf4
+// CHECK: as <nf4, per_group(1, 64)> : tensor<2x64xi4> -> tensor<2x64xf32>
+func.func @nf4(%q: tensor<2x64xi4>, %s: tensor<2x1xf32>) -> tensor<2x64xf32> {
+  %x = octet.dequantize %q scale(%s : tensor<2x1xf32>) as <nf4, per_group(1, 64)> : tensor<2x64xi4> -> tensor<2x64xf32>
+  return %x : tensor<2x64xf32>
+}

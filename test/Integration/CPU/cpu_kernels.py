@@ -168,6 +168,19 @@ CASES = {
     "wo_fp4_every_code_m9": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(9, 8),
         rshape=(8, 48), fill="every_code"),
+    # NF4 indices (the 16-value table permuted: two ymm halves on AVX2).
+    "wo_nf4_per_channel_m1": dict(
+        lhs=None, rhs=S("nf4", "per_axis", 1), lshape=(1, 300),
+        rshape=(300, 131), bias=True),
+    "wo_nf4_group64_m77_relu": dict(
+        lhs=None, rhs=S("nf4", "per_group", 0, 64), lshape=(77, 256),
+        rshape=(256, 131), relu=True, transposed_rhs=True),
+    "wo_nf4_every_code_m1": dict(
+        lhs=None, rhs=S("nf4", "per_axis", 1), lshape=(1, 8),
+        rshape=(8, 48), fill="every_code"),
+    "wo_nf4_every_code_m9": dict(
+        lhs=None, rhs=S("nf4", "per_axis", 1), lshape=(9, 8),
+        rshape=(8, 48), fill="every_code"),
     "wo_tensor_relu_requantize": dict(
         lhs=None, rhs=S("i8"), lshape=(3, 20), rshape=(20, 8), relu=True,
         out=S("i8")),

@@ -512,21 +512,26 @@ def main():
     except ct.ExportError as e:
         check("E4M3" in str(e) and "blk.0.attn_q.weight" in str(e),
               "e5m2: refusal %s" % e)
-    # FP4 with f32 scales has no compressed-tensors form (MXFP4 has).
-    q = os.path.join(work, "fp4.mlirbc")
-    st = os.path.join(work, "fp4.safetensors")
-    run([oo.find_tool("octet-opt"), mlir, "--octet-quantize-weights=format="
-         "f4E2M1FN granularity=per-group group-size=32", "--emit-bytecode",
-         "-o", q])
-    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
-    try:
-        ct.export(src_path, st, os.path.join(work, "fp4"), log=log)
-        check(False, "fp4 with f32 scales: accepted")
-    except ct.ExportError as e:
-        check("format=mxfp4" in str(e) and "blk.0.attn_q.weight" in str(e),
-              "fp4: refusal %s" % e)
-        check(not os.path.exists(os.path.join(work, "fp4")),
-              "fp4: a refused export left its directory")
+    # FP4 with f32 scales has no compressed-tensors form (MXFP4 has), NF4
+    # none at all.
+    for tag, opts, want in (
+            ("fp4", "f4E2M1FN granularity=per-group group-size=32",
+             "format=mxfp4"),
+            ("nf4", "nf4 granularity=per-group group-size=32", "is NF4")):
+        q = os.path.join(work, tag + ".mlirbc")
+        st = os.path.join(work, tag + ".safetensors")
+        run([oo.find_tool("octet-opt"), mlir,
+             "--octet-quantize-weights=format=" + opts, "--emit-bytecode",
+             "-o", q])
+        run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+        try:
+            ct.export(src_path, st, os.path.join(work, tag), log=log)
+            check(False, "%s: accepted" % tag)
+        except ct.ExportError as e:
+            check(want in str(e) and "blk.0.attn_q.weight" in str(e),
+                  "%s: refusal %s" % (tag, e))
+            check(not os.path.exists(os.path.join(work, tag)),
+                  "%s: a refused export left its directory" % tag)
     r = run([sys.executable, ct.__file__, "--source", src_path, "--weights",
              os.path.join(work, "missing.safetensors"), "-o",
              os.path.join(work, "x")], ok=False)

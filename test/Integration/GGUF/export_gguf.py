@@ -260,6 +260,59 @@ def check_mxfp8(src, src_path, mlir, work):
     print("mxfp8: checked")
 
 
+def check_mxfp4(src, src_path, mlir, work):
+    """format=mxfp4: the codes (one E2M1 code per U8 byte) and the E8M0
+    scale bytes equal the weight oracle's, and the GGUF's MXFP4 blocks, as
+    the gguf package's dequantizer reads them, equal the oracle's
+    dequantized weights bit for bit (E2M1 x 2^e is exact in f32); NVFP4
+    (E4M3 scales) is refused by name."""
+    scheme = oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True)
+    q = os.path.join(work, "mxfp4.mlirbc")
+    st = os.path.join(work, "mxfp4.safetensors")
+    out = os.path.join(work, "mxfp4.gguf")
+    quantize(mlir, "format=mxfp4", q)
+    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+    t, meta = read_raw_safetensors(st)
+    linears = [n for n in src.tensor_names() if n.split(".")[-2] in LINEAR]
+    exps = {}
+    for n in linears:
+        exp = exps[n] = wo.quantize_weight(src.tensor(n), scheme, "absmax")
+        check(meta.get(n) == "#octet.scheme" + scheme.attr(),
+              "mxfp4 %s: scheme %r" % (n, meta.get(n)))
+        dtype, shape, raw = t[n]
+        check(dtype == "U8" and raw == exp["codes"].astype(np.uint8)
+              .tobytes(), "mxfp4 %s: codes (%s) differ from the oracle"
+              % (n, dtype))
+        dtype, shape, raw = t[n + ".scale"]
+        _, e = np.frexp(exp["scale"].astype(np.float64))
+        want = (e - 1 + 127).astype(np.uint8)  # scale = 2^(e - 1)
+        check(dtype == "F8_E8M0" and raw == want.tobytes(),
+              "mxfp4 %s: E8M0 scales (%s) differ from the oracle" % (n, dtype))
+    written = ex.export(src_path, st, out, log=lambda m: None)
+    check(sorted(set(written.values())) == ["F32", "MXFP4"],
+          "mxfp4: types written %s" % sorted(set(written.values())))
+    g = gguf_llama.load(out)
+    for n in linears:
+        got = g.tensor(n)
+        # Equal values (ggml's table has +0 for code 8, E2M1's -0).
+        check(g.tensor_type(n) == "MXFP4" and np.array_equal(
+            got, exps[n]["xhat"]),
+            "mxfp4 %s: the gguf package's MXFP4 values differ from the "
+            "oracle's dequantized weights" % n)
+    q = os.path.join(work, "nvfp4.mlirbc")
+    st = os.path.join(work, "nvfp4.safetensors")
+    quantize(mlir, "format=nvfp4", q)
+    run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
+    try:
+        ex.export(src_path, st, os.path.join(work, "nvfp4.gguf"),
+                  log=lambda m: None)
+        check(False, "nvfp4: the GGUF export accepted E4M3 block scales")
+    except ex.ExportError as err:
+        check("NVFP4" in str(err) and "format=mxfp4" in str(err),
+              "nvfp4: GGUF refusal %s" % err)
+    print("mxfp4: checked")
+
+
 def main():
     work = sys.argv[1]
     with_llama = "--llama-cpp" in sys.argv[2:]
@@ -295,6 +348,7 @@ def main():
             check_llama_cpp(out, ids, 3e-2, name, ref)
         print("%s: checked" % name)
     check_mxfp8(src, src_path, mlir, work)
+    check_mxfp4(src, src_path, mlir, work)
     print("export-gguf oracle: %d failures" % len(failures))
     return 1 if failures else 0
 

@@ -105,6 +105,8 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
             af = (a if ls is None else decode(a, ls)).astype(np.float64)
             if rs.format.is_fp8:
                 bf = decode(b, rs).astype(np.float64)
+            elif rs.format.is_nf4:
+                bf = o.NF4_VALUES[b.astype(np.int64) & 15].astype(np.float64)
             else:
                 bint = b.astype(np.int64)
                 if zbb is not None:
@@ -352,6 +354,9 @@ CASES = {
     "w4_fp4_weights_only_group": dict(
         lhs=None, lft="f16", rhs=S("f4E2M1FN", "per_group", 0, 16),
         lshape=(3, 48), rshape=(48, 5), res="f16", bias=True),
+    "w4_nf4_weights_only_group": dict(
+        lhs=None, rhs=S("nf4", "per_group", 0, 16), lshape=(3, 48),
+        rshape=(48, 5), const_rhs=True),
     "w4_fp4_weights_only_const": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(2, 40),
         rshape=(40, 6), const_rhs=True),

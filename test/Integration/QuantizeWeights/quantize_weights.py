@@ -234,9 +234,12 @@ def check_case(chk, opts, w, workdir, tag, layers_filter=None):
         chk.ok(rep["bytes_before"] == nbytes, label + " bytes before")
         code_bytes = (wt.size + 1) // 2 if scheme.format.bits == 4 else wt.size
         nparams = exp["scale"].size
-        chk.ok(rep["bytes_after"] == code_bytes + nparams * (
-            4 if scheme.symmetric else 8), label + " bytes after",
-            "%d" % rep["bytes_after"])
+        # E8M0 / E4M3 scales: a byte each (+ NVFP4's f32 global scale).
+        param_bytes = nparams + (4 if scheme.e4m3 else 0) \
+            if scheme.e8m0 or scheme.e4m3 else \
+            nparams * (4 if scheme.symmetric else 8)
+        chk.ok(rep["bytes_after"] == code_bytes + param_bytes,
+               label + " bytes after", "%d" % rep["bytes_after"])
         results[name] = (exp, rep)
     return results
 
@@ -317,7 +320,7 @@ def run_model(chk, workdir):
     fmts = [("i8", "per-channel"), ("i4", "per-group"), ("u8", "per-channel"),
             ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group"),
             ("mxfp4", "per-group"), ("f4E2M1FN", "per-channel"),
-            ("nvfp4", "per-group")]
+            ("nvfp4", "per-group"), ("nf4", "per-group")]
     mm_layers = {k: w[k] for k in ("mm", "res")}
     for fmt, gran in fmts:
         funcs, res = [], []

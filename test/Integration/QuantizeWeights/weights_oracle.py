@@ -67,7 +67,9 @@ def guard(scale, zero_range):
 def symmetric_params(t, scheme):
     f = scheme.format
     t = F32(0) if np.isnan(t) else F32(min(abs(F32(t)), FLT_MAX))
-    target = F32(f.max_finite) if f.is_fp8 else F32(scheme.qmax)
+    # NF4: the table's largest magnitude, 1 (scale = absmax).
+    target = F32(f.max_finite) if f.is_fp8 else (
+        F32(1) if f.is_nf4 else F32(scheme.qmax))
     with np.errstate(all="ignore"):
         s = F32(t / target)
     return guard(s, t == 0), 0

@@ -55,6 +55,9 @@ Value emitF32ToFp8Bits(OpBuilder &b, Location loc, Value x,
 Value emitFp8BitsToF32(OpBuilder &b, Location loc, Value bits,
                        StorageFormat format);
 
+/// Decodes NF4 codes (an i32 in [0, 15]) to their f32 table values.
+Value emitNf4ToF32(OpBuilder &b, Location loc, Value code);
+
 /// Decodes a vector of FP8 codes (vector<N x i8>) to f32 through the f16
 /// converter (`arith.extf` f16 -> f32: F16C's vcvtph2ps on x86): the same
 /// values as emitFp8BitsToF32 for every code (NaN codes give a quiet NaN

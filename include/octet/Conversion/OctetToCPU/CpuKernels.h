@@ -54,9 +54,9 @@ struct GemmConfig {
   /// nibble first) at compile time, rows padded to a multiple of w codes.
   int64_t group = 0;
   bool rhsNibbles = false;
-  /// The nibbles are FP4 (E2M1) codes, decoded by a table permute
-  /// (vpermps) instead of an integer conversion.
-  bool rhsFp4 = false;
+  /// The nibbles are FP4 (E2M1) codes or NF4 indices, decoded by a table
+  /// permute (vpermps) instead of an integer conversion.
+  bool rhsFp4 = false, rhsNf4 = false;
   /// FP8 operands of the f32 loop nests (decoded per the numerics
   /// contract): the format (f8E4M3FN / f8E5M2) of an FP8 lhs (W8A8 FP8)
   /// and of FP8 rhs codes; none for other operands.

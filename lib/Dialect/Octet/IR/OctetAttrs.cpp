@@ -36,6 +36,9 @@ bool SchemeAttr::isFloat8() const {
 bool SchemeAttr::isFloat4() const {
   return num::isFloat4(toNumerics(getFormat()));
 }
+bool SchemeAttr::isNf4() const {
+  return num::isNf4(toNumerics(getFormat()));
+}
 bool SchemeAttr::isFloat() const {
   return num::isFloatFormat(toNumerics(getFormat()));
 }
@@ -64,6 +67,7 @@ Type SchemeAttr::getStorageElementType() const {
     return IntegerType::get(ctx, 8);
   case StorageFormat::i4:
   case StorageFormat::u4:
+  case StorageFormat::nf4:
     return IntegerType::get(ctx, 4);
   case StorageFormat::f8E4M3FN:
     return Float8E4M3FNType::get(ctx);
@@ -124,6 +128,12 @@ SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             "conversion always saturates ('non_saturating' "
                             "does not apply)";
   } else {
+    if (num::isNf4(toNumerics(format)) && !symmetric)
+      return emitError() << "NF4 schemes are symmetric (scale = absmax); "
+                            "'nf4' cannot be asymmetric";
+    if (num::isNf4(toNumerics(format)) && (qmin != 0 || qmax != 15))
+      return emitError() << "'nf4' codes index the 16 NF4 values; the code "
+                            "range cannot be narrowed";
     if (!saturate)
       return emitError() << "'non_saturating' applies to FP8 formats only, "
                             "not '"
@@ -164,7 +174,7 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   if (!format) {
     parser.emitError(loc) << "unknown storage format '" << formatName
                           << "'; expected one of i8, u8, i4, u4, f8E4M3FN, "
-                             "f8E5M2, f4E2M1FN";
+                             "f8E5M2, f4E2M1FN, nf4";
     return {};
   }
   auto [qmin, qmax] = getFullRange(*format);

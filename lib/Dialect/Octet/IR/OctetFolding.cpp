@@ -45,7 +45,8 @@ bool mlir::octet::isIdentityRoundTrip(SchemeAttr scheme, Value scale,
   // E5M2: quantize maps inf codes to max finite (saturating) and NaN
   // payloads to the canonical NaN, so some codes never come back.
   // (FP4 is left unfolded: nothing produces such round trips.)
-  if (scheme.getFormat() == StorageFormat::f8E5M2 || scheme.isFloat4())
+  if (scheme.getFormat() == StorageFormat::f8E5M2 || scheme.isFloat4() ||
+      scheme.isNf4())
     return false;
   // Codes outside a narrowed range are clamped by quantize.
   if (scheme.hasNarrowRange())
@@ -173,6 +174,8 @@ DenseElementsAttr mlir::octet::foldQuantize(DenseElementsAttr input,
     int64_t p = index(i);
     if (scheme.isFloat())
       codes[i] = num::quantizeFp8(x[i], s[p], format, scheme.getSaturate());
+    else if (scheme.isNf4())
+      codes[i] = num::encodeNf4(x[i] / s[p]);
     else
       codes[i] = num::quantizeInt(x[i], s[p], zp.empty() ? 0 : zp[p],
                                   scheme.getQmin(), scheme.getQmax());

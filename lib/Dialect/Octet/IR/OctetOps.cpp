@@ -424,6 +424,11 @@ static LogicalResult verifyMatmulRhs(MatmulOp op) {
               "when the lhs is float, but lhs '"
            << lhsScheme->getFormatName() << "' is quantized (W4A4 FP4 "
            << "matmuls are not lowered yet)";
+  if (lhsScheme && (lhsScheme->isNf4() || rhsScheme.isNf4()))
+    return op.emitOpError()
+           << "NF4 operands are weight-only: the rhs may be NF4 when the lhs "
+              "is float, but lhs '"
+           << lhsScheme->getFormatName() << "' is quantized";
   if (lhsScheme && lhsScheme->isFloat8() != rhsScheme.isFloat8())
     return op.emitOpError()
            << "lhs '" << lhsScheme->getFormatName() << "' and rhs '"

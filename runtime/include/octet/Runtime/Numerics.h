@@ -52,8 +52,18 @@ constexpr float kFloatMax = 0x1.fffffep127f;
 
 /// Storage formats. Signedness of the integer formats is part of the format;
 /// the storage element type in IR is signless (i8 / i4) or the builtin float
-/// type (f8E4M3FN, f8E5M2, f4E2M1FN).
-enum class StorageFormat : uint8_t { I8, U8, I4, U4, F8E4M3FN, F8E5M2, F4E2M1FN };
+/// type (f8E4M3FN, f8E5M2, f4E2M1FN); NF4 codes are i4 holding the index
+/// 0..15 of the NF4 value table.
+enum class StorageFormat : uint8_t {
+  I8,
+  U8,
+  I4,
+  U4,
+  F8E4M3FN,
+  F8E5M2,
+  F4E2M1FN,
+  NF4
+};
 
 OCTET_HD bool isFloat8(StorageFormat f) {
   return f == StorageFormat::F8E4M3FN || f == StorageFormat::F8E5M2;
@@ -66,13 +76,16 @@ OCTET_HD bool isFloat4(StorageFormat f) {
 OCTET_HD bool isFloatFormat(StorageFormat f) {
   return isFloat8(f) || isFloat4(f);
 }
+/// QLoRA's NormalFloat4: 4-bit indices into a table of 16 values in
+/// [-1, 1]; always symmetric (scale = absmax), no zero point.
+OCTET_HD bool isNf4(StorageFormat f) { return f == StorageFormat::NF4; }
 OCTET_HD bool isUnsigned(StorageFormat f) {
   return f == StorageFormat::U8 || f == StorageFormat::U4;
 }
 /// Width in bits of one stored code.
 OCTET_HD unsigned storageBits(StorageFormat f) {
   return (f == StorageFormat::I4 || f == StorageFormat::U4 ||
-          f == StorageFormat::F4E2M1FN)
+          f == StorageFormat::F4E2M1FN || f == StorageFormat::NF4)
              ? 4
              : 8;
 }
@@ -94,6 +107,7 @@ OCTET_HD IntRange fullRange(StorageFormat f) {
   case StorageFormat::I4:
     return {-8, 7};
   case StorageFormat::U4:
+  case StorageFormat::NF4: // the table indices
     return {0, 15};
   default:
     return {0, 0};
@@ -261,6 +275,56 @@ OCTET_HD float decodeFp8(uint8_t c, StorageFormat f) {
   return floatOf(bits | sign);
 }
 
+//===----------------------------------------------------------------------===//
+// NF4 (QLoRA's NormalFloat4)
+//===----------------------------------------------------------------------===//
+
+/// The 16 NF4 values (Dettmers et al., QLoRA, appendix E; bitsandbytes'
+/// dDequantizeNF4), as f32.
+constexpr float kNf4Values[16] = {
+    -1.0f,
+    -0.6961928009986877f,
+    -0.5250730514526367f,
+    -0.39491748809814453f,
+    -0.28444138169288635f,
+    -0.18477343022823334f,
+    -0.09105003625154495f,
+    0.0f,
+    0.07958029955625534f,
+    0.16093020141124725f,
+    0.24611230194568634f,
+    0.33791524171829224f,
+    0.44070982933044434f,
+    0.5626170039176941f,
+    0.7229568362236023f,
+    1.0f};
+
+/// bitsandbytes' decision thresholds between neighbouring NF4 values
+/// (dQuantizeNF4), as f32: code c is the number of thresholds below v.
+constexpr float kNf4Thresholds[15] = {
+    -0.8480964004993439f,  -0.6106329262256622f, -0.4599952697753906f,
+    -0.33967943489551544f, -0.23460740596055984f, -0.13791173323988914f,
+    -0.045525018125772476f, 0.03979014977812767f, 0.1202552504837513f,
+    0.2035212516784668f,   0.2920137718319893f,  0.3893125355243683f,
+    0.5016634166240692f,   0.6427869200706482f,  0.8614784181118011f};
+
+/// The NF4 code of v (in units of the scale): bitsandbytes' decision tree,
+/// v > threshold going up (a tie goes down), written as the count of
+/// thresholds below v. NaN gives code 7 (0.0, as an integer format's NaN
+/// gives its zero point; bitsandbytes' tree gives code 0, -1.0); +-inf and
+/// values beyond +-1 give the end codes.
+OCTET_HD uint8_t encodeNf4(float v) {
+  if (v != v)
+    return 7;
+  uint8_t c = 0;
+  for (int i = 0; i < 15; ++i)
+    c += v > kNf4Thresholds[i];
+  return c;
+}
+
+/// The NF4 value of a code (its low 4 bits).
+OCTET_HD float decodeNf4(uint8_t c) { return kNf4Values[c & 15u]; }
+
 /// FP8 quantize: encode(x / scale).
 OCTET_HD uint8_t quantizeFp8(float x, float scale, StorageFormat f,
                              bool saturate) {
@@ -304,6 +368,8 @@ OCTET_HD float guardScale(float scale, bool zeroRange) {
 OCTET_HD float symmetricTarget(StorageFormat f, IntRange r) {
   if (isFloatFormat(f))
     return fp8MaxFinite(f);
+  if (isNf4(f)) // the table's largest magnitude: scale = absmax
+    return 1.0f;
   return static_cast<float>(r.qmax);
 }
 
@@ -475,6 +541,8 @@ OCTET_HD float fakeQuantize(float x, QuantParams p, StorageFormat f,
                             IntRange r, bool saturate) {
   if (isFloatFormat(f))
     return dequantizeFp8(quantizeFp8(x, p.scale, f, saturate), p.scale, f);
+  if (isNf4(f))
+    return decodeNf4(encodeNf4(x / p.scale)) * p.scale;
   return dequantizeInt(quantizeInt(x, p.scale, p.zeroPoint, r.qmin, r.qmax),
                        p.scale, p.zeroPoint);
 }

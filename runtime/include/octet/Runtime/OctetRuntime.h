@@ -51,7 +51,8 @@ enum {
   OCTET_FORMAT_U4 = 3,
   OCTET_FORMAT_F8E4M3FN = 4,
   OCTET_FORMAT_F8E5M2 = 5,
-  OCTET_FORMAT_F4E2M1FN = 6 ///< OCP FP4 (E2M1): max 6, no inf or NaN.
+  OCTET_FORMAT_F4E2M1FN = 6, ///< OCP FP4 (E2M1): max 6, no inf or NaN.
+  OCTET_FORMAT_NF4 = 7 ///< QLoRA NF4: indices of 16 values in [-1, 1].
 };
 
 /// Returns OCTET_RUNTIME_ABI_VERSION as the library was built; a caller

@@ -24,7 +24,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     ```
     #octet.scheme<format [<qmin:qmax>] (, granularity)? (, asymmetric)? (, non_saturating)? (, e8m0 | , e4m3(global))?>
 
-    format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2 | f4E2M1FN
+    format      ::= i8 | u8 | i4 | u4 | f8E4M3FN | f8E5M2 | f4E2M1FN | nf4
     granularity ::= per_tensor | per_axis(axis) | per_group(axis, size)
     ```
 
@@ -36,6 +36,12 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       and default to saturating conversion (finite overflow and +-inf clamp to
       the largest finite value, like `cvt.rn.satfinite`). `non_saturating`
       follows ml_dtypes: E4M3FN overflows to NaN, E5M2 to inf.
+    - `nf4` (QLoRA's NormalFloat4) stores `i4` codes 0..15 that index the
+      16 NF4 values (-1, -0.696, ..., 0, ..., 0.723, 1; bitsandbytes'
+      table as f32). Always symmetric: scale = absmax, the code of x / scale
+      the number of bitsandbytes' decision thresholds below it (a tie goes
+      down, NaN gives the code of 0.0); dequantize is value[q] * scale.
+      Weight-only (a matmul's rhs with a float lhs).
     - FP4 (`f4E2M1FN`, OCP Microscaling Formats v1.0: the values 0, 0.5, 1,
       1.5, 2, 3, 4, 6 and their negatives) stores `f4E2M1FN` elements, is
       symmetric and always saturates (the format has no infinity or NaN; a
@@ -76,6 +82,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     #octet.scheme<f8E4M3FN, per_group(1, 32), e8m0>   // MXFP8 (E4M3)
     #octet.scheme<f4E2M1FN, per_group(1, 32), e8m0>   // MXFP4
     #octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(2.5e-04)>   // NVFP4
+    #octet.scheme<nf4, per_group(1, 64)>               // QLoRA NF4
     ```
   }];
   let parameters = (ins
@@ -123,12 +130,14 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     bool isFloat8() const;
     /// True for FP4 (f4E2M1FN).
     bool isFloat4() const;
+    /// True for NF4 (i4 indices into the NF4 value table).
+    bool isNf4() const;
     /// True for the float formats (FP8 and FP4): symmetric, no zero point,
     /// codes decode to floats.
     bool isFloat() const;
     /// True for u8 and u4.
     bool isUnsigned() const;
-    /// Bits per stored code (8, or 4 for i4, u4 and f4E2M1FN).
+    /// Bits per stored code (8, or 4 for i4, u4, f4E2M1FN and nf4).
     unsigned getStorageBits() const;
     /// The builtin element type of storage tensors (i8, i4, f8E4M3FN, f8E5M2,
     /// f4E2M1FN).

@@ -14,7 +14,8 @@ def Octet_StorageFormat : I32EnumAttr<"StorageFormat",
       I32EnumAttrCase<"u4", 3>,
       I32EnumAttrCase<"f8E4M3FN", 4>,
       I32EnumAttrCase<"f8E5M2", 5>,
-      I32EnumAttrCase<"f4E2M1FN", 6>
+      I32EnumAttrCase<"f4E2M1FN", 6>,
+      I32EnumAttrCase<"nf4", 7>
     ]> {
   let cppNamespace = "::mlir::octet";
   let genSpecializedAttr = 0;

@@ -37,7 +37,9 @@ static_assert(static_cast<int>(StorageFormat::i8) ==
                           ::octet::numerics::StorageFormat::F8E5M2) &&
                   static_cast<int>(StorageFormat::f4E2M1FN) ==
                       static_cast<int>(
-                          ::octet::numerics::StorageFormat::F4E2M1FN),
+                          ::octet::numerics::StorageFormat::F4E2M1FN) &&
+                  static_cast<int>(StorageFormat::nf4) ==
+                      static_cast<int>(::octet::numerics::StorageFormat::NF4),
               "dialect and numerics storage formats must agree");
 
 /// The runtime's format of a dialect format.
