@@ -51,66 +51,47 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
                                        DenseIntElementsAttr::get(v32, v));
     };
     Value nib;
-    if (c.rhsNf4) {
-      // NF4: a permute of the 16-value table by the index (vpermps reads
-      // the low 3 bits on ymm, 4 on zmm). ymm: the two halves of the table
-      // permuted, then the one whose half the index's bit 3 (moved to bit
-      // 31) names.
+    // FP4 and NF4: a permute of a value table by each lane's nibble
+    // (vpermps reads the index's low 3 bits on ymm, 4 on zmm), exact.
+    auto permute = [&](ArrayRef<float> table, Value idx) -> Value {
       VectorType vf = vec(c.w, f32);
+      Value t = arith::ConstantOp::create(
+          b, loc, vf, DenseElementsAttr::get(vf, table.take_front(c.w)));
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, vf,
+                 b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
+                                          : "llvm.x86.avx512.permvar.sf.512"),
+                 ValueRange{t, idx})
+          .getResult(0);
+    };
+    if (c.rhsNf4 || c.rhsFp4) {
+      static constexpr float kE2M1[16] = {
+          0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+          -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+      ArrayRef<float> table =
+          c.rhsNf4 ? ArrayRef<float>(::octet::numerics::kNf4Values)
+                   : ArrayRef<float>(kE2M1);
       Value idx = arith::ShRUIOp::create(b, loc, word, shifts(0, 4));
-      auto table = [&](int64_t first) {
-        return arith::ConstantOp::create(
-            b, loc, vf,
-            DenseElementsAttr::get(
-                vf, ArrayRef<float>(::octet::numerics::kNf4Values + first,
-                                    c.w)));
-      };
-      auto permute = [&](Value t) {
-        return LLVM::CallIntrinsicOp::create(
-                   b, loc, vf,
-                   b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
-                                            : "llvm.x86.avx512.permvar.sf.512"),
-                   ValueRange{t, idx})
-            .getResult(0);
-      };
-      if (c.w != 8)
-        return permute(table(0));
-      Value high = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt,
-          arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
-          splat(cst32(0), c.w));
-      return arith::SelectOp::create(b, loc, high, permute(table(8)),
-                                     permute(table(0)));
-    }
-    if (c.rhsFp4) {
-      // E2M1: a permute of the value table by the nibble (vpermps reads
-      // the index's low 3 bits on ymm, 4 on zmm), exact. ymm: the table
-      // of the 8 magnitudes, then the sign (the nibble's bit 3, moved to
-      // bit 31) ORed in; zmm: all 16 codes in one table.
-      static constexpr float kE2M1[16] = {0,  0.5f,  1,  1.5f,  2,  3,  4,  6,
-                                          -0, -0.5f, -1, -1.5f, -2, -3, -4, -6};
-      Value idx = arith::ShRUIOp::create(b, loc, word, shifts(0, 4));
-      VectorType vf = vec(c.w, f32);
-      Value table = arith::ConstantOp::create(
-          b, loc, vf,
-          DenseElementsAttr::get(vf, ArrayRef<float>(kE2M1, c.w)));
-      Value val =
-          LLVM::CallIntrinsicOp::create(
-              b, loc, vf,
-              b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
-                                       : "llvm.x86.avx512.permvar.sf.512"),
-              ValueRange{table, idx})
-              .getResult(0);
-      if (c.w == 8) {
+      if (c.w != 8) // zmm: all 16 values in one table
+        return permute(table, idx);
+      // ymm: the nibble's bit 3 moved to bit 31.
+      Value top = arith::ShLIOp::create(b, loc, word, shifts(28, -4));
+      if (c.rhsFp4) {
+        // E2M1's codes 8..15 are 0..7 negated: the 8 magnitudes, then the
+        // sign ORed in.
         Value sign = arith::AndIOp::create(
-            b, loc, arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
+            b, loc, top,
             splat(cst32(static_cast<int32_t>(0x80000000u)), c.w));
-        val = arith::BitcastOp::create(
-            b, loc, vf,
-            arith::OrIOp::create(
-                b, loc, arith::BitcastOp::create(b, loc, v32, val), sign));
+        Value mag = arith::BitcastOp::create(b, loc, v32, permute(table, idx));
+        return arith::BitcastOp::create(
+            b, loc, vec(c.w, f32), arith::OrIOp::create(b, loc, mag, sign));
       }
-      return val;
+      // NF4: both halves of the table permuted, the one bit 3 names.
+      Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         top, splat(cst32(0), c.w));
+      return arith::SelectOp::create(b, loc, high,
+                                     permute(table.drop_front(8), idx),
+                                     permute(table, idx));
     }
     if (c.rhsUnsigned) {
       // (word >> 4i) & 15.
