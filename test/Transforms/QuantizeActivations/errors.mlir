@@ -11,6 +11,8 @@
 // RUN: echo '{"tensors": 3}' > %t.bad.json
 // RUN: not octet-opt %s --octet-quantize-activations="mode=static stats=%t.bad.json" 2>&1 | FileCheck %s --check-prefix=BADJSON
 // RUN: echo 'func.func @f() { return }' | not octet-opt --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json" 2>&1 | FileCheck %s --check-prefix=NOOBS
+// RUN: not octet-opt %s --octet-quantize-activations="mode=dynamic format=nf4" 2>&1 | FileCheck %s --check-prefix=NF4ACT
+// RUN: not octet-opt %s --octet-quantize-activations="mode=dynamic format=f4E2M1FN" 2>&1 | FileCheck %s --check-prefix=FP4ACT
 
 // MISSING: error: calibration statistics '{{.*}}stats.json' have no entry for observed tensor 'fc2.input'
 // NOSTATS: error: octet-quantize-activations: mode=static needs stats=FILE.json (written by octet-run --calibrate)
@@ -31,3 +33,6 @@ func.func @main(%x: tensor<4x64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) 
   %y = linalg.matmul ins(%xo, %w : tensor<4x64xf32>, tensor<64x8xf32>) outs(%init : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// NF4ACT: octet-quantize-activations: nf4 activations are not supported (FP4 and NF4 weights are weight-only: the activations stay float)
+// FP4ACT: octet-quantize-activations: f4E2M1FN activations are not supported (FP4 and NF4 weights are weight-only: the activations stay float)
