@@ -161,7 +161,9 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
   PassOpts::Option<int64_t> groupSize{
       *this, "group-size",
       llvm::cl::desc("w4a16, w3a16: elements per group along K (0: one "
-                     "scale per output channel)"),
+                     "scale per output channel); w8a8-fp8-block: the block "
+                     "edge (the weights' blocks are group-size x group-size, "
+                     "the activations' 1 x group-size)"),
       llvm::cl::init(128)};
   PassOpts::Option<std::string> skip{
       *this, "skip",
@@ -190,7 +192,10 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "w4a16-mxfp4 (OCP MX weights: E4M3 / E2M1 blocks of "
                      "32 with E8M0 scales) | w4a16-nvfp4 (E2M1 blocks of 16 "
                      "with E4M3 scales times a per-tensor scale); float "
-                     "activations"),
+                     "activations | w8a8-fp8-block (DeepSeek-V3: E4M3 "
+                     "weights in group-size x group-size blocks, dynamic "
+                     "E4M3 activations per token and group of group-size, "
+                     "f32 scales)"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -228,6 +233,11 @@ constexpr RecipeInfo kRecipes[] = {
      "", "", ""},
     {QuantRecipe::w4a16_nvfp4, "w4a16-nvfp4", "nvfp4", "w8a16", "per-group",
      "", "", ""},
+    // DeepSeek-V3's block-wise FP8: no chip multiplies the blocks' scales
+    // in the MMA; each K group's partial sums are scaled (CUDA cores on
+    // Hopper, as DeepGEMM does; the f32 kernels on x86).
+    {QuantRecipe::w8a8_fp8_block, "w8a8-fp8-block", "f8E4M3FN", "w8a16",
+     "per-group", "dynamic", "f8E4M3FN", "w8a8"},
 };
 
 const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
@@ -309,6 +319,10 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
     weights.groupSize = 32;
   if (spec.recipe == QuantRecipe::w4a16_nvfp4)
     weights.groupSize = 16;
+  if (spec.recipe == QuantRecipe::w8a8_fp8_block) {
+    weights.groupSize = spec.groupSize;
+    weights.channelBlock = spec.groupSize;
+  }
   if (spec.recipe == QuantRecipe::w4a16 || spec.recipe == QuantRecipe::w3a16) {
     if (spec.groupSize == 0)
       weights.granularity = "per-channel";
@@ -336,6 +350,8 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
     activations.mode = info.activationMode.str();
     activations.format = info.activationFormat.str();
     activations.recipe = info.activationRecipe.str();
+    if (spec.recipe == QuantRecipe::w8a8_fp8_block)
+      activations.granularity = "per-token-group";
     if (spec.recipe == QuantRecipe::w8a8_static) {
       activations.stats = spec.stats;
       activations.method = spec.method;
@@ -440,7 +456,8 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
       *this, "recipe",
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
                      "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
-                     "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4"),
+                     "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, "
+                     "w8a8-fp8-block"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

@@ -86,19 +86,24 @@ static Value permuteParam(OpBuilder &b, Location loc, Value p,
 /// Why the parameters of `lhs`/`rhs` (after transposition to canonical
 /// layouts of rank `rank`) cannot be applied outside the sum, or "".
 static std::string schemeProblem(std::optional<SchemeAttr> lhs,
-                                 SchemeAttr rhs, int64_t lrank,
-                                 int64_t rrank) {
+                                 SchemeAttr rhs, int64_t lrank, int64_t rrank,
+                                 int64_t k) {
   std::string why;
   llvm::raw_string_ostream os(why);
   if (lhs) {
     Granularity g = lhs->getGranularity();
-    // per_group over the whole K (size checked by the matmul verifier) is a
-    // per-token scale.
-    bool perToken = g == Granularity::per_group && lhs->getAxis() == lrank - 1;
-    if (!(g == Granularity::per_tensor || perToken ||
+    bool alongK = g == Granularity::per_group && lhs->getAxis() == lrank - 1;
+    // per_group over the whole K is a per-token scale; in the weight's
+    // groups along K, a block-wise one (octet.matmul's grouped lhs).
+    bool perToken = alongK && lhs->getGroupSize() == k;
+    bool blockWise = alongK && rhs.getGranularity() == Granularity::per_group &&
+                     rhs.getAxis() == rrank - 2 &&
+                     rhs.getGroupSize() == lhs->getGroupSize();
+    if (!(g == Granularity::per_tensor || perToken || blockWise ||
           (g == Granularity::per_axis && lhs->getAxis() == lrank - 2)))
       os << "the activation scale (" << lhs->getGranularityString()
-         << ") varies along the reduction dimension";
+         << ") varies along the reduction dimension"
+         << (alongK ? " in groups that are not the weight's" : "");
     else if (lhs->isFloat8() != rhs.isFloat8())
       os << "mixed integer and FP8 operands";
     return why.empty() ? why : why;
@@ -141,9 +146,12 @@ static FailureOr<MatmulPlan> planMatmul(linalg::LinalgOp op,
   SchemeAttr rs = c->rhsPerm.empty()
                       ? plan.rhsDq.getScheme()
                       : permuteScheme(plan.rhsDq.getScheme(), c->rhsPerm);
-  why = schemeProblem(ls, rs, lrank, rrank);
+  auto lhsType = cast<RankedTensorType>(c->lhs.getType());
+  int64_t k = lhsType.getDimSize(c->lhsPerm.empty() ? lrank - 1
+                                                   : c->lhsPerm[lrank - 1]);
+  why = schemeProblem(ls, rs, lrank, rrank, k);
   if (why.empty() && ls)
-    why = schemeProblem(std::nullopt, rs, lrank, rrank);
+    why = schemeProblem(std::nullopt, rs, lrank, rrank, k);
   if (!why.empty())
     return failure();
   auto resType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -669,7 +677,8 @@ struct LhsDequantizeIntoMatmul : OpRewritePattern<MatmulOp> {
     int64_t lrank = cast<RankedTensorType>(mm.getLhs().getType()).getRank();
     int64_t rrank = cast<RankedTensorType>(mm.getRhs().getType()).getRank();
     std::string why =
-        schemeProblem(dq.getScheme(), mm.getRhsScheme(), lrank, rrank);
+        schemeProblem(dq.getScheme(), mm.getRhsScheme(), lrank, rrank,
+                      mm.getLhs().getType().getDimSize(lrank - 1));
     if (!why.empty())
       return rewriter.notifyMatchFailure(mm, why);
     auto fused = MatmulOp::create(

@@ -192,6 +192,24 @@ struct OctetQuantizeActivationsPass
                            /*saturate=*/true);
   }
 
+  /// The weight's group size when it is quantized per group along K and
+  /// the activation's K is static (per-token-group activations).
+  static std::optional<int64_t> weightGroupAlongK(ActivationSite &site) {
+    if (!site.weight)
+      return std::nullopt;
+    SchemeAttr ws = site.weight.getScheme();
+    int64_t rrank = cast<RankedTensorType>(site.c.rhs.getType()).getRank();
+    int64_t kAxis =
+        site.c.rhsPerm.empty() ? rrank - 2 : site.c.rhsPerm[rrank - 2];
+    auto type = cast<RankedTensorType>(site.c.lhs.getType());
+    int64_t lrank = type.getRank();
+    int64_t kDim = site.c.lhsPerm.empty() ? lrank - 1 : lrank - 2;
+    if (ws.getGranularity() != Granularity::per_group ||
+        ws.getAxis() != kAxis || type.isDynamicDim(kDim))
+      return std::nullopt;
+    return ws.getGroupSize();
+  }
+
   /// The weight's format family must match the activation's.
   bool compatible(ActivationSite &site, StorageFormat fmt) {
     if (!site.weight)
@@ -223,11 +241,13 @@ struct OctetQuantizeActivationsPass
   }
 
   void runDynamic(StorageFormat fmt) {
-    bool perToken = granularity == "per-token";
+    bool perTokenGroup = granularity == "per-token-group";
+    bool perToken = granularity == "per-token" || perTokenGroup;
     if (!perToken && granularity != "per-tensor") {
       getOperation()->emitError()
           << "octet-quantize-activations: unknown granularity '"
-          << granularity << "'; expected per-token or per-tensor";
+          << granularity
+          << "'; expected per-token, per-token-group or per-tensor";
       return signalPassFailure();
     }
     SmallVector<ActivationSite> sites;
@@ -243,7 +263,17 @@ struct OctetQuantizeActivationsPass
       int64_t rank = type.getRank();
       int64_t kDim = site.c.lhsPerm.empty() ? rank - 1 : rank - 2;
       SchemeAttr scheme = makeScheme(fmt, Granularity::per_tensor, 0, 0);
-      if (perToken) {
+      std::optional<int64_t> group =
+          perTokenGroup ? weightGroupAlongK(site) : std::nullopt;
+      if (perTokenGroup && !group)
+        site.op->emitRemark()
+            << "octet-quantize-activations: per-token-group needs a weight "
+               "quantized per group along K (and a static K); using one "
+               "scale per token";
+      if (group) {
+        // One scale per token and weight group (DeepSeek-V3's 1 x 128).
+        scheme = makeScheme(fmt, Granularity::per_group, kDim, *group);
+      } else if (perToken) {
         if (rank == 2) {
           scheme = makeScheme(fmt, Granularity::per_axis, site.c.lhsRowDim, 0);
         } else if (!type.isDynamicDim(kDim)) {

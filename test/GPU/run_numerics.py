@@ -213,6 +213,10 @@ CASES = {
     "w8_fp8_f32": (["f32", "e4m3", "scale_big"], "close", None),
     "w4a16_group": (["f16", "i4", "scale"], "exact", None),
     "i8_batched": (["i8", "i8", "scale", "scale"], "exact", None),
+    "u8_block_asym": (["u8", "i8", "scale", "zp_u8", "scale"], "exact",
+                      "matmul"),
+    "e4m3_block": (["e4m3", "e4m3", "scale_big", "scale_big", "f32"], "close",
+                   None),
     "quantize_i8_axis": (["f32_specials", "out_scale"], "exact", None),
     "quantize_e4m3": (["f32_specials", "scale_big"], "exact", None),
     "quantize_e5m2_bf16": (["bf16_specials", "scale_big"], "exact", None),
@@ -245,6 +249,18 @@ def oracle_matmul(name, args):
         q = np.rint((y / f32(so)).astype(f32)) + f32(zo)
         q = np.clip(np.nan_to_num(q, nan=f32(zo)), 0, 255)
         return [q.astype(np.int64).astype(np.uint8).view(np.int8)]
+    if name == "u8_block_asym":
+        # Block-wise: y = sum_g (float32(acc_g) * sx[m, g]) * sw[g, n].
+        x, w, sx, zx, sw = args
+        g = 64
+        a = x.view(np.uint8).astype(np.int64) - np.repeat(zx, g, axis=1)
+        y = np.zeros((x.shape[0], w.shape[1]), f32)
+        for gi in range(x.shape[1] // g):
+            sl = slice(gi * g, (gi + 1) * g)
+            acc = (a[:, sl] @ w[sl].astype(np.int64)).astype(np.int32)
+            y = (y + (acc.astype(f32) * sx[:, gi:gi + 1]).astype(f32)
+                 * sw[gi:gi + 1, :]).astype(f32)
+        return [y]
     raise KeyError(name)
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 // RUN: octet-opt %s --octet-quantize=recipe=w4a16-mxfp4 | FileCheck %s --check-prefix=MXFP4
 // RUN: octet-opt %s --octet-quantize="recipe=w8a16-mxfp8 group-size=128" | FileCheck %s --check-prefix=MXFP8
 // RUN: octet-opt %s --octet-quantize=recipe=w4a16-nvfp4 | FileCheck %s --check-prefix=NVFP4
+// RUN: octet-opt %s --octet-quantize="recipe=w8a8-fp8-block group-size=32" | FileCheck %s --check-prefix=BLOCK
+// RUN: not octet-opt %s --octet-quantize="recipe=w8a8-fp8-block" 2>&1 | FileCheck %s --check-prefix=BLOCK128
 // RUN: not octet-opt %s --octet-quantize=recipe=w3a3 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One command quantizes a whole model.
@@ -24,7 +26,15 @@
 // every code 0.25 / (448 g) = 6.
 // NVFP4: %[[Q:.*]] = arith.constant dense<6.000000e+00> : tensor<64x16xf4E2M1FN>
 // NVFP4: octet.matmul %{{.*}}, %[[Q]] rhs_scale(%{{.*}} : tensor<4x16xf32>) rhs_scheme <f4E2M1FN, per_group(0, 16), e4m3(9.30059541e-05)>
-// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4 or w4a16-nvfp4
+// Block-wise FP8 (DeepSeek-V3, blocks of 32 here): one E4M3 scale per 32 x
+// 32 weight block, 0.25 / 448, repeated over the block's 16 channels (N is
+// 16: one ragged block); activations per token and group of 32, dynamic;
+// the fold makes a block-wise octet.matmul.
+// BLOCK: %[[S:.*]] = arith.constant dense<5.58035739E-4> : tensor<2x16xf32>
+// BLOCK: %[[P:.*]] = octet.compute_params %{{.*}} as <f8E4M3FN, per_group(1, 32)> : tensor<4x64xf32> -> tensor<4x2xf32>
+// BLOCK: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%[[P]] : tensor<4x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32)> rhs_scale(%[[S]] : tensor<2x16xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32)>
+// BLOCK128: error: group-size 128 does not divide the reduction dimension (dimension 0, size 64)
+// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4 or w8a8-fp8-block
 func.func @main(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
   %w = arith.constant dense<0.25> : tensor<64x16xf32>
   %z = arith.constant dense<0.0> : tensor<4x16xf32>

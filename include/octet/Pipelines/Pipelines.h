@@ -49,14 +49,17 @@ enum class QuantRecipe {
   w8a8_fp8,     ///< FP8 E4M3 weights and dynamic per-token activations.
   w8a16_mxfp8,  ///< OCP MXFP8 (E4M3, E8M0 scales / 32) weights, float acts.
   w4a16_mxfp4,  ///< OCP MXFP4 (E2M1, E8M0 scales / 32) weights, float acts.
-  w4a16_nvfp4   ///< NVFP4 (E2M1, E4M3 scales / 16 x global) weights.
+  w4a16_nvfp4,  ///< NVFP4 (E2M1, E4M3 scales / 16 x global) weights.
+  w8a8_fp8_block ///< DeepSeek-V3 block-wise FP8: E4M3 weights in 128 x 128
+                 ///< blocks, dynamic 1 x 128 activation groups.
 };
 /// "w8a16", "w4a16", "w3a16", "w8a8", "w8a8-dynamic", "w8a8-static",
-/// "w8a8-fp8", "w8a16-mxfp8", "w4a16-mxfp4", "w4a16-nvfp4".
+/// "w8a8-fp8", "w8a16-mxfp8", "w4a16-mxfp4", "w4a16-nvfp4",
+/// "w8a8-fp8-block".
 llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
 std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
-/// "w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, mxfp8
-/// or mxfp4".
+/// "w8a16, w4a16, ..., w4a16-nvfp4 or w8a8-fp8-block" (the recipes in
+/// order).
 std::string getValidQuantRecipeNames();
 
 /// What octet-quantize takes.

@@ -103,6 +103,20 @@ def OctetQuantizeWeights
     products E4M3 * g. Takes `clip=absmax` only and `algorithm=gptq` (not
     `awq`).
 
+    **Block-wise scales** (`granularity=per-group group-size=G
+    channel-block=B`, 2-D weights): the weight is split into blocks of B
+    output channels x G inputs and each block gets one scale from its
+    range (DeepSeek-V3's FP8 weights: `format=f8E4M3FN group-size=128
+    channel-block=128`, scale = absmax / 448 per 128 x 128 block). The IR
+    keeps the `per_group` scheme and repeats each block's scale over its B
+    channels (so every lowering runs it unchanged, at 1/G of an f32 per
+    weight); the report's bytes count one scale per block, what a
+    serialized model stores. With `octet-quantize-activations
+    granularity=per-token-group` the activations get the same groups
+    along K and `octet-fold-scales` makes a block-wise `octet.matmul`
+    (the `w8a8-fp8-block` recipe). Takes `clip=absmax` / `minmax` and
+    `algorithm=rtn` only, not the MX / NVFP4 formats.
+
     **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
     FP8 tensors; scales `f32`, zero points `i32`. Constants held in
     `dense_resource` blobs are read in place (never copied into a uniqued
@@ -251,6 +265,11 @@ def OctetQuantizeWeights
     Option<"groupSize", "group-size", "int64_t", /*default=*/"128",
            "Elements per group along the reduction dimension (per-group); "
            "must divide that dimension">,
+    Option<"channelBlock", "channel-block", "int64_t", /*default=*/"0",
+           "per-group, 2-D weights: output channels that share each group's "
+           "scale (channel-block x group-size blocks, DeepSeek-V3's 128 x "
+           "128; 0: one scale row per output channel); clip=absmax or "
+           "minmax, algorithm=rtn">,
     Option<"symmetric", "symmetric", "bool", /*default=*/"true",
            "Symmetric (zero point 0) or asymmetric (i32 zero points); FP8 is "
            "always symmetric; u8 and u4 default to asymmetric">,
@@ -453,8 +472,13 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
 
     - `mode=dynamic`: parameters are computed at run time by
       `octet.compute_params`, per token (one scale per row: `per_axis` on the
-      row dimension, or `per_group` over all of K for batched operands) or
-      per tensor.
+      row dimension, or `per_group` over all of K for batched operands),
+      per token and weight group (`granularity=per-token-group`: the lhs
+      `per_group` along K with the group size of a weight quantized per
+      group along K, so that `octet-fold-scales` makes a block-wise
+      `octet.matmul`; DeepSeek-V3's 1 x 128 FP8 activation groups; a weight
+      without groups along K gets per-token scales and a remark) or per
+      tensor.
     - `mode=static`: every `octet.observe` (see `octet-instrument`) is
       replaced by a quantize/dequantize pair with frozen per-tensor
       parameters computed from `stats=FILE.json` (written by `octet-run
@@ -488,7 +512,9 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
            "Symmetric (zero point 0) or asymmetric (integer formats)">,
     Option<"granularity", "granularity", "std::string",
            /*default=*/"\"per-token\"",
-           "Dynamic mode: per-token or per-tensor">,
+           "Dynamic mode: per-token, per-token-group (one scale per token "
+           "and group of the weight's per-group scales along K: "
+           "DeepSeek-V3's 1 x 128 FP8 activations) or per-tensor">,
     Option<"stats", "stats", "std::string", /*default=*/"\"\"",
            "Static mode: calibration statistics (octet-run --calibrate)">,
     Option<"method", "method", "std::string", /*default=*/"\"minmax\"",

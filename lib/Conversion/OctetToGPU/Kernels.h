@@ -128,6 +128,13 @@ struct MatmulConfig {
   bool grouped() const {
     return rhsScheme.getGranularity() == Granularity::per_group;
   }
+  /// Block-wise lhs parameters (MatmulOp::hasGroupedLhs): one per row and
+  /// rhs group, applied per group (simt only).
+  bool lhsGrouped() const {
+    return lhsScheme && grouped() &&
+           lhsScheme->getGranularity() == Granularity::per_group &&
+           lhsScheme->getGroupSize() == rhsScheme.getGroupSize();
+  }
   std::string key() const;
 };
 

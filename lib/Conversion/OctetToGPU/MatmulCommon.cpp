@@ -80,7 +80,7 @@ void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
     if (c.lhsZp && c.rhsZp)
       o.kCount = kb.trunc(p.K, kb.i32);
   }
-  if (c.lhsScheme)
+  if (c.lhsScheme && !c.lhsGrouped())
     o.lhsScale = kb.loadElem(p.sa, kb.f32, lhsParamIndex(kb, c, m, bi, p.M));
   if (!c.grouped())
     o.rhsScale = kb.loadElem(p.sb, kb.f32, rhsParamIndex(kb, c, n));

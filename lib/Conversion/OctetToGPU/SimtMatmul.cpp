@@ -29,10 +29,10 @@ void cuda::buildSimtBody(KernelBuilder &kb, const MatmulConfig &c,
     Value aRow = kb.mul(row, p.K);
     Value bBase = c.rhsBatched ? kb.mul(bi, kb.mul(p.K, p.N)) : kb.c64(0);
     Value za, zb;
-    if (c.intAcc() && c.lhsZp)
+    if (c.intAcc() && c.lhsZp && !c.lhsGrouped())
       za = kb.loadElem(p.za, kb.i32, lhsParamIndex(kb, c, m, bi, p.M));
     // The product of one k, into the accumulator (mirrors the CPU body).
-    auto term = [&](Value k, Value acc, Value zbK) -> Value {
+    auto term = [&](Value k, Value acc, Value zbK, Value za) -> Value {
       Value a = loadTensorElem(kb, p.a, c.lhsElem, kb.add(aRow, k));
       Value w = loadTensorElem(kb, p.b, c.rhsElem,
                                kb.add(bBase, kb.add(kb.mul(k, p.N), n)));
@@ -72,14 +72,16 @@ void cuda::buildSimtBody(KernelBuilder &kb, const MatmulConfig &c,
         zb = kb.loadElem(p.zb, kb.i32, rhsParamIndex(kb, c, n));
       SmallVector<Value> acc = kb.forLoop(
           kb.c64(0), p.K, kb.c64(1), {zeroAcc}, [&](Value k, ValueRange it) {
-            return SmallVector<Value>{term(k, it[0], zb)};
+            return SmallVector<Value>{term(k, it[0], zb, za)};
           });
       emitEpilogue(kb, c, p, acc[0], m, n, bi, /*zpInAcc=*/true);
       return;
     }
-    // Per-group rhs: y' = sum_g float(acc_g) * sb[g, n], in group order.
+    // Per-group rhs: y' = sum_g float(acc_g) * sb[g, n], in group order;
+    // with a grouped lhs, sum_g (float(acc_g) * sa[row, g]) * sb[g, n].
     Value gs = kb.c64(c.rhsScheme.getGroupSize());
     Value groups = kb.divU(p.K, gs);
+    Value lhsParamRow = kb.mul(row, groups);
     Value paramBase =
         c.rhsBatched ? kb.mul(bi, kb.mul(groups, p.N)) : kb.c64(0);
     SmallVector<Value> y = kb.forLoop(
@@ -87,13 +89,19 @@ void cuda::buildSimtBody(KernelBuilder &kb, const MatmulConfig &c,
         [&](Value gi, ValueRange yIt) {
           Value pIdx = kb.add(paramBase, kb.add(kb.mul(gi, p.N), n));
           Value zbG = c.rhsZp ? kb.loadElem(p.zb, kb.i32, pIdx) : Value();
+          Value lIdx = kb.add(lhsParamRow, gi);
+          Value zaG = za;
+          if (c.lhsGrouped() && c.intAcc() && c.lhsZp)
+            zaG = kb.loadElem(p.za, kb.i32, lIdx);
           Value k0 = kb.mul(gi, gs);
           SmallVector<Value> acc = kb.forLoop(
               k0, kb.add(k0, gs), kb.c64(1), {zeroAcc},
               [&](Value k, ValueRange it) {
-                return SmallVector<Value>{term(k, it[0], zbG)};
+                return SmallVector<Value>{term(k, it[0], zbG, zaG)};
               });
           Value a = c.intAcc() ? kb.sitofp(acc[0]) : acc[0];
+          if (c.lhsGrouped())
+            a = kb.mulF(a, kb.loadElem(p.sa, kb.f32, lIdx));
           Value t = kb.mulF(a, kb.loadElem(p.sb, kb.f32, pIdx));
           return SmallVector<Value>{kb.addF(yIt[0], t)};
         });

@@ -240,6 +240,9 @@ struct MatmulSteps {
   std::optional<SchemeAttr> lhsScheme;
   SchemeAttr rhsScheme;
   bool floatLhs, fp8, intAcc, batched, rhsBatched, grouped, lhsPerToken;
+  /// Block-wise lhs parameters (per row and rhs group, [b] m g): applied
+  /// per group in emitGroupSum, not in the epilogue.
+  bool lhsGrouped;
   int64_t g;
   Type i32, f32;
 
@@ -281,8 +284,10 @@ MatmulSteps::MatmulSteps(MatmulOp op, MatmulOp::Adaptor adaptor, OpBuilder &b)
   rhsBatched = rhsType.getRank() == 3;
   grouped = rhsScheme.getGranularity() == Granularity::per_group;
   g = grouped ? rhsScheme.getGroupSize() : 0;
-  lhsPerToken =
-      lhsScheme && lhsScheme->getGranularity() == Granularity::per_group;
+  lhsGrouped = op.hasGroupedLhs();
+  lhsPerToken = lhsScheme &&
+                lhsScheme->getGranularity() == Granularity::per_group &&
+                !lhsGrouped;
   i32 = b.getI32Type();
   f32 = b.getF32Type();
 
@@ -439,7 +444,9 @@ Value MatmulSteps::emitColumnSums() {
 void MatmulSteps::emitZeroPointSums() {
   lhsZp = intAcc ? lhsZpV : Value();
   rhsZp = intAcc ? adaptor.getRhsZeroPoint() : Value();
-  if (lhsScheme)
+  if (lhsGrouped)
+    lhsParamDims = withBatch({dM, dG}, batched);
+  else if (lhsScheme)
     lhsParamDims = lhsScheme->getGranularity() == Granularity::per_tensor
                        ? SmallVector<unsigned>{}
                        : withBatch({dM}, lhsPerToken && batched);
@@ -478,7 +485,8 @@ SmallVector<OpFoldResult> MatmulSteps::outputSizes() const {
 }
 
 void MatmulSteps::emitGroupSum() {
-  // y'[m, n] = sum_g float(acc_g) * sb[g, n] (sequential in g).
+  // y'[m, n] = sum_g float(acc_g) * sb[g, n] (sequential in g); with a
+  // grouped lhs, sum_g (float(acc_g) * sa[m, g]) * sb[g, n].
   Value init = filled(b, loc, outputSizes(), b.getF32FloatAttr(0.0f));
   SmallVector<utils::IteratorType> giters(numDims - 1,
                                           utils::IteratorType::parallel);
@@ -486,7 +494,11 @@ void MatmulSteps::emitGroupSum() {
   giters[dG] = utils::IteratorType::reduction;
   SmallVector<Operand> gins{{acc, accDims}};
   gins.push_back({adaptor.getRhsScale(), rhsParamDims});
-  unsigned zaIdx = 0, csIdx = 0, zbIdx = 0, rsIdx = 0;
+  unsigned zaIdx = 0, csIdx = 0, zbIdx = 0, rsIdx = 0, saIdx = 0;
+  if (lhsGrouped) {
+    saIdx = gins.size();
+    gins.push_back({lhsScaleV, lhsParamDims});
+  }
   if (lhsZp) {
     zaIdx = gins.size();
     gins.push_back({lhsZp, lhsParamDims});
@@ -514,6 +526,8 @@ void MatmulSteps::emitGroupSum() {
           a = emitZeroPointCorrection(nb2, l, zp);
           a = arith::SIToFPOp::create(nb2, l, f32, a);
         }
+        if (lhsGrouped)
+          a = arith::MulFOp::create(nb2, l, a, args[saIdx]);
         Value t = arith::MulFOp::create(nb2, l, a, args[1]);
         return SmallVector<Value>{
             arith::AddFOp::create(nb2, l, args.back(), t)};
@@ -544,7 +558,7 @@ Value MatmulSteps::emitEpilogue() {
   };
   unsigned accI = add(grouped ? groupSum : acc, eWithBatch({eM, eN}, batched));
   std::optional<unsigned> saI, sbI, zaI, csI, zbI, rsI, biasI, osI, ozI;
-  if (lhsScheme)
+  if (lhsScheme && !lhsGrouped)
     saI = add(lhsScaleV, eLhsParam);
   if (!grouped) {
     // Per-axis rhs parameters are one value per column N ([N]), shared

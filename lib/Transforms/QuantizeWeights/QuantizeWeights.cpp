@@ -357,6 +357,25 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (actOrder && !cfg.gptq)
     return fail("act-order=true needs algorithm=gptq");
   cfg.actOrder = actOrder;
+  if (channelBlock < 0)
+    return fail("channel-block must not be negative, got " +
+                Twine(channelBlock));
+  cfg.channelBlock = channelBlock;
+  if (channelBlock > 0) {
+    if (cfg.granularity != GranularityKind::PerGroup)
+      return fail("channel-block=" + Twine(channelBlock) +
+                  " needs granularity=per-group (blocks of channel-block "
+                  "output channels x group-size inputs)");
+    if (cfg.e8m0 || cfg.nvfp4)
+      return fail("channel-block does not apply to format=" + format +
+                  " (its blocks are 1-D by definition)");
+    if (cfg.clip != ClipKind::AbsMax && cfg.clip != ClipKind::MinMax)
+      return fail("channel-block takes clip=absmax or minmax, not clip=" +
+                  clip);
+    if (cfg.gptq || cfg.awq)
+      return fail("channel-block takes algorithm=rtn, not algorithm=" +
+                  algorithm);
+  }
   return success();
 }
 

@@ -87,6 +87,9 @@ struct Config {
   /// format=nvfp4: E2M1 with E4M3 block scales times a per-tensor global
   /// scale (#octet.scheme<..., e4m3(g)>).
   bool nvfp4 = false;
+  /// channel-block=B (per-group, 2-D weights): the B output channels of a
+  /// block share each group's scale (B x group-size blocks; 0: off).
+  int64_t channelBlock = 0;
   bool remarks = false;
   /// algorithm=gptq, its statistics file and dampening.
   bool gptq = false;

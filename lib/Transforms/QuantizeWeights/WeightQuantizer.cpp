@@ -441,6 +441,35 @@ static std::vector<num::RangeStats> groupStats(const Kernel &k,
   return st;
 }
 
+/// channel-block=B: each group's range becomes that of its block of B
+/// output channels (the same groups along K; the last block may be
+/// shorter), so the channels of a block share the group's scale:
+/// DeepSeek-V3's 128 x 128 weight blocks. `st` is per_group on axis
+/// `axis` of a 2-D weight, whose channels are the other axis.
+static void mergeChannelBlocks(const GroupLayout &l, int64_t axis,
+                               int64_t block,
+                               std::vector<num::RangeStats> &st) {
+  const int64_t groupsPerRow = l.dim / l.group;
+  const bool channelInner = axis == 0; // [K, N]: groups p = cg * N + ch
+  const int64_t channels = channelInner ? l.inner : l.outer;
+  auto index = [&](int64_t cg, int64_t ch) {
+    return channelInner ? cg * l.inner + ch : ch * groupsPerRow + cg;
+  };
+  for (int64_t cg = 0; cg < groupsPerRow; ++cg)
+    for (int64_t c0 = 0; c0 < channels; c0 += block) {
+      int64_t c1 = std::min(channels, c0 + block);
+      num::RangeStats m;
+      for (int64_t ch = c0; ch < c1; ++ch) {
+        const num::RangeStats &s = st[index(cg, ch)];
+        m.minV = std::min(m.minV, s.minV);
+        m.maxV = std::max(m.maxV, s.maxV);
+        m.absmax = std::max(m.absmax, s.absmax);
+      }
+      for (int64_t ch = c0; ch < c1; ++ch)
+        st[index(cg, ch)] = m;
+    }
+}
+
 /// clip=absmax: each group's range is its absmax / [min, max]; clip=minmax:
 /// symmetric integer groups use both ends of the code range.
 static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
@@ -895,8 +924,12 @@ static void quantizeWeight(MLIRContext *ctx, const WeightData &w,
   const int64_t groups = k.layout.numGroups();
   std::vector<num::ClipResult> clips(groups);
   const F32Runs src(w);
-  // Every group's finite range (for clip=absmax/minmax and the report).
-  const std::vector<num::RangeStats> ranges = groupStats(k, src);
+  // Every group's finite range (for clip=absmax/minmax and the report);
+  // with channel-block, every block's.
+  std::vector<num::RangeStats> ranges = groupStats(k, src);
+  if (cfg.channelBlock > 0 && k.layout.kind == Granularity::per_group &&
+      shape.size() == 2)
+    mergeChannelBlocks(k.layout, scheme.getAxis(), cfg.channelBlock, ranges);
   withReader(w, [&](auto read) {
     // 1. Parameters of every group (GPTQ per-group: from the corrected
     // values, in gptqValues).
@@ -993,6 +1026,13 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   if (failed(checkFinite(ctx, contraction, name, job.data, shape,
                          cfg.nonfiniteClip)))
     return failure();
+  if (cfg.channelBlock > 0 && shape.size() != 2) {
+    contraction->emitError()
+        << "octet-quantize-weights: channel-block=" << cfg.channelBlock
+        << " needs a 2-D weight (output channels x K); the weight of '"
+        << name << "' has rank " << shape.size();
+    return failure();
+  }
 
   RankedTensorType scaleType =
       getScaleType(scheme, shape, builder.getF32Type());
@@ -1034,10 +1074,18 @@ FailureOr<QuantizedAttrs> quantizeToAttrs(MLIRContext *ctx, const Config &cfg,
   // f32 scales (and i32 zero points); E8M0 and E4M3 scales are one byte in
   // the formats that define them (the IR holds them as f32), plus NVFP4's
   // f32 global scale.
+  // channel-block=B: one scale per block (the IR repeats it over the B
+  // channels; a serialized model stores it once).
+  int64_t storedParams = numParams;
+  if (cfg.channelBlock > 0) {
+    int64_t channels = shape[1 - scheme.getAxis()];
+    storedParams = numParams / channels *
+                   ((channels + cfg.channelBlock - 1) / cfg.channelBlock);
+  }
   rec.paramBytes =
       scheme.hasE8M0Scales() || scheme.hasE4M3Scales()
-          ? numParams + (scheme.hasE4M3Scales() ? 4 : 0)
-          : numParams * (zpType ? 8 : 4);
+          ? storedParams + (scheme.hasE4M3Scales() ? 4 : 0)
+          : storedParams * (zpType ? 8 : 4);
   rec.bytesAfter = rec.codeBytes + rec.paramBytes;
 
   // Build the constants.

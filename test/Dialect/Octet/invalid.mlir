@@ -239,8 +239,17 @@ func.func @matmul_result_shape(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %s: ten
 // -----
 
 func.func @matmul_lhs_scale_along_k(%a: tensor<4x64xi8>, %w: tensor<64x8xi8>, %sa: tensor<64xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'octet.matmul' op lhs scale per_axis(1) cannot be factored out of the sum over K; use per_tensor, per_axis(0) (one scale per row) or per_group(1, K) (one scale per token, batches included)}}
+  // expected-error @+1 {{'octet.matmul' op lhs scale per_axis(1) cannot be factored out of the sum over K; use per_tensor, per_axis(0) (one scale per row), per_group(1, K) (one scale per token, batches included) or per_group(1, G) with the rhs scale per_group(0, G) (block-wise scales on both operands)}}
   %y = octet.matmul %a, %w lhs_scale(%sa : tensor<64xf32>) lhs_scheme <i8, per_axis(1)> rhs_scale(%s : tensor<f32>) rhs_scheme <i8> : tensor<4x64xi8>, tensor<64x8xi8> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Block-wise lhs groups must be the rhs's groups along K.
+func.func @matmul_lhs_groups_not_rhs(%a: tensor<4x64xf8E4M3FN>, %w: tensor<64x8xf8E4M3FN>, %sa: tensor<4x4xf32>, %sw: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs scale per_group(1, 16) cannot be factored out of the sum over K}}
+  %y = octet.matmul %a, %w lhs_scale(%sa : tensor<4x4xf32>) lhs_scheme <f8E4M3FN, per_group(1, 16)> rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32)> : tensor<4x64xf8E4M3FN>, tensor<64x8xf8E4M3FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
 

@@ -108,6 +108,15 @@ func.func @matmul_weight_only_grouped(%x: tensor<3x4x64xf16>, %w: tensor<64x32xi
   return %y : tensor<3x4x32xf16>
 }
 
+// Block-wise scales on both operands (DeepSeek-V3's FP8: one lhs scale per
+// row and group of 128 along K, the rhs's groups).
+// CHECK-LABEL: func.func @matmul_fp8_block
+// CHECK: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%{{.*}} : tensor<?x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 128)> rhs_scale(%{{.*}} : tensor<2x64xf32>) rhs_scheme <f8E4M3FN, per_group(0, 128)> : tensor<?x256xf8E4M3FN>, tensor<256x64xf8E4M3FN> -> tensor<?x64xbf16>
+func.func @matmul_fp8_block(%x: tensor<?x256xf8E4M3FN>, %w: tensor<256x64xf8E4M3FN>, %sx: tensor<?x2xf32>, %sw: tensor<2x64xf32>) -> tensor<?x64xbf16> {
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 128)> rhs_scale(%sw : tensor<2x64xf32>) rhs_scheme <f8E4M3FN, per_group(0, 128)> : tensor<?x256xf8E4M3FN>, tensor<256x64xf8E4M3FN> -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
+
 // CHECK-LABEL: func.func @matmul_fp8
 // CHECK: lhs_scheme <f8E4M3FN> rhs_scale(%{{.*}} : tensor<32xf32>) rhs_scheme <f8E4M3FN, per_axis(1)>
 func.func @matmul_fp8(%a: tensor<4x64xf8E4M3FN>, %w: tensor<64x32xf8E4M3FN>, %sa: tensor<f32>, %sw: tensor<32xf32>) -> tensor<4x32xbf16> {

@@ -121,6 +121,28 @@ func.func @i8_batched(%x: tensor<2x?x64xi8>, %w: tensor<2x64x32xi8>,
   return %y : tensor<2x?x32xf32>
 }
 
+// simt: block-wise scales on both operands (one lhs scale per row and
+// group of 64 with zero points, i8 rhs per group of 64 along K).
+func.func @u8_block_asym(%x: tensor<?x256xi8>, %w: tensor<256x48xi8>,
+    %sx: tensor<?x4xf32>, %zx: tensor<?x4xi32>, %sw: tensor<4x48xf32>) -> tensor<?x48xf32> {
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x4xf32>) lhs_zero_point(%zx : tensor<?x4xi32>)
+         lhs_scheme <u8, per_group(1, 64), asymmetric>
+         rhs_scale(%sw : tensor<4x48xf32>) rhs_scheme <i8, per_group(0, 64)>
+         : tensor<?x256xi8>, tensor<256x48xi8> -> tensor<?x48xf32>
+  return %y : tensor<?x48xf32>
+}
+
+// simt: DeepSeek-V3's block-wise FP8 (1 x 128 activation groups, 128-row
+// weight groups), bias.
+func.func @e4m3_block(%x: tensor<?x256xf8E4M3FN>, %w: tensor<256x48xf8E4M3FN>,
+    %sx: tensor<?x2xf32>, %sw: tensor<2x48xf32>, %b: tensor<48xf32>) -> tensor<?x48xf32> {
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 128)>
+         rhs_scale(%sw : tensor<2x48xf32>) rhs_scheme <f8E4M3FN, per_group(0, 128)>
+         bias(%b : tensor<48xf32>)
+         : tensor<?x256xf8E4M3FN>, tensor<256x48xf8E4M3FN> -> tensor<?x48xf32>
+  return %y : tensor<?x48xf32>
+}
+
 // Element-wise ops.
 func.func @quantize_i8_axis(%x: tensor<?x37xf32>, %s: tensor<37xf32>) -> tensor<?x37xi8> {
   %q = octet.quantize %x scale(%s : tensor<37xf32>) as <i8, per_axis(1)>

@@ -7,6 +7,8 @@ results with the oracle below, which follows the op's definition:
   integer:  acc = sum_k (A - za)(B - zb) exactly (int64 here, must fit i32);
             y = float32(acc) * (sa * sb)                         (no groups)
             y = (sum_g float32(acc_g) * sb[g]) * sa, g in order  (groups)
+            y = sum_g (float32(acc_g) * sa[m, g]) * sb[g], in order
+                                     (block-wise: lhs in the rhs's groups)
             then + bias, relu = max(y, 0): every result bit for bit
             (DESIGN.md's "Bits").
   float lhs / FP8: the same formula in f64 from the decoded values, and the
@@ -21,7 +23,6 @@ results with the oracle below, which follows the op's definition:
 
 import sys
 
-import ml_dtypes
 import numpy as np
 
 import octet_oracle as o
@@ -77,6 +78,9 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
     grouped = rs.gran == "per_group"
     G = K // rs.group if grouped else 1
     gsz = K // G
+    # Block-wise: the lhs per group along K with the rhs's group size.
+    lhs_grouped = (grouped and ls is not None and ls.gran == "per_group"
+                   and ls.group == rs.group)
     # The rhs zero points over the whole rhs (its scheme's axis counts the
     # batch dimension of a batched rhs), sliced per batch below.
     zb_full = None if zb is None else rs.expand(zb, B.shape)
@@ -92,6 +96,8 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
             ai = a.astype(np.int64)
             if za is not None:
                 zab = za[bi] if za.ndim == 3 else za
+                if lhs_grouped:
+                    zab = np.repeat(zab, gsz, axis=1)
                 ai = ai - (zab.reshape(-1, 1) if zab.ndim == 1 else zab)
             bi_ = b.astype(np.int64)
             if zbb is not None:
@@ -123,10 +129,15 @@ def oracle(case, A, B, sa, za, sb, zb, bias, so, zo):
             t = np.zeros((M, N), FT)
             tabs = np.zeros((M, N))
             for g in range(G):
-                t = t + accs[g] * sbb[g:g + 1, :].astype(FT)
-                tabs = tabs + absaccs[g] * np.abs(sbb[g:g + 1, :])
-            y = t * sa_ if sa_ is not None else t
-            yabs = tabs * np.abs(sa_) if sa_ is not None else tabs
+                acc, absacc = accs[g], absaccs[g]
+                if lhs_grouped:
+                    acc = acc * sa_[:, g:g + 1]
+                    absacc = absacc * np.abs(sa_[:, g:g + 1])
+                t = t + acc * sbb[g:g + 1, :].astype(FT)
+                tabs = tabs + absacc * np.abs(sbb[g:g + 1, :])
+            y = t * sa_ if sa_ is not None and not lhs_grouped else t
+            yabs = (tabs * np.abs(sa_) if sa_ is not None and not lhs_grouped
+                    else tabs)
         else:
             s = (sbb.reshape(1, -1) if sbb.ndim == 1 else sbb).astype(FT)
             if sa_ is not None:
@@ -378,6 +389,26 @@ CASES = {
     "per_token_2d_x_group": dict(
         lhs=S("i8", "per_group", 1, 32), rhs=S("i4", "per_group", 0, 16),
         lshape=(3, 32), rshape=(32, 4)),
+    # Block-wise scales on both operands (DeepSeek-V3's FP8 recipe: 1 x G
+    # activation groups, G-row weight groups), float and exact integer.
+    "fp8_block_e4m3_bias": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 16),
+        rhs=S("f8E4M3FN", "per_group", 0, 16), lshape=(5, 64),
+        rshape=(64, 7), bias=True),
+    "fp8_block_const_transposed": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32),
+        rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(3, 96),
+        rshape=(96, 8), const_rhs=True, transposed_rhs=True),
+    "fp8_block_e5m2_requant": dict(
+        lhs=S("f8E5M2", "per_group", 1, 8), rhs=S("f8E4M3FN", "per_group", 0, 8),
+        lshape=(4, 24), rshape=(24, 5), relu=True, out=S("i8")),
+    "i8_block_asym_both": dict(
+        lhs=S("u8", "per_group", 1, 16, symmetric=False),
+        rhs=S("u8", "per_group", 0, 16, symmetric=False), lshape=(3, 48),
+        rshape=(48, 5), bias=True),
+    "i8_block_batched": dict(
+        lhs=S("i8", "per_group", 2, 8), rhs=S("i8", "per_group", 1, 8),
+        lshape=(2, 3, 16), rshape=(2, 16, 4)),
     "batched_both_group": dict(lhs=None, rhs=S("i8", "per_group", 1, 8),
                                lshape=(2, 3, 16), rshape=(2, 16, 4)),
     # A batched rhs with per-column ([N]) parameters shared by the batches

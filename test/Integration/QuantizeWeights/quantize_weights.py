@@ -17,6 +17,7 @@ named checks: student-t, nonfinite-clip, run.
 """
 
 import os
+import re
 import sys
 import tempfile
 
@@ -195,6 +196,10 @@ def scheme_for(fmt, gran, group, sym, axes):
 
 def check_case(chk, opts, w, workdir, tag, layers_filter=None):
     module, layers = build_module(w)
+    d = dict(kv.split("=", 1) for kv in opts.split())
+    if "skip" in d:
+        layers = {n: v for n, v in layers.items()
+                  if not re.search(d["skip"], n)}
     out, report, _ = wo.run_pass(module, opts, workdir, tag)
     deqs = wo.read_dequantizes(out)
     names = [l["name"] for l in report["layers"] if l["quantized"]]
@@ -202,12 +207,15 @@ def check_case(chk, opts, w, workdir, tag, layers_filter=None):
            "%d dequantizes, %d report layers, %d expected" % (
                len(deqs), len(names), len(layers)))
     fmt, gran, group, sym, clip = parse_options(opts)
+    # channel-block=B: B x group-size blocks (2-D weights; the conv layers
+    # are left out with skip=conv).
+    cblock = int(d.get("channel-block", "0"))
     by_name = {l["name"]: l for l in report["layers"]}
     results = {}
     for (name, (wt, elt, axes)), deq in zip(layers.items(), deqs):
         label = "%s[%s]" % (tag, name)
         scheme = scheme_for(fmt, gran, group, sym, axes)
-        exp = wo.quantize_weight(wt, scheme, clip)
+        exp = wo.quantize_weight(wt, scheme, clip, channel_block=cblock)
         scheme = exp["scheme"]
         chk.ok(deq["scheme"] == scheme.attr(), label + " scheme",
                "%s vs expected %s" % (deq["scheme"], scheme.attr()))
@@ -234,6 +242,9 @@ def check_case(chk, opts, w, workdir, tag, layers_filter=None):
         chk.ok(rep["bytes_before"] == nbytes, label + " bytes before")
         code_bytes = (wt.size + 1) // 2 if scheme.format.bits == 4 else wt.size
         nparams = exp["scale"].size
+        if cblock:  # one scale per block in a serialized model
+            chans = wt.shape[axes[0]]
+            nparams = nparams // chans * -(-chans // cblock)
         # E8M0 / E4M3 scales: a byte each (+ NVFP4's f32 global scale).
         param_bytes = nparams + (4 if scheme.e4m3 else 0) \
             if scheme.e8m0 or scheme.e4m3 else \

@@ -249,9 +249,29 @@ def groups_of(shape, scheme):
         yield pidx, moved[tuple(pl) + (cg,)]
 
 
-def quantize_weight(w, scheme, clip, nonfinite_clip=False):
+def block_groups(shape, scheme, channel_block):
+    """channel-block=B on a 2-D weight quantized per group along axis a:
+    yields (param index tuples, element indices) per block of B channels
+    (the other axis) x one group along a; the last block may be shorter."""
+    assert len(shape) == 2 and scheme.gran == "per_group", (shape, scheme)
+    a, g = scheme.axis, scheme.group
+    c = 1 - a
+    for cg in range(shape[a] // g):
+        for c0 in range(0, shape[c], channel_block):
+            chans = range(c0, min(shape[c], c0 + channel_block))
+            pidx = [(cg, ch) if a == 0 else (ch, cg) for ch in chans]
+            rows = np.arange(cg * g, (cg + 1) * g)
+            elems = [(np.ravel_multi_index((rows, np.full(g, ch)), shape)
+                      if a == 0 else
+                      np.ravel_multi_index((np.full(g, ch), rows), shape))
+                     for ch in chans]
+            yield pidx, np.concatenate(elems)
+
+
+def quantize_weight(w, scheme, clip, nonfinite_clip=False, channel_block=0):
     """The oracle for one weight: dict with codes, scale, zp, sqnr_db,
-    max_abs_error, histogram, thresholds."""
+    max_abs_error, histogram, thresholds. channel_block=B: one scale per
+    block of B output channels x one group (written to each channel)."""
     w = np.asarray(w)
     x = w.astype(np.float32)
     flat = x.reshape(-1)
@@ -263,15 +283,18 @@ def quantize_weight(w, scheme, clip, nonfinite_clip=False):
     scale = np.zeros(pshape, np.float32)
     zp = np.zeros(pshape, np.int32)
     thresholds, ratios = [], []
-    for pidx, elems in groups_of(x.shape, scheme):
+    groups = (block_groups(x.shape, scheme, channel_block) if channel_block
+              else (([p], e) for p, e in groups_of(x.shape, scheme)))
+    for pidxs, elems in groups:
         v = flat[elems]
         if nonfinite_clip:
             v = v[np.isfinite(v)]
         s, z, t, r = group_params(v, scheme, clip)
-        scale[pidx] = s
-        zp[pidx] = z
-        thresholds.append(t)
-        ratios.append(r)
+        for pidx in pidxs:
+            scale[pidx] = s
+            zp[pidx] = z
+            thresholds.append(t)
+            ratios.append(r)
     xq = x.copy()
     if nonfinite_clip:
         xq[np.isnan(xq)] = 0

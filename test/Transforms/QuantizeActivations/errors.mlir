@@ -23,7 +23,7 @@
 // MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
 // FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2
 // FP8ASYM: error: octet-quantize-activations: FP8 activations are symmetric; drop symmetric=false
-// GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token or per-tensor
+// GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token, per-token-group or per-tensor
 // BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?
 // NOOBS: error: octet-quantize-activations: mode=static found no octet.observe ops; run octet-instrument and calibrate first
 func.func @main(%x: tensor<4x64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) -> tensor<4x8xf32> {

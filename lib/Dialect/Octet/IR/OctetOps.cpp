@@ -382,15 +382,28 @@ static LogicalResult verifyMatmulLhs(MatmulOp op) {
   bool perToken = g == Granularity::per_group &&
                   lhsScheme->getAxis() == rank - 1 &&
                   lhsScheme->getGroupSize() == k;
-  if (!(g == Granularity::per_tensor || perToken ||
+  if (!(g == Granularity::per_tensor || perToken || op.hasGroupedLhs() ||
         (g == Granularity::per_axis && lhsScheme->getAxis() == rank - 2)))
     return op.emitOpError()
            << "lhs scale " << lhsScheme->getGranularityString()
            << " cannot be factored out of the sum over K; use per_tensor, "
               "per_axis("
-           << rank - 2 << ") (one scale per row) or per_group(" << rank - 1
-           << ", K) (one scale per token, batches included)";
+           << rank - 2 << ") (one scale per row), per_group(" << rank - 1
+           << ", K) (one scale per token, batches included) or per_group("
+           << rank - 1 << ", G) with the rhs scale per_group("
+           << op.getRhs().getType().getRank() - 2
+           << ", G) (block-wise scales on both operands)";
   return success();
+}
+
+bool MatmulOp::hasGroupedLhs() {
+  std::optional<SchemeAttr> lhs = getLhsScheme();
+  SchemeAttr rhs = getRhsScheme();
+  return lhs && lhs->getGranularity() == Granularity::per_group &&
+         lhs->getAxis() == getLhs().getType().getRank() - 1 &&
+         rhs.getGranularity() == Granularity::per_group &&
+         rhs.getAxis() == getRhs().getType().getRank() - 2 &&
+         lhs->getGroupSize() == rhs.getGroupSize();
 }
 
 /// rhs: storage with parameters per output channel or in groups along K,

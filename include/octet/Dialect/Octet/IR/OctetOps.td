@@ -192,11 +192,17 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
       f32 sum of `lhs * float(rhs - zb)` and the weight scale is applied in the
       epilogue instead of inside the reduction loop.
 
-    The lhs scale may not vary along K: `per_tensor` or `per_axis` on the row
-    dimension (per token). The rhs scale is `per_tensor`, `per_axis` on the
+    The lhs scale is `per_tensor`, `per_axis` on the row dimension, or
+    `per_group` along K over all of K (one scale per token, batches
+    included). The rhs scale is `per_tensor`, `per_axis` on the
     column dimension (per output channel), or `per_group` along K: then the
     accumulation is split into groups and each group's partial sum is
     multiplied by its scale once (`y = sa * sum_g sb[g, n] * acc_g[m, n]`).
+    Block-wise scales on both operands (DeepSeek-V3's FP8 recipe: 1 x 128
+    activation groups and 128-row weight groups; MX blocks on both sides):
+    the lhs `per_group` along K with the rhs's group size, one scale per
+    row and group; then `y = sum_g (float(acc_g[m, n]) * sa[m, g]) *
+    sb[g, n]`, summed in group order, and the epilogue has no lhs scale.
     `sa * sb[n]` is computed first, in f32; then `float(acc)` is multiplied
     by it, the bias added, ReLU applied (ReLU commutes with the positive
     scale, so applying it here equals applying it to the dequantized
@@ -256,6 +262,10 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
     bool hasQuantizedResult() { return static_cast<bool>(getOutScheme()); }
     /// Rank of the batch prefix (0 or 1).
     int64_t getBatchRank() { return getLhs().getType().getRank() - 2; }
+    /// True for block-wise scales on both operands: lhs per_group along K
+    /// and rhs per_group along K with the same group size (each group's
+    /// partial sum is scaled by sa[m, g] * sb[g, n]).
+    bool hasGroupedLhs();
   }];
 }
 
