@@ -259,6 +259,10 @@ WEIGHT_RECIPES = {
     "w8a8-dynamic": "recipe=w8a8-dynamic",
     "w8a8-static": "recipe=w8a8-static method=mse",
     "w8a8-fp8": "recipe=w8a8-fp8",
+    # DeepSeek-V3's block-wise FP8 (E4M3 weights in 64 x 64 blocks, dynamic
+    # 1 x 64 activation groups: SmolLM2's K = 576 is not a multiple of
+    # DeepSeek's 128).
+    "w8a8-fp8-block": "recipe=w8a8-fp8-block group-size=64",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
     # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of

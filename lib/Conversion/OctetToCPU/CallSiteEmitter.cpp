@@ -279,7 +279,8 @@ void CallSiteEmitter::packWeights(int64_t kpad, int64_t npad,
 
 void CallSiteEmitter::epilogueSlots(MatmulOp op,
                                     SmallVectorImpl<Value> &slots) {
-  if (Value sa = op.getLhsScale(); sa && c.sa != Param::none)
+  if (Value sa = op.getLhsScale();
+      sa && (c.sa != Param::none || c.lhsGroupScale))
     slots[kSa] = addressOf(sa);
   slots[kSb] = addressOf(op.getRhsScale());
   if (Value bias = op.getBias())

@@ -71,6 +71,8 @@ std::string GemmConfig::getName() const {
     name += rhsUnsigned ? "u8" : "s8";
   if (group)
     name += "_g" + std::to_string(group);
+  if (lhsGroupScale)
+    name += "_blocks";
   if (batched)
     name += "_batch";
   name += std::string("_sa") + paramName(sa) + "_sb" + paramName(sb) + "_za" +
@@ -172,6 +174,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("rhs_nibbles", c.rhsNibbles);
   add("rhs_fp4", c.rhsFp4);
   add("rhs_nf4", c.rhsNf4);
+  add("lhs_group_scale", c.lhsGroupScale);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -218,6 +221,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.rhsNibbles = get("rhs_nibbles");
   c.rhsFp4 = get("rhs_fp4");
   c.rhsNf4 = get("rhs_nf4");
+  c.lhsGroupScale = get("lhs_group_scale");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   auto fp8 = [&](StringRef name) -> std::optional<StorageFormat> {
@@ -232,6 +236,8 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   };
   c.lhsFp8 = fp8("lhs_fp8");
   c.rhsFp8 = fp8("rhs_fp8");
+  if (c.lhsGroupScale && (!c.lhsFp8 || !c.group || c.sa != Param::none))
+    ok = false;
   if (c.group < 0 || c.group % 8 != 0)
     ok = false;
   c.outScheme = attr.getAs<SchemeAttr>("out_scheme");

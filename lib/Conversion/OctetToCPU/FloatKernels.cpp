@@ -157,7 +157,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   // The rows in order, one FMA per weight vector.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
-    Value x = splat(lhsValue(add(mul(m, lda), k)), c.w);
+    Value x = splat(lhsValue(m, k), c.w);
     Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v) {
       Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
@@ -441,7 +441,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     b.setInsertionPointToStart(mLoop.getBody());
     Value m = mLoop.getInductionVar();
     Value rel = sub(m, m0);
-    Value row = mul(min(m, sub(M, cst(1))), lda);
+    Value mRow = min(m, sub(M, cst(1)));
     Value dst = add(packedA, mul(add(mul(div(rel, cst(c.mr)),
                                          cst(c.kc * c.mr)),
                                      rem(rel, cst(c.mr))),
@@ -449,7 +449,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     auto kLoop2 = forLoop(kc0, kc1, 1);
     b.setInsertionPointToStart(kLoop2.getBody());
     Value k = kLoop2.getInductionVar();
-    store(lhsValue(add(row, k)), at(dst, mul(sub(k, kc0), cst(c.mr * 4))),
+    store(lhsValue(mRow, k), at(dst, mul(sub(k, kc0), cst(c.mr * 4))),
           4);
   }
   {

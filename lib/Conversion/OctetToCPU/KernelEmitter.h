@@ -191,13 +191,20 @@ private:
     }
     return zbv;
   }
-  /// The f32 value of lhs element `index` (elements from A).
-  Value lhsValue(Value index) {
+  /// The f32 value of lhs element (m, k) (elements from A); block-wise
+  /// FP8 multiplies it by the row's scale of k's group, sa[m][k / group].
+  Value lhsValue(Value m, Value k) {
+    Value index = add(mul(m, lda), k);
     if (!c.lhsFp8)
       return load(f32, at(A, mul(index, cst(4))), 4);
     Value bits = arith::ExtUIOp::create(b, loc, i32,
                                         load(i8, at(A, index), 1));
-    return emitFp8BitsToF32(b, loc, bits, *c.lhsFp8);
+    Value x = emitFp8BitsToF32(b, loc, bits, *c.lhsFp8);
+    if (!c.lhsGroupScale)
+      return x;
+    Value si = add(mul(m, div(K, cst(c.group))), div(k, cst(c.group)));
+    return arith::MulFOp::create(b, loc, x,
+                                 load(f32, at(sa, mul(si, cst(4))), 4));
   }
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }

@@ -132,9 +132,11 @@ static LogicalResult planRhsScale(MatmulOp op, Plan &plan, std::string &why) {
   GemmConfig &c = plan.config;
   SchemeAttr rhsScheme = op.getRhsScheme();
   std::optional<Param> sb = paramKind(rhsScheme, 1, plan.k);
-  // Weight-only: per-group scales along K (groups of a multiple of 8 rows
-  // that divides K), applied per group in the kernel.
-  if (!sb && op.hasFloatLhs() &&
+  // Weight-only, or block-wise FP8 (the lhs in the same groups): per-group
+  // scales along K (groups of a multiple of 8 rows that divides K), applied
+  // per group in the kernel.
+  bool blockFp8 = op.hasGroupedLhs() && op.getLhsScheme()->isFloat8();
+  if (!sb && (op.hasFloatLhs() || blockFp8) &&
       rhsScheme.getGranularity() == Granularity::per_group &&
       rhsScheme.getAxis() == 0 && rhsScheme.getGroupSize() % 8 == 0 &&
       plan.k % rhsScheme.getGroupSize() == 0) {
@@ -192,14 +194,22 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     c.rhsFp8 = rhsScheme.getFormat();
     if (lhsFp8) {
       c.lhsFp8 = lhsFp8->getFormat();
-      std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
-      if (!sa)
-        return reject(why, "lhs scale is not per-tensor or per-row");
-      c.sa = *sa;
+      if (op.hasGroupedLhs()) {
+        // Block-wise: planRhsScale took the rhs groups; the lhs scale of
+        // each row and group multiplies the decoded lhs.
+        c.lhsGroupScale = true;
+        c.sa = Param::none;
+      } else {
+        std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
+        if (!sa)
+          return reject(why, "lhs scale is not per-tensor or per-row");
+        c.sa = *sa;
+      }
     }
     // The epilogue applies no lhs scale after per-group rhs scales.
-    if (c.group && lhsFp8)
-      return reject(why, "per-group FP8 rhs scales with an FP8 lhs");
+    if (c.group && lhsFp8 && !c.lhsGroupScale)
+      return reject(why, "per-group FP8 rhs scales with a per-row or "
+                         "per-tensor FP8 lhs scale");
   }
   // A transposed constant is transposed once here instead of on every
   // call; any other rhs is read where it is. 4-bit codes are packed two

@@ -126,6 +126,21 @@ CASES = {
     "wo_fp8_e4m3_weights_m7": dict(
         lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(7, 96),
         rshape=(96, 33), arg_rhs=True),
+    # Block-wise FP8 (DeepSeek-V3; the w8a8-fp8-block recipe): the lhs
+    # scale of each row and group multiplies the decoded lhs, the rhs's per
+    # group the decoded weights; decode and tiled loop nests, e5m2 x e4m3.
+    "fp8_block_g128_m1_bias": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 128),
+        rhs=S("f8E4M3FN", "per_group", 0, 128), lshape=(1, 384),
+        rshape=(384, 131), bias=True),
+    "fp8_block_g64_m40_relu_transposed": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 64),
+        rhs=S("f8E4M3FN", "per_group", 0, 64), lshape=(40, 320),
+        rshape=(320, 70), relu=True, transposed_rhs=True),
+    "fp8_block_e5m2_g32_m9_arg": dict(
+        lhs=S("f8E5M2", "per_group", 1, 32),
+        rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(9, 96),
+        rshape=(96, 37), arg_rhs=True),
     # FP8 weights per group of K rows (MXFP8 and fp8-g32 recipes): decode
     # and tiled loop nests, e4m3 and e5m2.
     "wo_fp8_e4m3_group32_m1": dict(

@@ -61,6 +61,10 @@ struct GemmConfig {
   /// contract): the format (f8E4M3FN / f8E5M2) of an FP8 lhs (W8A8 FP8)
   /// and of FP8 rhs codes; none for other operands.
   std::optional<StorageFormat> lhsFp8, rhsFp8;
+  /// Block-wise FP8 (MatmulOp::hasGroupedLhs, with `group`): the lhs scale
+  /// is one per row and group of K (sa[m][k / group]), multiplied into the
+  /// decoded lhs value; `sa` is none (no lhs scale in the epilogue).
+  bool lhsGroupScale = false;
   /// Requantized output scheme (null: f32 output).
   SchemeAttr outScheme;
 
