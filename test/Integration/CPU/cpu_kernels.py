@@ -137,6 +137,19 @@ CASES = {
         lhs=S("f8E4M3FN", "per_group", 1, 64),
         rhs=S("f8E4M3FN", "per_group", 0, 64), lshape=(40, 320),
         rshape=(320, 70), relu=True, transposed_rhs=True),
+    # K over several K cache blocks (SmolLM2's down projection: K 1536).
+    "fp8_block_g64_k1536_m5": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 64),
+        rhs=S("f8E4M3FN", "per_group", 0, 64), lshape=(5, 1536),
+        rshape=(1536, 96), transposed_rhs=True),
+    "fp8_block_g64_k1536_m77": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 64),
+        rhs=S("f8E4M3FN", "per_group", 0, 64), lshape=(77, 1536),
+        rshape=(1536, 100), transposed_rhs=True),
+    "fp8_block_g64_k576_n600_m130": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 64),
+        rhs=S("f8E4M3FN", "per_group", 0, 64), lshape=(130, 576),
+        rshape=(576, 600), transposed_rhs=True),
     "fp8_block_e5m2_g32_m9_arg": dict(
         lhs=S("f8E5M2", "per_group", 1, 32),
         rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(9, 96),
