@@ -35,6 +35,10 @@ holds Octet's codes exactly (compressed-tensors 0.20):
 |                                              |                 | weight_scale, weight_shape, weight_zero_point    |
 |                                              |                 | (asymmetric: packed along the output rows)       |
 | f8E4M3FN, per channel / group / tensor       | float-quantized | weight (F8_E4M3), weight_scale                   |
+| NVFP4 (E2M1, groups of 16, E4M3 scales sb    | nvfp4-pack-     | weight_packed (U8, as MXFP4), weight_scale       |
+|   times a global scale g)                    | quantized       | (F8_E4M3: sb), weight_global_scale (F32: 1 / g)  |
+| f8E4M3FN in 2-D blocks (channel-block=B,     | float-quantized | weight (F8_E4M3), weight_scale [ceil(out / B),   |
+|   recipe w8a8-fp8-block): strategy "block"   |                 | in / G]; block_structure [B, G]                  |
 | MXFP8 (E4M3, groups of 32, E8M0 scales)      | mxfp8-quantized | weight (F8_E4M3), weight_scale (U8: 127 + log2)  |
 | MXFP4 (E2M1, groups of 32, E8M0 scales)      | mxfp4-pack-     | weight_packed (U8: two codes per byte along K,   |
 |                                              | quantized       | the even one low), weight_scale (U8: 127 + log2) |
@@ -62,12 +66,21 @@ constant codes (octet-quantize-weights) and every octet.matmul whose rhs is
 constant codes (octet-quantize's recipes). Weight-only layers get
 `input_activations: null`. A W8A8 matmul's activations (its lhs scheme,
 recorded in the file's "activations" metadata) become input_activations:
-8-bit int or FP8 E4M3, per token and dynamic, or per tensor and static
-(input_scale, input_zero_point); anything else is an error.
+8-bit int or FP8 E4M3, per token (or per token and group of G, block-wise
+FP8: strategy "group") and dynamic, or per tensor and static (input_scale,
+input_zero_point); anything else is an error.
+Block-wise weights are recognized by their scales: a per-group weight whose
+scale rows repeat over every run of B rows (in Hugging Face's row order) is
+written with strategy "block". q / k blocks of B < head rows are split by
+the row permutation below into blocks of B / 2; then every block-wise
+weight is written with blocks of B / 2 rows (each scale twice in the
+others), one config group as readers expect. Rows that form no blocks stay
+per group.
 """
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -248,6 +261,65 @@ def strategy(name, scheme, shape, where):
                       % (where, name, kind.replace("_", "-"), axis))
 
 
+def block_rows(scale, group):
+    """B when the [out, groups] scales of a per-group weight are the same
+    in every run of B rows ([0, B), [B, 2B), ..., the last one shorter): a
+    weight quantized in 2-D blocks (octet-quantize-weights channel-block=B,
+    recipe w8a8-fp8-block), which compressed-tensors holds with strategy
+    "block" and one scale per block. Tried: the length of the first run of
+    equal rows, then the group size; None when neither holds (or B = 1)."""
+    rows = scale.shape[0]
+    same = np.all(scale[1:] == scale[:-1], axis=1)
+    first = int(np.argmin(same)) + 1 if not same.all() else rows
+    for b in sorted({first, group}, reverse=True):
+        if b <= 1:
+            continue
+        ok = all(np.all(scale[r0 + 1:r0 + b] == scale[r0])
+                 for r0 in range(0, rows, b))
+        if ok:
+            return b
+    return None
+
+
+def merge_blocks(groups, out):
+    """The config groups with the block-wise groups that differ only in
+    their block's rows merged into one, of the rows' gcd (a block of B rows
+    is B / b blocks of b with the same scale, written so in `out`):
+    q / k blocks of B / 2 rows and the others' of B become one group, as
+    readers expect (transformers decompresses every dense layer with one
+    group's scheme)."""
+    def key_without_rows(form, args, input_args):
+        a = dict(args, block_structure=[0, args["block_structure"][1]])
+        return json.dumps([form, a, input_args], sort_keys=True)
+    blocks = {}
+    for key, (form, args, input_args, modules) in groups.items():
+        if args.get("strategy") == "block":
+            blocks.setdefault(key_without_rows(form, args, input_args),
+                              []).append(key)
+    for keys in blocks.values():
+        if len(keys) < 2:
+            continue
+        rows = 0
+        for key in keys:
+            rows = math.gcd(rows, groups[key][1]["block_structure"][0])
+        form, args, input_args, _ = groups[keys[0]]
+        merged = dict(args, block_structure=[
+            rows, args["block_structure"][1]])
+        modules = []
+        for key in keys:
+            _, a, _, mods = groups.pop(key)
+            b = a["block_structure"][0]
+            for m in mods:
+                n = out[m + ".weight"][1].shape[0]
+                dtype, scale = out[m + ".weight_scale"]
+                out[m + ".weight_scale"] = (dtype, np.ascontiguousarray(
+                    np.repeat(scale, b // rows, axis=0)[:-(-n // rows)]))
+            modules += mods
+        groups[json.dumps([form, merged, input_args], sort_keys=True)] = (
+            form, merged, input_args, modules)
+    return groups
+
+
 def activation_args(name, base, act, tensors, where):
     """(input_activations args, {hf name: (dtype, array)}) of the
     activations a W8A8 matmul quantizes: per token (dynamic) or per tensor
@@ -260,18 +332,23 @@ def activation_args(name, base, act, tensors, where):
                           "compressed-tensors' 8-bit activations are int8 or "
                           "FP8 E4M3" % (where, name, fmt))
     typ, offset = kinds[fmt]
+    group = None
     if scheme["kind"] == "per_tensor":
         strat = "tensor"
     elif scheme["kind"] == "per_axis" and scheme["axis"] == 0 and dynamic:
         strat = "token"
+    elif scheme["kind"] == "per_group" and scheme["axis"] == 1 and dynamic:
+        # Per token and group of the weight's groups along K (block-wise
+        # FP8's 1 x 128 activation groups).
+        strat, group = "group", scheme["group"]
     else:
         raise ExportError("%s: the activations of '%s' have %s%s scales; "
                           "compressed-tensors holds one per tensor or, "
-                          "dynamic, one per token" % (
+                          "dynamic, one per token or per token and group" % (
                               where, name, "static " if not dynamic else "",
                               scheme["kind"].replace("_", "-")))
     args = {"num_bits": 8, "type": typ, "symmetric": scheme["symmetric"],
-            "strategy": strat, "group_size": None, "dynamic": dynamic,
+            "strategy": strat, "group_size": group, "dynamic": dynamic,
             "actorder": None, "block_structure": None}
     out = {}
     if not dynamic:
@@ -298,6 +375,61 @@ def activation_args(name, base, act, tensors, where):
                                       % (where, name, suffix, z + offset, fmt))
                 out[base + suffix] = ("I8", np.array([z], np.int8))
     return args, out
+
+
+def fp4_codes(name, cdtype, codes, where):
+    """E2M1 codes (U8 bytes 0..15) packed two per byte along the rows, the
+    even column in the low nibble (compressed-tensors' FP4 packing)."""
+    if cdtype != "U8" or codes.size and int(codes.max()) > 15:
+        raise ExportError("%s: '%s' has %s codes up to %d; FP4 codes are "
+                          "U8 bytes 0..15" % (where, name, cdtype,
+                                              int(codes.max()) if
+                                              codes.size else 0))
+    c = codes.astype(np.uint8)
+    return np.ascontiguousarray(c[:, 0::2] | (c[:, 1::2] << 4))
+
+
+def nvfp4_weight(name, base, scheme, codes, cdtype, scale, strat, group,
+                 args, out, input_args, where):
+    """NVFP4 (E2M1 in blocks of 16, E4M3 block scales, an f32 global scale)
+    as nvfp4-pack-quantized. Octet's scales are the f32 products sb * g (g
+    the scheme's global scale); compressed-tensors stores sb (E4M3) and a
+    global scale it divides by: weight_global_scale = f32(1 / g), so the
+    effective scale sb / weight_global_scale is within one f32 rounding of
+    Octet's sb * g (compressed-tensors' own quantizer uses the same
+    convention: global = 448 * 6 / absmax)."""
+    import ml_dtypes
+    if strat != "group" or group != 16:
+        raise ExportError("%s: '%s' is NVFP4 with %s scales%s; NVFP4 is "
+                          "groups of 16 along the input" % (
+                              where, name, strat,
+                              " of %d" % group if group else ""))
+    if input_args is not None:
+        raise ExportError("%s: '%s' is FP4 with quantized activations; "
+                          "FP4 weights are weight-only" % (where, name))
+    g = np.float32(scheme["global_scale"] or 0)
+    if not (np.isfinite(g) and g > 0):
+        raise ExportError("%s: '%s' has the NVFP4 global scale %r; a "
+                          "positive finite f32 is needed" % (
+                              where, name, scheme["global_scale"]))
+    sb = (scale / g).astype(ml_dtypes.float8_e4m3fn)
+    back = sb.astype(np.float32) * g
+    bad = ~(back == scale) | (sb.astype(np.float32) <= 0)
+    if bad.any():
+        i = int(np.argmax(bad.reshape(-1)))
+        raise ExportError("%s: '%s' has the scale %r at %d, not an E4M3 "
+                          "value in (0, 448] times the global scale %r"
+                          % (where, name, scale.reshape(-1)[i].item(), i,
+                             float(g)))
+    args.update(type="float", num_bits=4, strategy="tensor_group",
+                scale_dtype="torch.float8_e4m3fn")
+    out[base + ".weight_packed"] = ("U8", fp4_codes(name, cdtype, codes,
+                                                    where))
+    out[base + ".weight_scale"] = ("F8_E4M3", np.ascontiguousarray(
+        sb.view(np.uint8)))
+    out[base + ".weight_global_scale"] = (
+        "F32", np.array([1.0 / np.float64(g)], np.float32))
+    return out, "nvfp4-pack-quantized", args, None
 
 
 def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
@@ -362,28 +494,26 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
     if fmt == "nf4":
         raise ExportError("%s: '%s' is NF4; compressed-tensors has no NF4 "
                           "form (bitsandbytes' checkpoints do)" % (where, name))
+    if fmt == "f4E2M1FN" and scheme["e4m3"]:
+        return nvfp4_weight(name, base, scheme, codes, cdtype, scale, strat,
+                            group, args, out, input_args, where)
     if fmt == "f4E2M1FN":
-        # FP4 (E2M1) codes a byte each (the code in the low nibble): only
-        # MXFP4 has a compressed-tensors form, mxfp4-pack-quantized (two
-        # codes per byte, the first in the low nibble; E8M0 scales as U8).
+        # FP4 (E2M1) codes a byte each (the code in the low nibble): MXFP4
+        # is mxfp4-pack-quantized (two codes per byte, the first in the low
+        # nibble; E8M0 scales as U8), NVFP4 above.
         if not e8m0 or strat != "group" or group != 32:
             raise ExportError("%s: '%s' is FP4 (E2M1) with %s %s scales; "
                               "compressed-tensors holds FP4 weights as MXFP4 "
                               "(groups of 32 with E8M0 scales: quantize with "
-                              "format=mxfp4)" % (where, name, strat,
-                                                 "E8M0" if e8m0 else "F32"))
+                              "format=mxfp4) or NVFP4 (format=nvfp4)"
+                              % (where, name, strat,
+                                 "E8M0" if e8m0 else "F32"))
         if input_args is not None:
             raise ExportError("%s: '%s' is FP4 with quantized activations; "
                               "FP4 weights are weight-only" % (where, name))
-        if cdtype != "U8" or codes.size and int(codes.max()) > 15:
-            raise ExportError("%s: '%s' has %s codes up to %d; FP4 codes are "
-                              "U8 bytes 0..15" % (where, name, cdtype,
-                                                  int(codes.max()) if
-                                                  codes.size else 0))
-        c = codes.astype(np.uint8)
         args.update(type="float", num_bits=4, scale_dtype="torch.uint8")
-        out[base + ".weight_packed"] = (
-            "U8", np.ascontiguousarray(c[:, 0::2] | (c[:, 1::2] << 4)))
+        out[base + ".weight_packed"] = ("U8", fp4_codes(name, cdtype, codes,
+                                                        where))
         out[base + ".weight_scale"] = ("U8", scale)
         return out, "mxfp4-pack-quantized", args, None
     if fmt.startswith("f8"):
@@ -404,6 +534,14 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
             out[base + ".weight_scale"] = ("U8", scale)
         else:
             form = "float-quantized"
+            rows = block_rows(scale, group) if strat == "group" else None
+            if rows is not None:
+                # 2-D blocks, in Hugging Face's row order (q / k blocks of
+                # B < head rows become blocks of B / 2 there): one scale
+                # per block of rows x group.
+                args.update(strategy="block", group_size=None,
+                            block_structure=[rows, group])
+                scale = np.ascontiguousarray(scale[::rows])
             out[base + ".weight_scale"] = ("F32", scale)
         return out, form, args, input_args
     if cdtype not in ("I8", "U8") or e8m0:
@@ -577,6 +715,7 @@ def export(source, weights, out_dir, log=print):
     if c["tied_output"] and "lm_head" in formats:
         raise ExportError("%s: the output head is quantized but %s ties it to "
                           "the embedding table" % (weights, source))
+    groups = merge_blocks(groups, out)
     quant = None
     if groups:
         linears = [hf_name(n)[:-len(".weight")] for n in src.linear_names()]

@@ -93,6 +93,12 @@ def parse_scheme(text, where):
         raise ExportError("%s: scheme '%s' is not an #octet.scheme" % (where, text))
     gran = m.group("gran") or "per_tensor"
     rest = [r for r in (m.group("rest") or "").split(", ") if r]
+    glob = next((r[5:-1] for r in rest if r.startswith("e4m3(")), None)
+    try:
+        glob = None if glob is None else float(glob)
+    except ValueError:
+        raise ExportError("%s: scheme '%s' has the global scale '%s', not "
+                          "a number" % (where, text, glob))
     return {
         "format": m.group("fmt"),
         "kind": gran.split("(")[0],
@@ -104,6 +110,9 @@ def parse_scheme(text, where):
         # The scale format: E8M0 (MX), E4M3 times a global scale (NVFP4).
         "e8m0": "e8m0" in rest,
         "e4m3": any(r.startswith("e4m3(") for r in rest),
+        # NVFP4's global scale g (printed with 9 significant digits: the
+        # f32 exactly).
+        "global_scale": glob,
     }
 
 

@@ -3,7 +3,8 @@
 A tiny llama GGUF (gguf_llama.write_tiny_llama: 4 query heads, 2 kv heads)
 is imported, its linear weights quantized by octet-quantize-weights (i8 per
 channel, i4 per group of 32, u4 asymmetric per group and per channel, i3
-per group of 64, FP8 E4M3 per channel, MXFP8, and the float model),
+per group of 64, FP8 E4M3 per channel, MXFP8, MXFP4, FP8 E4M3 in blocks of
+32 x 32 and 8 x 32 (channel-block: strategy "block"), and the float model),
 exported by octet-export-safetensors and written as a compressed-tensors
 checkpoint. Checked, per recipe:
 
@@ -35,8 +36,10 @@ checkpoint. Checked, per recipe:
 Also octet-quantize's recipes (weights fused into octet.matmul, the codes a
 linalg.transpose of the constant): w8a16, w4a16 per group, and W8A8
 (dynamic int8 and FP8: int-quantized / float-quantized with the
-activations' input_activations, per token and dynamic). Refused by name:
-FP8 E5M2 codes, a missing weights file.
+activations' input_activations, per token and dynamic; block-wise FP8:
+blocks of 32 x 32, activations per token and group of 32). Refused by
+name: FP8 E5M2 codes, FP4 with f32 scales, NF4, static per-group
+activations, a missing weights file.
 
 With --peer (torch, transformers and compressed-tensors installed: scripts/
 setup --transformers) the checkpoint is also read by their own code:
@@ -51,6 +54,7 @@ usage: export_compressed_tensors.py WORKDIR [--peer]
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -103,6 +107,13 @@ RECIPES = [
     ("recipe-mxfp4", "--octet-quantize=recipe=w4a16-mxfp4",
      oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True),
      ("mxfp4-pack-quantized", 4, "float", "group", 32)),
+    # NVFP4: E2M1 in groups of 16, E4M3 scales, a global scale.
+    ("nvfp4", "format=nvfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 16, e4m3=True),
+     ("nvfp4-pack-quantized", 4, "float", "tensor_group", 16)),
+    ("recipe-nvfp4", "--octet-quantize=recipe=w4a16-nvfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 16, e4m3=True),
+     ("nvfp4-pack-quantized", 4, "float", "tensor_group", 16)),
     # octet-quantize's recipes: the weights fused into octet.matmul (the
     # codes a linalg.transpose of the constant), W8A8 with the activations'
     # scheme.
@@ -115,10 +126,31 @@ RECIPES = [
     ("recipe-w8a8-fp8", "--octet-quantize=recipe=w8a8-fp8",
      oo.Scheme("f8E4M3FN", "per_axis", 0),
      ("float-quantized", 8, "float", "channel", None)),
+    # Block-wise FP8 (channel-block=B: one scale per B output channels x
+    # 32 inputs): strategy "block", block_structure [B, 32], one scale per
+    # block. With B = 8, fewer rows than a q / k head (16): llama.cpp's head
+    # permutation interleaves two GGUF blocks per head, which are blocks of
+    # 4 rows in Hugging Face's order (each scale twice): every weight is
+    # written with block_structure [4, 32], one config group.
+    ("fp8-block", "format=f8E4M3FN granularity=per-group group-size=32 "
+     "channel-block=32", oo.Scheme("f8E4M3FN", "per_group", 1, 32),
+     ("float-quantized", 8, "float", "block", None)),
+    ("fp8-block8", "format=f8E4M3FN granularity=per-group group-size=32 "
+     "channel-block=8", oo.Scheme("f8E4M3FN", "per_group", 1, 32),
+     ("float-quantized", 8, "float", "block", None)),
+    ("recipe-w8a8-fp8-block", "--octet-quantize=recipe=w8a8-fp8-block "
+     "group-size=32", oo.Scheme("f8E4M3FN", "per_group", 1, 32),
+     ("float-quantized", 8, "float", "block", None)),
 ]
-# The activations' input_activations (type, strategy, dynamic) per recipe.
-ACTIVATIONS = {"recipe-w8a8-dynamic": ("int", "token", True),
-               "recipe-w8a8-fp8": ("float", "token", True)}
+# The activations' input_activations (type, strategy, dynamic, group_size)
+# per recipe.
+ACTIVATIONS = {"recipe-w8a8-dynamic": ("int", "token", True, None),
+               "recipe-w8a8-fp8": ("float", "token", True, None),
+               "recipe-w8a8-fp8-block": ("float", "group", True, 32)}
+# Block-wise recipes: the oracle's channel block, and the rows of the
+# exported blocks.
+BLOCKS = {"fp8-block": (32, 32), "fp8-block8": (8, 4),
+          "recipe-w8a8-fp8-block": (32, 32)}
 
 failures = []
 
@@ -204,6 +236,24 @@ def decode(t, module, args, form, shape):
             groups = t[module + ".weight_scale"][1].shape[1]
             zp = unpack(zpk.T.copy(), args["num_bits"], shape[0]).T[:, :groups]
         return codes, t[module + ".weight_scale"][1], zp
+    if form == "nvfp4-pack-quantized":
+        # As MXFP4, with E4M3 block scales and a global scale to divide by:
+        # returned as compressed-tensors' effective scale, f32(sb / gs).
+        dt, packed = t[module + ".weight_packed"]
+        sdt, sb = t[module + ".weight_scale"]
+        gdt, gs = t[module + ".weight_global_scale"]
+        check(dt == "U8" and sdt == "F8_E4M3" and gdt == "F32" and
+              packed.shape == (shape[0], shape[1] // 2) and
+              sb.shape == (shape[0], shape[1] // 16) and gs.shape == (1,),
+              "%s: weight_packed %s %s, scale %s %s, global %s %s" % (
+                  module, dt, list(packed.shape), sdt, list(sb.shape), gdt,
+                  list(gs.shape)))
+        codes = np.empty(shape, np.uint8)
+        codes[:, 0::2] = packed & 0xF
+        codes[:, 1::2] = packed >> 4
+        import ml_dtypes
+        sbf = sb.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+        return codes, sbf / gs[0], None
     if form == "mxfp4-pack-quantized":
         # Two E2M1 codes per byte, the even column in the low nibble.
         dt, packed = t[module + ".weight_packed"]
@@ -217,6 +267,15 @@ def decode(t, module, args, form, shape):
         scale = np.ldexp(1.0, scale.astype(np.int32) - 127).astype(np.float32)
         return codes, scale, None
     dt, codes = t[module + ".weight"]
+    if args["strategy"] == "block":
+        # One scale per block of rows x columns, the last ones shorter.
+        sdt, scale = t[module + ".weight_scale"]
+        bh, bw = args["block_structure"]
+        want = (-(-shape[0] // bh), -(-shape[1] // bw))
+        check(dt == "F8_E4M3" and sdt == "F32" and scale.shape == want,
+              "%s: weight %s, block scales %s %s (expected %s)" % (
+                  module, dt, sdt, list(scale.shape), list(want)))
+        return codes, scale, None
     if form == "int-quantized":
         check(dt == "I8", "%s: weight is %s" % (module, dt))
         zp = None if args["symmetric"] else t[module + ".weight_zero_point"][1]
@@ -232,6 +291,14 @@ def decode(t, module, args, form, shape):
 def dequantize(codes, scale, zp, args, shape):
     """compressed-tensors' dequantize: (q - zp) * scale, the scale repeated
     over its group / row, in float64."""
+    if args["strategy"] == "tensor_group":
+        # NVFP4 as compressed-tensors decompresses it: the E2M1 value times
+        # the f32 effective scale in f32, then rounded to bfloat16
+        # (unpack_fp4_from_uint8's default dtype).
+        import ml_dtypes
+        q = codes.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+        s = np.repeat(np.asarray(scale, np.float32), 16, axis=1)
+        return (q * s).astype(ml_dtypes.bfloat16).astype(np.float64)
     if args["type"] == "float":
         import ml_dtypes
         q = codes.view(ml_dtypes.float4_e2m1fn if args["num_bits"] == 4 else
@@ -240,6 +307,10 @@ def dequantize(codes, scale, zp, args, shape):
         q = codes.astype(np.float64)
     s = np.asarray(scale, np.float64)
     z = 0.0 if zp is None else np.asarray(zp, np.float64)
+    if args["strategy"] == "block":
+        bh, bw = args["block_structure"]
+        s = np.repeat(np.repeat(s, bh, axis=0)[:shape[0]], bw, axis=1)
+        s = s[:, :shape[1]]
     if args["strategy"] == "group":
         g = args["group_size"]
         s = np.repeat(s, g, axis=1)
@@ -274,22 +345,30 @@ def check_config(src, d, tag, expect, quantized=True):
           "%s: quantization_config %r" % (tag, {k: q.get(k) for k in (
               "quant_method", "format", "quantization_status")}))
     groups = list(q["config_groups"].values())
-    check(len(groups) == 1, "%s: %d config groups" % (tag, len(groups)))
-    g = groups[0]
-    w = g["weights"]
-    check(g["targets"] == ["Linear"] and q["ignore"] == ["lm_head"],
-          "%s: targets %r ignore %r" % (tag, g["targets"], q["ignore"]))
-    act = g["input_activations"]
+    block = BLOCKS.get(tag, (0, 0))[1]
+    linears = ["model.layers.%d.%s" % (i, KINDS[k])
+               for i in range(c["layers"]) for k in KINDS]
+    check(len(groups) == 1 and groups[0]["targets"] == ["Linear"],
+          "%s: config groups %r" % (tag, [g["targets"] for g in groups]))
+    by_module = {m: groups[0]["weights"] for m in linears}
+    check(q["ignore"] == ["lm_head"], "%s: ignore %r" % (tag, q["ignore"]))
     want_act = ACTIVATIONS.get(tag)
-    got_act = None if act is None else (act["type"], act["strategy"],
-                                        act["dynamic"])
-    check(g["format"] == form and got_act == want_act and
-          (act is None or (act["num_bits"], act["symmetric"]) == (8, True)),
-          "%s: group format %r, activations %r" % (tag, g["format"], act))
-    check((w["num_bits"], w["type"], w["strategy"], w["group_size"]) ==
-          (bits, typ, strat, group),
-          "%s: weights %r" % (tag, w))
-    return cfg, g
+    for g in groups:
+        act = g["input_activations"]
+        got_act = None if act is None else (act["type"], act["strategy"],
+                                            act["dynamic"],
+                                            act["group_size"])
+        check(g["format"] == form and got_act == want_act and
+              (act is None or (act["num_bits"], act["symmetric"]) == (8, True)),
+              "%s: group format %r, activations %r" % (tag, g["format"], act))
+    for m, w in sorted(by_module.items()):
+        want = (bits, typ, strat, group, None)
+        if block:
+            want = (bits, typ, "block", None, [block, 32])
+        check((w["num_bits"], w["type"], w["strategy"], w["group_size"],
+               w.get("block_structure")) == want,
+              "%s %s: weights %r, expected %r" % (tag, m, w, want))
+    return cfg, by_module
 
 
 def hf_forward_check(src_path, weights, tag, tol=1e-9):
@@ -407,8 +486,8 @@ def main():
         run([oo.find_tool("octet-opt"), mlir, flag, "--emit-bytecode", "-o", q])
         run([oo.find_tool("octet-export-safetensors"), q, "-o", st])
         formats = ct.export(src_path, st, d, log=log)
-        _, group = check_config(src, d, name, expect)
-        args = group["weights"]
+        _, by_module = check_config(src, d, name, expect)
+        block = BLOCKS.get(name, (0,))[0]
         t, _ = read_checkpoint(os.path.join(d, "model.safetensors"))
         check_safetensors_package(os.path.join(d, "model.safetensors"), t,
                                   name)
@@ -425,10 +504,16 @@ def main():
             check(formats.get(module) == expect[0],
                   "%s %s: format %r" % (name, module, formats.get(module)))
             w = src.tensor(n)
-            exp = wo.quantize_weight(w, scheme, "absmax")
+            exp = wo.quantize_weight(w, scheme, "absmax",
+                                     channel_block=block)
+            args = by_module[module]
             codes, scale, zp = decode(t, module, args, expect[0], w.shape)
-            scale2 = np.asarray(scale, np.float32).reshape(exp["scale"].shape[0], -1)
             hf_deq = dequantize(codes, scale, zp, args, w.shape)
+            if args["strategy"] == "block":
+                # The oracle writes a block's scale to each of its rows.
+                bh = args["block_structure"][0]
+                scale = np.repeat(scale, bh, axis=0)[:w.shape[0]]
+            scale2 = np.asarray(scale, np.float32).reshape(exp["scale"].shape[0], -1)
             # Back to GGUF's row order with llama.cpp's own permutation.
             if kind in heads:
                 codes = gguf_permute(codes, heads[kind])
@@ -447,9 +532,32 @@ def main():
                     check(np.all(ties[diff]) and np.all(got[diff] == alt[diff]),
                           "%s %s: %d codes differ from the oracle away from "
                           "ties" % (name, n, int(np.sum(diff & ~ties))))
-            check(np.array_equal(scale2.reshape(exp["scale"].shape).view(np.uint32),
-                                 exp["scale"].astype(np.float32).view(np.uint32)),
-                  "%s %s: scales differ from the oracle" % (name, n))
+            if expect[0] == "nvfp4-pack-quantized":
+                # The E4M3 block scales and f32(1 / g) exactly; the
+                # effective scale sb / gs within one f32 rounding of
+                # octet's sb * g.
+                import ml_dtypes
+                sbf = t[module + ".weight_scale"][1].view(
+                    ml_dtypes.float8_e4m3fn).astype(np.float32)
+                gs = t[module + ".weight_global_scale"][1][0]
+                sbf = gguf_permute(sbf, heads[kind]) if kind in heads else sbf
+                g = np.float32(exp["scheme"].glob)
+                want_sb = (exp["scale"] / g).astype(
+                    ml_dtypes.float8_e4m3fn).astype(np.float32)
+                check(np.array_equal(sbf, want_sb) and
+                      gs == np.float32(1 / np.float64(g)),
+                      "%s %s: E4M3 scales or the global scale differ from "
+                      "the oracle's" % (name, n))
+                e = exp["scale"].astype(np.float32)
+                check(np.all(np.abs(scale2 - e) <=
+                             np.spacing(e, dtype=np.float32)),
+                      "%s %s: effective scales more than one f32 step from "
+                      "the oracle's" % (name, n))
+            else:
+                check(np.array_equal(
+                    scale2.reshape(exp["scale"].shape).view(np.uint32),
+                    exp["scale"].astype(np.float32).view(np.uint32)),
+                    "%s %s: scales differ from the oracle" % (name, n))
             if not scheme.symmetric:
                 check(np.array_equal(zp.reshape(exp["zp"].shape) + offset,
                                      exp["zp"]),
@@ -532,6 +640,50 @@ def main():
                   "%s: refusal %s" % (tag, e))
             check(not os.path.exists(os.path.join(work, tag)),
                   "%s: a refused export left its directory" % tag)
+    # Activations per group with static scales: compressed-tensors' group
+    # activations are dynamic.
+    src_t, src_meta = ct.read_safetensors(os.path.join(
+        work, "recipe-w8a8-fp8-block.safetensors"))
+    acts = {n: {"scheme": "#octet.scheme<f8E4M3FN, per_group(1, 32)>",
+                "dynamic": False}
+            for n in json.loads(src_meta["activations"])}
+    st = os.path.join(work, "static-group.safetensors")
+    ct.write_safetensors(st, dict(src_t),
+                         dict(src_meta, activations=json.dumps(acts)))
+    try:
+        ct.export(src_path, st, os.path.join(work, "static-group"), log=log)
+        check(False, "static-group: accepted")
+    except ct.ExportError as e:
+        check("static per-group scales" in str(e) and
+              "per token and group" in str(e) and ".weight" in str(e),
+              "static-group: refusal %s" % e)
+    # NVFP4 files that are not NVFP4: a scale off the E4M3 grid, groups of
+    # 32, a global scale that is not a number.
+    src_t, src_meta = ct.read_safetensors(os.path.join(work,
+                                                       "nvfp4.safetensors"))
+    q_name = "blk.0.attn_q.weight"
+    nv_scheme = src_meta[q_name]
+    dtype, sc = src_t[q_name + ".scale"]
+    for tag, tensors, meta, want in (
+            ("nvfp4-scale", dict(src_t, **{q_name + ".scale": (
+                dtype, (sc * np.float32(1.01)).astype(np.float32))}),
+             src_meta, "not an E4M3 value in (0, 448] times the global scale"),
+            ("nvfp4-group", dict(src_t, **{q_name + ".scale": (
+                dtype, np.ascontiguousarray(sc[:, ::2]))}),
+             dict(src_meta, **{q_name: nv_scheme.replace(
+                 "per_group(1, 16)", "per_group(1, 32)")}),
+             "is NVFP4 with group scales of 32; NVFP4 is groups of 16"),
+            ("nvfp4-global", src_t, dict(src_meta, **{q_name: re.sub(
+                r"e4m3\([^)]*\)", "e4m3(x)", nv_scheme)}),
+             "has the global scale 'x', not a number")):
+        st = os.path.join(work, tag + ".safetensors")
+        ct.write_safetensors(st, tensors, meta)
+        try:
+            ct.export(src_path, st, os.path.join(work, tag), log=log)
+            check(False, "%s: accepted" % tag)
+        except ct.ExportError as e:
+            check(want in str(e) and (q_name in str(e) or "global" in tag),
+                  "%s: refusal %s" % (tag, e))
     r = run([sys.executable, ct.__file__, "--source", src_path, "--weights",
              os.path.join(work, "missing.safetensors"), "-o",
              os.path.join(work, "x")], ok=False)
