@@ -159,7 +159,11 @@ def OctetExportQuant : Pass<"octet-export-quant", "::mlir::ModuleOp"> {
     rewritten: FP8 storage (`!quant.uniform` stores integers only; its
     parser reports "illegal storage type size" for `f8E4M3FN`), scales or
     zero points that are not constants (dynamic quantization),
-    `octet.requantize` and `octet.compute_params`, and parameters that the
+    `octet.requantize`, `octet.compute_params` and `octet.matmul` (the
+    fused form `octet-quantize` and `octet-fold-scales` produce: export the
+    module before them, as `octet.dequantize` + linalg), block-scaled
+    formats (MXFP8, MXFP4, NVFP4: FP8 / FP4 storage), NF4 (a table, not an
+    affine map), and parameters that the
     upstream type verifier rejects (e.g. a scale outside the f16 range for
     an f16 expressed type).
 

@@ -104,6 +104,15 @@ struct OctetExportQuantPass
             << "cannot be exported: upstream quant has no requantize "
                "operation (express it as octet.dequantize + octet.quantize)";
         ok = false;
+      } else if (isa<MatmulOp>(op)) {
+        // octet-quantize and octet-fold-scales fuse the dequantize into the
+        // contraction; upstream has no op that takes quantized operands.
+        op->emitOpError()
+            << "cannot be exported: upstream quant has no contraction on "
+               "quantized operands (export the unfused form, "
+               "octet.dequantize + linalg: octet-quantize-weights without "
+               "octet-fold-scales)";
+        ok = false;
       } else if (isa<ComputeParamsOp>(op)) {
         op->emitOpError()
             << "cannot be exported: it computes parameters at run time, and "

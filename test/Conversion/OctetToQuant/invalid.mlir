@@ -76,6 +76,46 @@ func.func @empty_group_dim(%x: tensor<0x8xf32>) -> tensor<0x8xi8> {
 
 // -----
 
+// The fused contraction octet-quantize / octet-fold-scales produce.
+func.func @fused_matmul(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
+  %w = arith.constant dense<3> : tensor<64x16xi8>
+  %s = arith.constant dense<0.5> : tensor<16xf32>
+  // expected-error @+1 {{'octet.matmul' op cannot be exported: upstream quant has no contraction on quantized operands (export the unfused form, octet.dequantize + linalg: octet-quantize-weights without octet-fold-scales)}}
+  %y = octet.matmul %x, %w rhs_scale(%s : tensor<16xf32>) rhs_scheme <i8, per_axis(1)> : tensor<4x64xf32>, tensor<64x16xi8> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The formats of the next chips: FP4 / FP8 storage with block scales, and
+// NF4's table.
+func.func @nvfp4(%q: tensor<4x16xf4E2M1FN>) -> tensor<4x16xf32> {
+  %s = arith.constant dense<0.0625> : tensor<4x1xf32>
+  // expected-error @+1 {{'octet.dequantize' op scheme #octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(0.015625)> cannot be exported: upstream !quant.uniform types store integers only ('!quant.uniform<f4E2M1FN:f32, ...>' fails with "illegal storage type size")}}
+  %x = octet.dequantize %q scale(%s : tensor<4x1xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.015625)> : tensor<4x16xf4E2M1FN> -> tensor<4x16xf32>
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @mxfp8(%q: tensor<4x32xf8E4M3FN>) -> tensor<4x32xf32> {
+  %s = arith.constant dense<0.5> : tensor<4x1xf32>
+  // expected-error @+1 {{'octet.dequantize' op scheme #octet.scheme<f8E4M3FN, per_group(1, 32), e8m0> cannot be exported}}
+  %x = octet.dequantize %q scale(%s : tensor<4x1xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x32xf8E4M3FN> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @nf4(%q: tensor<4x64xi4>) -> tensor<4x64xf32> {
+  %s = arith.constant dense<0.5> : tensor<4x1xf32>
+  // expected-error @+1 {{'octet.dequantize' op scheme #octet.scheme<nf4, per_group(1, 64)> cannot be exported: NF4 codes index a table of 16 values, which upstream !quant.uniform (an affine map) cannot express}}
+  %x = octet.dequantize %q scale(%s : tensor<4x1xf32>) as <nf4, per_group(1, 64)> : tensor<4x64xi4> -> tensor<4x64xf32>
+  return %x : tensor<4x64xf32>
+}
+
+// -----
+
 func.func @resource_scale(%x: tensor<4xf32>) -> tensor<4xi8> {
   %s = arith.constant dense_resource<scale> : tensor<f32>
   // expected-error @+1 {{'octet.quantize' op scale constant dense_resource<scale> : tensor<f32> is not a dense elements attribute}}
