@@ -263,6 +263,9 @@ WEIGHT_RECIPES = {
     # 1 x 64 activation groups: SmolLM2's K = 576 is not a multiple of
     # DeepSeek's 128).
     "w8a8-fp8-block": "recipe=w8a8-fp8-block group-size=64",
+    # OCP MXFP8 on both operands: E4M3 weights and activations in blocks
+    # of 32 along K with E8M0 scales (the activations' computed at run time).
+    "w8a8-mxfp8": "recipe=w8a8-mxfp8",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
     # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of

@@ -195,7 +195,9 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "activations | w8a8-fp8-block (DeepSeek-V3: E4M3 "
                      "weights in group-size x group-size blocks, dynamic "
                      "E4M3 activations per token and group of group-size, "
-                     "f32 scales)"),
+                     "f32 scales) | w8a8-mxfp8 (MXFP8 weights and dynamic "
+                     "MXFP8 activations: E8M0 scales per token and block "
+                     "of 32)"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -238,6 +240,11 @@ constexpr RecipeInfo kRecipes[] = {
     // Hopper, as DeepGEMM does; the f32 kernels on x86).
     {QuantRecipe::w8a8_fp8_block, "w8a8-fp8-block", "f8E4M3FN", "w8a16",
      "per-group", "dynamic", "f8E4M3FN", "w8a8"},
+    // MXFP8 on both operands: E8M0 block scales computed at run time for
+    // the activations (Blackwell's block-scaled MMA kind::mxf8f6f4 reads
+    // both; elsewhere each block's partial sums are scaled).
+    {QuantRecipe::w8a8_mxfp8, "w8a8-mxfp8", "mxfp8", "w8a16", "per-group",
+     "dynamic", "mxfp8", "w8a8"},
 };
 
 const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
@@ -315,7 +322,8 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.granularity = info.weightGranularity.str();
   // The OCP MX block is 32 elements, NVFP4's 16.
   if (spec.recipe == QuantRecipe::w8a16_mxfp8 ||
-      spec.recipe == QuantRecipe::w4a16_mxfp4)
+      spec.recipe == QuantRecipe::w4a16_mxfp4 ||
+      spec.recipe == QuantRecipe::w8a8_mxfp8)
     weights.groupSize = 32;
   if (spec.recipe == QuantRecipe::w4a16_nvfp4)
     weights.groupSize = 16;
@@ -457,7 +465,7 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
                      "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
                      "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, "
-                     "w8a8-fp8-block"),
+                     "w8a8-fp8-block, w8a8-mxfp8"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

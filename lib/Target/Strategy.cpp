@@ -56,7 +56,9 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
   std::string text;
   llvm::raw_string_ostream os(text);
   StringRef floatName = stringifyElem(t.floatElem);
-  os << familyOf(a, b) << " (" << stringifyElem(a) << " x " << stringifyElem(b)
+  os << (s == BlockScale::mx ? "MX " : "") << familyOf(a, b) << " ("
+     << stringifyElem(a) << " x " << stringifyElem(b)
+     << (s == BlockScale::mx ? ", E8M0 scales per block of 32" : "")
      << ") on " << t.name << ": dequantized to " << floatName << ", ";
   if (t.arch == Arch::cuda)
     os << "no tensor-core speedup";

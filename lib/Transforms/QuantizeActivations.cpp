@@ -130,7 +130,12 @@ struct OctetQuantizeActivationsPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<StorageFormat> fmt = parseFormat(format);
+    // OCP MX activations: the element format, E8M0 scales per block of 32.
+    mx = format == "mxfp8" || format == "mxfp8-e5m2";
+    std::optional<StorageFormat> fmt =
+        format == "mxfp8"        ? std::optional(StorageFormat::f8E4M3FN)
+        : format == "mxfp8-e5m2" ? std::optional(StorageFormat::f8E5M2)
+                                 : parseFormat(format);
     if (format == "auto") {
       // The chip and the recipe choose (e.g. W8A8 is FP8 E4M3 on sm_89+,
       // INT8 on sm_80, x86 and Arm).
@@ -159,7 +164,8 @@ struct OctetQuantizeActivationsPass
     if (!fmt) {
       getOperation()->emitError()
           << "octet-quantize-activations: unknown format '" << format
-          << "'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2";
+          << "'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 or "
+             "mxfp8-e5m2";
       return signalPassFailure();
     }
     if (num::isFloat4(toNumerics(*fmt)) || num::isNf4(toNumerics(*fmt))) {
@@ -178,6 +184,13 @@ struct OctetQuantizeActivationsPass
     }
     if (mode == "dynamic")
       return runDynamic(*fmt);
+    if (mode == "static" && mx) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: " << format
+          << " activations are dynamic (an E8M0 scale per token and block "
+             "of 32, computed at run time); use mode=dynamic";
+      return signalPassFailure();
+    }
     if (mode == "static")
       return runStatic(*fmt);
     getOperation()->emitError()
@@ -186,11 +199,23 @@ struct OctetQuantizeActivationsPass
     signalPassFailure();
   }
 
+  /// format=mxfp8 / mxfp8-e5m2.
+  bool mx = false;
+
   SchemeAttr makeScheme(StorageFormat fmt, Granularity g, int64_t axis,
                         int64_t group) {
     return SchemeAttr::get(&getContext(), fmt, g, axis, group, symmetric,
                            /*saturate=*/true);
   }
+
+  /// The OCP MX block of one token: 32 elements along K, an E8M0 scale.
+  SchemeAttr makeMxScheme(StorageFormat fmt, int64_t kDim) {
+    MLIRContext *ctx = &getContext();
+    return SchemeAttr::get(ctx, fmt, Granularity::per_group, kDim, kMxBlock,
+                           /*symmetric=*/true, /*saturate=*/true,
+                           ScaleFormat::e8m0);
+  }
+  static constexpr int64_t kMxBlock = 32;
 
   /// The weight's group size when it is quantized per group along K and
   /// the activation's K is static (per-token-group activations).
@@ -250,6 +275,13 @@ struct OctetQuantizeActivationsPass
           << "'; expected per-token, per-token-group or per-tensor";
       return signalPassFailure();
     }
+    if (mx && !perToken) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: " << format
+          << " scales are per token and block of 32 along K; "
+             "granularity=per-tensor does not apply";
+      return signalPassFailure();
+    }
     SmallVector<ActivationSite> sites;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (auto site = matchSite(op, /*requireQuantizedWeight=*/true))
@@ -263,14 +295,31 @@ struct OctetQuantizeActivationsPass
       int64_t rank = type.getRank();
       int64_t kDim = site.c.lhsPerm.empty() ? rank - 1 : rank - 2;
       SchemeAttr scheme = makeScheme(fmt, Granularity::per_tensor, 0, 0);
+      if (mx) {
+        // The MX block of the activation must be the weight's K group for
+        // octet-fold-scales to build a block-scaled octet.matmul.
+        std::optional<int64_t> wg = weightGroupAlongK(site);
+        if (wg != kMxBlock) {
+          site.op->emitRemark()
+              << "octet-quantize-activations: " << format
+              << " activations need a weight quantized in blocks of 32 "
+                 "along K (format=mxfp8, or an FP8 format with "
+                 "granularity=per-group group-size=32) and a static K; "
+                 "activation left in float";
+          continue;
+        }
+        scheme = makeMxScheme(fmt, kDim);
+      }
       std::optional<int64_t> group =
-          perTokenGroup ? weightGroupAlongK(site) : std::nullopt;
-      if (perTokenGroup && !group)
+          perTokenGroup && !mx ? weightGroupAlongK(site) : std::nullopt;
+      if (perTokenGroup && !mx && !group)
         site.op->emitRemark()
             << "octet-quantize-activations: per-token-group needs a weight "
                "quantized per group along K (and a static K); using one "
                "scale per token";
-      if (group) {
+      if (mx) {
+        // Chosen above.
+      } else if (group) {
         // One scale per token and weight group (DeepSeek-V3's 1 x 128).
         scheme = makeScheme(fmt, Granularity::per_group, kDim, *group);
       } else if (perToken) {

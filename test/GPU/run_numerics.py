@@ -217,6 +217,7 @@ CASES = {
                       "matmul"),
     "e4m3_block": (["e4m3", "e4m3", "scale_big", "scale_big", "f32"], "close",
                    None),
+    "mx_e4m3": (["e4m3", "e4m3", "scale_big", "scale_big"], "close", None),
     "quantize_i8_axis": (["f32_specials", "out_scale"], "exact", None),
     "quantize_e4m3": (["f32_specials", "scale_big"], "exact", None),
     "quantize_e5m2_bf16": (["bf16_specials", "scale_big"], "exact", None),
@@ -226,6 +227,7 @@ CASES = {
     "params_token_i8": (["f32_specials"], "exact", None),
     "params_group_u8": (["f16"], "exact", None),
     "params_tensor_e4m3": (["f32"], "exact", None),
+    "params_mx_e4m3": (["f32_specials"], "exact", None),
 }
 
 # ---------------------------------------------------------------------------

@@ -92,7 +92,7 @@ module attributes {octet.target = #octet.target<"sm_90a">} {
 func.func @mxfp8_on_sm90a(%xq: tensor<16x64xf8E4M3FN>, %wq: tensor<64x32xf8E4M3FN>, %sa: tensor<16x2xf32>, %sb: tensor<2x32xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %x = octet.dequantize %xq scale(%sa : tensor<16x2xf32>) as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<16x64xf8E4M3FN> -> tensor<16x64xf32>
   %w = octet.dequantize %wq scale(%sb : tensor<2x32xf32>) as <f8E4M3FN, per_group(0, 32), e8m0> : tensor<64x32xf8E4M3FN> -> tensor<64x32xf32>
-  // expected-warning@+1 {{FP8 (e4m3 x e4m3) on sm_90a: dequantized to f16, no tensor-core speedup; native on sm_100a and sm_120a}}
+  // expected-warning@+1 {{MX FP8 (e4m3 x e4m3, E8M0 scales per block of 32) on sm_90a: dequantized to f16, no tensor-core speedup; native on sm_100a and sm_120a}}
   %y = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
 }

@@ -324,6 +324,28 @@ mlir::octet::emitParamsFromStats(OpBuilder &b, Location loc,
   Value any = stats.absmax ? stats.absmax : stats.minV;
   Emitter e{b, loc, any.getType()};
   const float big = num::kFloatMax;
+  if (scheme.hasE8M0Scales()) {
+    // numerics::e8m0Scale (OCP MX's shared scale) of absmax clamped to
+    // FLT_MAX (+-inf counts as the largest finite float).
+    auto format = static_cast<num::StorageFormat>(scheme.getFormat());
+    using IP = arith::CmpIPredicate;
+    Value absmax = arith::MinNumFOp::create(b, loc, stats.absmax, e.f32(big));
+    // floor(log2(absmax)) from the exponent bits. A subnormal absmax
+    // (biased exponent 0) is below 2^-126, so its scale clamps to 2^-127
+    // whatever its exact exponent (emax >= 2).
+    Value biased = e.shr(e.bitcast(absmax, b.getI32Type()), 23);
+    // x = floor(log2(absmax)) - emax + 127: the scale's biased exponent.
+    Value x = e.sub(biased, e.i32(num::mxEmax(format)));
+    // Clamp to E8M0's smallest value 2^-127 (biased 0); the largest f32
+    // gives 2^(127 - emax), inside E8M0's range.
+    x = arith::MaxSIOp::create(b, loc, x, e.i32(0));
+    // 2^(x - 127): a normal f32 for x >= 1, the subnormal 2^-127 for 0.
+    Value bits = e.select(e.cmp(IP::eq, x, e.i32(0)), e.i32(0x00400000u),
+                          e.shl(x, 23));
+    Value scale = e.bitcast(bits, b.getF32Type());
+    Value zero = arith::CmpFOp::create(b, loc, P::OEQ, absmax, e.f32(0.0f));
+    return {e.select(zero, e.f32(1.0f), scale), Value()};
+  }
   if (scheme.isFloat() || scheme.getSymmetric()) {
     // numerics::symmetricParams; absmax is already >= 0 and not NaN.
     auto format = static_cast<num::StorageFormat>(scheme.getFormat());

@@ -370,10 +370,10 @@ func.func @e8m0_not_pow2(%q: tensor<4x64xf8E4M3FN>) -> tensor<4x64xf32> {
 
 // -----
 
-func.func @e8m0_dynamic(%x: tensor<4x64xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{computes absmax / max scales at run time; e8m0 (MX) scales are not computed dynamically yet}}
-  %s = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf32> -> tensor<4x2xf32>
-  return %s : tensor<4x2xf32>
+func.func @e8m0_dynamic_shape(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{scale of type 'tensor<4x4xf32>' does not match the per_group(1, 32) granularity; expected tensor<4x2xf32>}}
+  %s = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<4x64xf32> -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
 }
 
 // -----
@@ -398,7 +398,7 @@ func.func @e4m3_not_e4m3_times_global(%q: tensor<1x32xf4E2M1FN>) -> tensor<1x32x
 // -----
 
 func.func @e4m3_dynamic(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{computes absmax / max scales at run time; e4m3 (NVFP4) scales are not computed dynamically yet: quantize constant weights with octet-quantize-weights format=nvfp4}}
+  // expected-error @+1 {{e4m3 (NVFP4) scales need the tensor's global scale, which is not computed at run time yet: quantize constant weights with octet-quantize-weights format=nvfp4}}
   %s = octet.compute_params %x as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }

@@ -143,6 +143,15 @@ func.func @e4m3_block(%x: tensor<?x256xf8E4M3FN>, %w: tensor<256x48xf8E4M3FN>,
   return %y : tensor<?x48xf32>
 }
 
+// W-MX / A-MX: MXFP8 on both operands (E8M0 scales per block of 32).
+func.func @mx_e4m3(%x: tensor<?x128xf8E4M3FN>, %w: tensor<128x40xf8E4M3FN>,
+    %sx: tensor<?x4xf32>, %sw: tensor<4x40xf32>) -> tensor<?x40xf32> {
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x4xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<4x40xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32), e8m0>
+         : tensor<?x128xf8E4M3FN>, tensor<128x40xf8E4M3FN> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
 // Element-wise ops.
 func.func @quantize_i8_axis(%x: tensor<?x37xf32>, %s: tensor<37xf32>) -> tensor<?x37xi8> {
   %q = octet.quantize %x scale(%s : tensor<37xf32>) as <i8, per_axis(1)>
@@ -191,4 +200,13 @@ func.func @params_group_u8(%x: tensor<?x96xf16>) -> (tensor<?x3xf32>, tensor<?x3
 func.func @params_tensor_e4m3(%x: tensor<?x17xf32>) -> tensor<f32> {
   %s = octet.compute_params %x as <f8E4M3FN> : tensor<?x17xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// OCP MXFP8 activations (the w8a8-mxfp8 recipe): an E8M0 scale per token
+// and block of 32, then the codes.
+func.func @params_mx_e4m3(%x: tensor<?x96xf32>) -> (tensor<?x3xf32>, tensor<?x96xf8E4M3FN>) {
+  %s = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0> : tensor<?x96xf32> -> tensor<?x3xf32>
+  %q = octet.quantize %x scale(%s : tensor<?x3xf32>) as <f8E4M3FN, per_group(1, 32), e8m0>
+         : tensor<?x96xf32> -> tensor<?x96xf8E4M3FN>
+  return %s, %q : tensor<?x3xf32>, tensor<?x96xf8E4M3FN>
 }

@@ -13,6 +13,8 @@
 // RUN: echo 'func.func @f() { return }' | not octet-opt --octet-quantize-activations="mode=static stats=%S/Inputs/stats.json" 2>&1 | FileCheck %s --check-prefix=NOOBS
 // RUN: not octet-opt %s --octet-quantize-activations="mode=dynamic format=nf4" 2>&1 | FileCheck %s --check-prefix=NF4ACT
 // RUN: not octet-opt %s --octet-quantize-activations="mode=dynamic format=f4E2M1FN" 2>&1 | FileCheck %s --check-prefix=FP4ACT
+// RUN: not octet-opt %s --octet-quantize-activations="mode=static format=mxfp8 stats=%S/Inputs/stats.json" 2>&1 | FileCheck %s --check-prefix=MXSTATIC
+// RUN: not octet-opt %s --octet-quantize-activations="format=mxfp8 granularity=per-tensor" 2>&1 | FileCheck %s --check-prefix=MXTENSOR
 
 // MISSING: error: calibration statistics '{{.*}}stats.json' have no entry for observed tensor 'fc2.input'
 // NOSTATS: error: octet-quantize-activations: mode=static needs stats=FILE.json (written by octet-run --calibrate)
@@ -21,10 +23,12 @@
 // PCT: error: octet-quantize-activations: bad percentile 'percentile:120'; expected percentile:P with 0 < P <= 100
 // FP8MSE: error: octet-quantize-activations: method=mse models uniform integer steps; use minmax or percentile:P for FP8
 // MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
-// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN or f8E5M2
+// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 or mxfp8-e5m2
 // FP8ASYM: error: octet-quantize-activations: FP8 activations are symmetric; drop symmetric=false
 // GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token, per-token-group or per-tensor
 // BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?
+// MXSTATIC: error: octet-quantize-activations: mxfp8 activations are dynamic (an E8M0 scale per token and block of 32, computed at run time); use mode=dynamic
+// MXTENSOR: error: octet-quantize-activations: mxfp8 scales are per token and block of 32 along K; granularity=per-tensor does not apply
 // NOOBS: error: octet-quantize-activations: mode=static found no octet.observe ops; run octet-instrument and calibrate first
 func.func @main(%x: tensor<4x64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) -> tensor<4x8xf32> {
   %w = octet.dequantize %wq scale(%sw : tensor<8xf32>) as <i8, per_axis(1)> : tensor<64x8xi8> -> tensor<64x8xf32>

@@ -202,6 +202,13 @@ mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
   SmallVector<float> scales;
   SmallVector<int32_t> zps;
   for (const num::RangeStats &st : stats) {
+    if (scheme.hasE8M0Scales()) {
+      // +-inf counts as the largest finite float, as in every lowering.
+      scales.push_back(
+          num::e8m0Scale(std::fmin(st.absmax, num::kFloatMax), format));
+      zps.push_back(0);
+      continue;
+    }
     num::QuantParams p = num::paramsFromStats(st, format, range, symmetric);
     scales.push_back(p.scale);
     zps.push_back(p.zeroPoint);

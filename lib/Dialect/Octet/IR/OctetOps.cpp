@@ -264,15 +264,11 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
 LogicalResult ComputeParamsOp::verify() {
   auto emit = [&]() { return emitOpError(); };
   SchemeAttr scheme = getScheme();
-  if (scheme.hasE8M0Scales() || scheme.hasE4M3Scales())
-    return emitOpError() << "computes absmax / max scales at run time; "
-                         << (scheme.hasE8M0Scales() ? "e8m0 (MX)"
-                                                    : "e4m3 (NVFP4)")
-                         << " scales are not computed dynamically "
-                            "yet: quantize constant weights with "
-                            "octet-quantize-weights format="
-                         << (scheme.hasE8M0Scales() ? "mxfp8 / mxfp4"
-                                                    : "nvfp4");
+  if (scheme.hasE4M3Scales())
+    return emitOpError()
+           << "e4m3 (NVFP4) scales need the tensor's global scale, which "
+              "is not computed at run time yet: quantize constant weights "
+              "with octet-quantize-weights format=nvfp4";
   auto inType = getInput().getType();
   bool wantZp = !scheme.isFloat() && !scheme.getSymmetric();
   if (wantZp && !getZeroPoint())

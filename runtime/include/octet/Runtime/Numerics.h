@@ -606,6 +606,13 @@ OCTET_HD ClipResult absmaxClip(const RangeStats &stats, StorageFormat f,
           1.0f};
 }
 
+/// The largest normal exponent of an MX element format (E4M3: 8, E5M2:
+/// 15, E2M1: 2).
+OCTET_HD int mxEmax(StorageFormat f) {
+  return f == StorageFormat::F8E5M2 ? 15
+                                    : (f == StorageFormat::F4E2M1FN ? 2 : 8);
+}
+
 /// The shared scale of an OCP Microscaling block (MX formats v1.0, 6.3):
 /// X = 2^(floor(log2(absmax)) - emax), emax the element format's largest
 /// normal exponent (E4M3: 8, E5M2: 15, E2M1: 2), clamped to E8M0's 2^-127 .. 2^127.
@@ -633,9 +640,7 @@ OCTET_HD float e8m0Scale(float absmax, StorageFormat f, bool roundUp = false) {
       ++msb;
     e = msb - 149;
   }
-  const int emax =
-      f == StorageFormat::F8E5M2 ? 15 : (f == StorageFormat::F4E2M1FN ? 2 : 8);
-  int x = e - emax;
+  int x = e - mxEmax(f);
   // maxFinite * 2^x in double is exact (no overflow or underflow there).
   if (roundUp && static_cast<double>(absmax) >
                      static_cast<double>(fp8MaxFinite(f)) * std::ldexp(1.0, x))

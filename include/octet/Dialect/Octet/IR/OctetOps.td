@@ -141,12 +141,19 @@ def Octet_ComputeParamsOp : Octet_Op<"compute_params", [Pure]> {
     - asymmetric: the range [min, max] is widened to include 0, then
       `scale = (max - min) / (qmax - qmin)` and
       `zero_point = clamp(roundHalfEven(qmin - min / scale), qmin, qmax)`.
+    - E8M0 scales (`e8m0`, OCP MX: MXFP8 / MXFP4 activations quantized at
+      run time): `scale = 2^(floor(log2(absmax)) - emax)`, emax the element
+      format's largest normal exponent (8 for E4M3FN, 15 for E5M2, 2 for
+      E2M1), clamped to 2^-127 .. 2^127 (the spec's shared-scale rule; the
+      block's largest values may then saturate). An all-zero group gets
+      scale 1. E4M3 (NVFP4) scales are not computed at run time.
 
     NaN elements are ignored and +-inf count as the largest finite float.
     The scale is guarded so that it is always a positive, finite, normal
     f32: an all-zero (or all-NaN) group gets scale 1 (its codes are the zero
     point and dequantize to exactly 0), a scale below the smallest normal
-    becomes FLT_MIN. With a constant input the op folds to constants.
+    becomes FLT_MIN (E8M0 scales are powers of two instead, 2^-127 being
+    the one subnormal). With a constant input the op folds to constants.
 
     Example:
 
@@ -156,6 +163,9 @@ def Octet_ComputeParamsOp : Octet_Op<"compute_params", [Pure]> {
            : tensor<?x4096xf32> -> tensor<?xf32>
     %s2, %z2 = octet.compute_params %w as <u4, per_group(1, 128), asymmetric>
            : tensor<4096x4096xf16> -> tensor<4096x32xf32>, tensor<4096x32xi32>
+    // MXFP8 activations: one E8M0 scale per token and block of 32.
+    %s3 = octet.compute_params %x as <f8E4M3FN, per_group(1, 32), e8m0>
+           : tensor<?x4096xf32> -> tensor<?x128xf32>
     ```
   }];
   let arguments = (ins Octet_FloatTensor:$input, Octet_SchemeAttr:$scheme);
