@@ -266,6 +266,9 @@ WEIGHT_RECIPES = {
     # OCP MXFP8 on both operands: E4M3 weights and activations in blocks
     # of 32 along K with E8M0 scales (the activations' computed at run time).
     "w8a8-mxfp8": "recipe=w8a8-mxfp8",
+    # MXFP4 weights with MXFP8 (W4A8) or MXFP4 (W4A4) run-time activations.
+    "w4a8-mxfp4": "recipe=w4a8-mxfp4",
+    "w4a4-mxfp4": "recipe=w4a4-mxfp4",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
     # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of

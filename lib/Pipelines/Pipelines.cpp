@@ -197,7 +197,9 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "E4M3 activations per token and group of group-size, "
                      "f32 scales) | w8a8-mxfp8 (MXFP8 weights and dynamic "
                      "MXFP8 activations: E8M0 scales per token and block "
-                     "of 32)"),
+                     "of 32) | w4a8-mxfp4 (MXFP4 weights, MXFP8 "
+                     "activations) | w4a4-mxfp4 (MXFP4 weights and "
+                     "activations)"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -245,6 +247,12 @@ constexpr RecipeInfo kRecipes[] = {
     // both; elsewhere each block's partial sums are scaled).
     {QuantRecipe::w8a8_mxfp8, "w8a8-mxfp8", "mxfp8", "w8a16", "per-group",
      "dynamic", "mxfp8", "w8a8"},
+    // MXFP4 weights with MXFP8 or MXFP4 activations (kind::mxf8f6f4 takes
+    // the mixed pair, kind::mxf4 the FP4 one).
+    {QuantRecipe::w4a8_mxfp4, "w4a8-mxfp4", "mxfp4", "w8a16", "per-group",
+     "dynamic", "mxfp8", "w8a8"},
+    {QuantRecipe::w4a4_mxfp4, "w4a4-mxfp4", "mxfp4", "w8a16", "per-group",
+     "dynamic", "mxfp4", "w8a8"},
 };
 
 const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
@@ -323,7 +331,9 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   // The OCP MX block is 32 elements, NVFP4's 16.
   if (spec.recipe == QuantRecipe::w8a16_mxfp8 ||
       spec.recipe == QuantRecipe::w4a16_mxfp4 ||
-      spec.recipe == QuantRecipe::w8a8_mxfp8)
+      spec.recipe == QuantRecipe::w8a8_mxfp8 ||
+      spec.recipe == QuantRecipe::w4a8_mxfp4 ||
+      spec.recipe == QuantRecipe::w4a4_mxfp4)
     weights.groupSize = 32;
   if (spec.recipe == QuantRecipe::w4a16_nvfp4)
     weights.groupSize = 16;
@@ -465,7 +475,8 @@ struct OctetPipelineOptions : public RecipeOptions<OctetPipelineOptions> {
       llvm::cl::desc("Quantization recipe, as in octet-quantize: w8a16, "
                      "w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, "
                      "w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, "
-                     "w8a8-fp8-block, w8a8-mxfp8"),
+                     "w8a8-fp8-block, w8a8-mxfp8, w4a8-mxfp4, "
+                     "w4a4-mxfp4"),
       llvm::cl::init("w8a8")};
   Option<std::string> target{
       *this, "target",

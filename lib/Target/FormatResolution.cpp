@@ -154,8 +154,9 @@ target::resolveAutoFormat(TargetAttr targetAttr, Recipe recipe,
   std::optional<StorageFormat> format = toStorageFormat(choice->elem);
   if (!format) {
     emitError() << choice->reason
-                << "; block-scaled FP4 MMA (FP4 activations) is not lowered "
-                   "yet: quantize the weights alone with format=mxfp4";
+                << "; format=auto does not choose FP4 block formats yet: "
+                   "name them (octet-quantize recipe=w4a4-mxfp4, or "
+                   "format=mxfp4 for the weights and the activations)";
     return failure();
   }
   return *format;

@@ -104,8 +104,8 @@ static std::string schemeProblem(std::optional<SchemeAttr> lhs,
       os << "the activation scale (" << lhs->getGranularityString()
          << ") varies along the reduction dimension"
          << (alongK ? " in groups that are not the weight's" : "");
-    else if (lhs->isFloat8() != rhs.isFloat8())
-      os << "mixed integer and FP8 operands";
+    else if (lhs->isFloat() != rhs.isFloat())
+      os << "mixed integer and float-coded (FP8 / FP4) operands";
     return why.empty() ? why : why;
   }
   Granularity g = rhs.getGranularity();

@@ -131,10 +131,11 @@ struct OctetQuantizeActivationsPass
 
   void runOnOperation() override {
     // OCP MX activations: the element format, E8M0 scales per block of 32.
-    mx = format == "mxfp8" || format == "mxfp8-e5m2";
+    mx = format == "mxfp8" || format == "mxfp8-e5m2" || format == "mxfp4";
     std::optional<StorageFormat> fmt =
         format == "mxfp8"        ? std::optional(StorageFormat::f8E4M3FN)
         : format == "mxfp8-e5m2" ? std::optional(StorageFormat::f8E5M2)
+        : format == "mxfp4"      ? std::optional(StorageFormat::f4E2M1FN)
                                  : parseFormat(format);
     if (format == "auto") {
       // The chip and the recipe choose (e.g. W8A8 is FP8 E4M3 on sm_89+,
@@ -164,22 +165,29 @@ struct OctetQuantizeActivationsPass
     if (!fmt) {
       getOperation()->emitError()
           << "octet-quantize-activations: unknown format '" << format
-          << "'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 or "
-             "mxfp8-e5m2";
+          << "'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8, "
+             "mxfp8-e5m2 or mxfp4";
       return signalPassFailure();
     }
-    if (num::isFloat4(toNumerics(*fmt)) || num::isNf4(toNumerics(*fmt))) {
+    if (num::isNf4(toNumerics(*fmt))) {
       getOperation()->emitError()
-          << "octet-quantize-activations: " << stringifyStorageFormat(*fmt)
-          << " activations are not supported (FP4 and NF4 weights are "
-             "weight-only: the activations stay float)";
+          << "octet-quantize-activations: nf4 activations are not supported "
+             "(NF4 weights are weight-only: the activations stay float)";
       return signalPassFailure();
     }
-    bool fp8 = num::isFloat8(toNumerics(*fmt));
-    if (fp8 && !symmetric) {
+    if (num::isFloat4(toNumerics(*fmt)) && !mx) {
       getOperation()->emitError()
-          << "octet-quantize-activations: FP8 activations are symmetric; "
-             "drop symmetric=false";
+          << "octet-quantize-activations: f4E2M1FN activations need block "
+             "scales; use format=mxfp4 (E2M1 in blocks of 32 with E8M0 "
+             "scales)";
+      return signalPassFailure();
+    }
+    bool floatCodes = num::isFloat8(toNumerics(*fmt)) ||
+                      num::isFloat4(toNumerics(*fmt));
+    if (floatCodes && !symmetric) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: FP8 and FP4 activations are "
+             "symmetric; drop symmetric=false";
       return signalPassFailure();
     }
     if (mode == "dynamic")
@@ -199,7 +207,7 @@ struct OctetQuantizeActivationsPass
     signalPassFailure();
   }
 
-  /// format=mxfp8 / mxfp8-e5m2.
+  /// format=mxfp8 / mxfp8-e5m2 / mxfp4.
   bool mx = false;
 
   SchemeAttr makeScheme(StorageFormat fmt, Granularity g, int64_t axis,
@@ -235,14 +243,16 @@ struct OctetQuantizeActivationsPass
     return ws.getGroupSize();
   }
 
-  /// The weight's format family must match the activation's.
+  /// The weight's format family must match the activation's: integer
+  /// with integer, float codes (FP8 / FP4) with float codes; NF4 weights
+  /// are weight-only.
   bool compatible(ActivationSite &site, StorageFormat fmt) {
     if (!site.weight)
       return true;
-    bool fp8 = num::isFloat8(toNumerics(fmt));
-    if (!site.weight.getScheme().isFloat4() &&
-        !site.weight.getScheme().isNf4() &&
-        site.weight.getScheme().isFloat8() == fp8)
+    bool floatCodes = num::isFloat8(toNumerics(fmt)) ||
+                      num::isFloat4(toNumerics(fmt));
+    if (!site.weight.getScheme().isNf4() &&
+        site.weight.getScheme().isFloat() == floatCodes)
       return true;
     site.op->emitRemark()
         << "octet-quantize-activations: activation format '"
@@ -303,9 +313,9 @@ struct OctetQuantizeActivationsPass
           site.op->emitRemark()
               << "octet-quantize-activations: " << format
               << " activations need a weight quantized in blocks of 32 "
-                 "along K (format=mxfp8, or an FP8 format with "
-                 "granularity=per-group group-size=32) and a static K; "
-                 "activation left in float";
+                 "along K (format=mxfp8 / mxfp4, or an FP8 / FP4 format "
+                 "with granularity=per-group group-size=32) and a static "
+                 "K; activation left in float";
           continue;
         }
         scheme = makeMxScheme(fmt, kDim);

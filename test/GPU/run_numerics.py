@@ -218,6 +218,8 @@ CASES = {
     "e4m3_block": (["e4m3", "e4m3", "scale_big", "scale_big", "f32"], "close",
                    None),
     "mx_e4m3": (["e4m3", "e4m3", "scale_big", "scale_big"], "close", None),
+    "mx_e4m3_x_e2m1": (["e4m3", "f32", "scale_big", "scale_big"], "close",
+                       None),
     "quantize_i8_axis": (["f32_specials", "out_scale"], "exact", None),
     "quantize_e4m3": (["f32_specials", "scale_big"], "exact", None),
     "quantize_e5m2_bf16": (["bf16_specials", "scale_big"], "exact", None),

@@ -18,7 +18,7 @@ func.func private @mxfp4() attributes {octet.test.recipe = "mxfp4", octet.test.r
 
 // Where it has it, octet schemes cannot store the codes yet.
 module attributes {octet.target = #octet.target<"sm_100a">} {
-// expected-error@+1 {{nvfp4 weight on sm_100a: e2m1 (block-scaled MMA with ue4m3 / 16 scales); block-scaled FP4 MMA (FP4 activations) is not lowered yet: quantize the weights alone with format=mxfp4}}
+// expected-error@+1 {{nvfp4 weight on sm_100a: e2m1 (block-scaled MMA with ue4m3 / 16 scales); format=auto does not choose FP4 block formats yet: name them (octet-quantize recipe=w4a4-mxfp4, or format=mxfp4 for the weights and the activations)}}
 func.func private @nvfp4() attributes {octet.test.recipe = "nvfp4", octet.test.role = "weight"}
 }
 

@@ -52,14 +52,16 @@ enum class QuantRecipe {
   w4a16_nvfp4,  ///< NVFP4 (E2M1, E4M3 scales / 16 x global) weights.
   w8a8_fp8_block, ///< DeepSeek-V3 block-wise FP8: E4M3 weights in 128 x 128
                   ///< blocks, dynamic 1 x 128 activation groups.
-  w8a8_mxfp8      ///< OCP MXFP8 weights and dynamic MXFP8 activations.
+  w8a8_mxfp8,     ///< OCP MXFP8 weights and dynamic MXFP8 activations.
+  w4a8_mxfp4,     ///< OCP MXFP4 weights, dynamic MXFP8 activations.
+  w4a4_mxfp4      ///< OCP MXFP4 weights and dynamic MXFP4 activations.
 };
 /// "w8a16", "w4a16", "w3a16", "w8a8", "w8a8-dynamic", "w8a8-static",
 /// "w8a8-fp8", "w8a16-mxfp8", "w4a16-mxfp4", "w4a16-nvfp4",
-/// "w8a8-fp8-block", "w8a8-mxfp8".
+/// "w8a8-fp8-block", "w8a8-mxfp8", "w4a8-mxfp4", "w4a4-mxfp4".
 llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
 std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
-/// "w8a16, w4a16, ..., w8a8-fp8-block or w8a8-mxfp8" (the recipes in
+/// "w8a16, w4a16, ..., w4a8-mxfp4 or w4a4-mxfp4" (the recipes in
 /// order).
 std::string getValidQuantRecipeNames();
 

@@ -478,11 +478,12 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
       group along K, so that `octet-fold-scales` makes a block-wise
       `octet.matmul`; DeepSeek-V3's 1 x 128 FP8 activation groups; a weight
       without groups along K gets per-token scales and a remark) or per
-      tensor. `format=mxfp8` (E4M3) / `mxfp8-e5m2` quantizes to OCP MXFP8:
-      per token and block of 32 along K, each block's E8M0 scale
-      `2^(floor(log2(absmax)) - emax)` computed at run time (the weight
-      must be in blocks of 32 along K, e.g. `octet-quantize-weights
-      format=mxfp8`; otherwise the activation stays float with a remark).
+      tensor. `format=mxfp8` (E4M3) / `mxfp8-e5m2` / `mxfp4` (E2M1)
+      quantizes to OCP MX: per token and block of 32 along K, each block's
+      E8M0 scale `2^(floor(log2(absmax)) - emax)` computed at run time (the
+      weight must be FP8 or FP4 in blocks of 32 along K, e.g.
+      `octet-quantize-weights format=mxfp8` or `mxfp4`: W8A8, W4A8 or W4A4
+      MX; otherwise the activation stays float with a remark).
     - `mode=static`: every `octet.observe` (see `octet-instrument`) is
       replaced by a quantize/dequantize pair with frozen per-tensor
       parameters computed from `stats=FILE.json` (written by `octet-run
@@ -493,8 +494,8 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
       threshold and the estimated SQNR per tensor.
 
     The activation format must be in the weight's family (integer with
-    integer, FP8 with FP8); otherwise the activation stays float with a
-    remark.
+    integer, FP8 / FP4 with FP8 / FP4; NF4 weights stay weight-only);
+    otherwise the activation stays float with a remark.
 
     Example (dynamic, i8 per token):
 
@@ -509,9 +510,10 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
            "dynamic (run-time per-token parameters) or static (calibrated)">,
     Option<"format", "format", "std::string", /*default=*/"\"i8\"",
            "Activation format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 / "
-           "mxfp8-e5m2 (OCP MXFP8: dynamic E8M0 scales per token and block "
-           "of 32 along K, for weights in blocks of 32), or auto (from the "
-           "module's #octet.target and `recipe`)">,
+           "mxfp8-e5m2 / mxfp4 (OCP MXFP8 / MXFP4: dynamic E8M0 scales per "
+           "token and block of 32 along K, for FP8 or FP4 weights in blocks "
+           "of 32), or auto (from the module's #octet.target and "
+           "`recipe`)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a8\"",
            "format=auto: the recipe the format is chosen for (w8a8, fp8)">,
     Option<"symmetric", "symmetric", "bool", /*default=*/"true",

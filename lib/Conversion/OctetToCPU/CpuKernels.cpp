@@ -29,7 +29,9 @@ using namespace mlir::octet::cpu;
 
 /// "e4m3" / "e5m2" for an FP8 field of GemmConfig.
 static std::string fp8Name(std::optional<StorageFormat> format) {
-  return format == StorageFormat::f8E5M2 ? "e5m2" : "e4m3";
+  return format == StorageFormat::f8E5M2     ? "e5m2"
+         : format == StorageFormat::f4E2M1FN ? "e2m1"
+                                             : "e4m3";
 }
 
 static const char *paramName(Param p) {
@@ -224,18 +226,20 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.lhsGroupScale = get("lhs_group_scale");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
-  auto fp8 = [&](StringRef name) -> std::optional<StorageFormat> {
+  auto fp8 = [&](StringRef name, bool fp4) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);
     if (!v)
       return std::nullopt;
     std::optional<StorageFormat> format = symbolizeStorageFormat(v.getValue());
     if (!format || (*format != StorageFormat::f8E4M3FN &&
-                    *format != StorageFormat::f8E5M2))
+                    *format != StorageFormat::f8E5M2 &&
+                    !(fp4 && *format == StorageFormat::f4E2M1FN)))
       ok = false;
     return format;
   };
-  c.lhsFp8 = fp8("lhs_fp8");
-  c.rhsFp8 = fp8("rhs_fp8");
+  // The lhs codes (one per byte) may be FP4; FP4 rhs codes are nibbles.
+  c.lhsFp8 = fp8("lhs_fp8", /*fp4=*/true);
+  c.rhsFp8 = fp8("rhs_fp8", /*fp4=*/false);
   if (c.lhsGroupScale && (!c.lhsFp8 || !c.group || c.sa != Param::none))
     ok = false;
   if (c.group < 0 || c.group % 8 != 0)

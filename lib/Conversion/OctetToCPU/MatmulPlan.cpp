@@ -31,9 +31,11 @@ std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
                                                   MatmulOp op) {
   switch (strategy.getKind()) {
   case StrategyKind::fallback:
-    // A dequantize fallback of FP8 is what the FP8 kernels do (decode to
-    // f32 in registers); other fallbacks take the portable path.
-    if (!op.getRhsScheme().isFloat8())
+    // A dequantize fallback of FP8 / FP4 codes on both sides is what the
+    // float-code kernels do (decode to f32 in registers); other fallbacks
+    // take the portable path.
+    if (!op.getRhsScheme().isFloat8() &&
+        !(op.getRhsScheme().isFloat4() && op.getLhsScheme()))
       return std::nullopt;
     [[fallthrough]];
   case StrategyKind::weight_only:
@@ -135,7 +137,7 @@ static LogicalResult planRhsScale(MatmulOp op, Plan &plan, std::string &why) {
   // Weight-only, or block-wise FP8 (the lhs in the same groups): per-group
   // scales along K (groups of a multiple of 8 rows that divides K), applied
   // per group in the kernel.
-  bool blockFp8 = op.hasGroupedLhs() && op.getLhsScheme()->isFloat8();
+  bool blockFp8 = op.hasGroupedLhs() && op.getLhsScheme()->isFloat();
   if (!sb && (op.hasFloatLhs() || blockFp8) &&
       rhsScheme.getGranularity() == Granularity::per_group &&
       rhsScheme.getAxis() == 0 && rhsScheme.getGroupSize() % 8 == 0 &&
@@ -190,27 +192,27 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     return reject(why, "float lhs is not f32");
   c.weightOnly = true;
   c.isa = isa == Isa::fma512 ? Isa::fma512 : Isa::fma;
-  if (fp8) {
+  if (fp8)
     c.rhsFp8 = rhsScheme.getFormat();
-    if (lhsFp8) {
-      c.lhsFp8 = lhsFp8->getFormat();
-      if (op.hasGroupedLhs()) {
-        // Block-wise: planRhsScale took the rhs groups; the lhs scale of
-        // each row and group multiplies the decoded lhs.
-        c.lhsGroupScale = true;
-        c.sa = Param::none;
-      } else {
-        std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
-        if (!sa)
-          return reject(why, "lhs scale is not per-tensor or per-row");
-        c.sa = *sa;
-      }
+  if (lhsFp8) {
+    // FP8 or FP4 lhs codes, decoded as the kernel reads them.
+    c.lhsFp8 = lhsFp8->getFormat();
+    if (op.hasGroupedLhs()) {
+      // Block-wise: planRhsScale took the rhs groups; the lhs scale of
+      // each row and group multiplies the decoded lhs.
+      c.lhsGroupScale = true;
+      c.sa = Param::none;
+    } else {
+      std::optional<Param> sa = paramKind(*lhsFp8, 0, plan.k);
+      if (!sa)
+        return reject(why, "lhs scale is not per-tensor or per-row");
+      c.sa = *sa;
     }
-    // The epilogue applies no lhs scale after per-group rhs scales.
-    if (c.group && lhsFp8 && !c.lhsGroupScale)
-      return reject(why, "per-group FP8 rhs scales with a per-row or "
-                         "per-tensor FP8 lhs scale");
   }
+  // The epilogue applies no lhs scale after per-group rhs scales.
+  if (c.group && lhsFp8 && !c.lhsGroupScale)
+    return reject(why, "per-group float-coded rhs scales with a per-row or "
+                       "per-tensor lhs scale");
   // A transposed constant is transposed once here instead of on every
   // call; any other rhs is read where it is. 4-bit codes are packed two
   // per byte here, so they must be constant.
@@ -277,16 +279,18 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
     return reject(why, "empty K or N");
   SchemeAttr rhsScheme = op.getRhsScheme();
   bool nibbles = rhsScheme.getStorageBits() == 4; // i4, u4, f4E2M1FN, nf4
+  // An FP8 or FP4 lhs (one code per byte; named lhsFp8 in the config).
   std::optional<SchemeAttr> lhsFp8;
-  if (std::optional<SchemeAttr> ls = op.getLhsScheme(); ls && ls->isFloat8())
+  if (std::optional<SchemeAttr> ls = op.getLhsScheme(); ls && ls->isFloat())
     lhsFp8 = *ls;
-  // FP8 x FP8 (or f32 x FP8): decoded to f32 in the f32 loop nests (x86
-  // has no FP8 arithmetic; this is the dequantize fallback, done in the
-  // kernel's registers).
+  // FP8 / FP4 x FP8 / FP4 (or f32 x FP8): decoded to f32 in the f32 loop
+  // nests (x86 has no FP8 or FP4 arithmetic; this is the dequantize
+  // fallback, done in the kernel's registers).
   bool fp8 = rhsScheme.isFloat8() && (lhsFp8 || op.hasFloatLhs());
-  if (lhsFp8 && !rhsScheme.isFloat8())
-    return reject(why, "FP8 lhs with a non-FP8 rhs");
-  if (!isByteInteger(rhsScheme) && !fp8 && !(nibbles && op.hasFloatLhs()))
+  if (lhsFp8 && !rhsScheme.isFloat())
+    return reject(why, "float-coded lhs with an integer rhs");
+  if (!isByteInteger(rhsScheme) && !fp8 &&
+      !(nibbles && (op.hasFloatLhs() || rhsScheme.isFloat4())))
     return reject(why, op.hasFloatLhs() ? "rhs format is not i8/u8/i4/u4/FP8/FP4/NF4"
                                         : "rhs format is not i8/u8");
   plan.config.rhsUnsigned = rhsScheme.isUnsigned();

@@ -123,8 +123,9 @@ struct MatmulConfig {
   int64_t gemvRows = 4;
 
   bool floatLhs() const { return !lhsScheme.has_value(); }
-  bool fp8() const { return !floatLhs() && rhsScheme.isFloat8(); }
-  bool intAcc() const { return !floatLhs() && !rhsScheme.isFloat8(); }
+  /// Float codes on both sides (FP8 and / or FP4), decoded to f32.
+  bool fp8() const { return !floatLhs() && rhsScheme.isFloat(); }
+  bool intAcc() const { return !floatLhs() && !rhsScheme.isFloat(); }
   bool grouped() const {
     return rhsScheme.getGranularity() == Granularity::per_group;
   }

@@ -278,7 +278,8 @@ MatmulSteps::MatmulSteps(MatmulOp op, MatmulOp::Adaptor adaptor, OpBuilder &b)
   lhsScheme = op.getLhsScheme();
   rhsScheme = op.getRhsScheme();
   floatLhs = !lhsScheme;
-  fp8 = rhsScheme.isFloat8() && !floatLhs;
+  // Float codes on both sides (FP8 and / or FP4): decoded to f32.
+  fp8 = rhsScheme.isFloat() && !floatLhs;
   intAcc = !floatLhs && !fp8;
   batched = lhsType.getRank() == 3;
   rhsBatched = rhsType.getRank() == 3;

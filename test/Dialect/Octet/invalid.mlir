@@ -53,8 +53,9 @@ func.func @fp4_storage_type(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xi4> 
 
 // -----
 
-func.func @fp4_quantized_lhs(%a: tensor<4x64xi8>, %w: tensor<64x8xf4E2M1FN>, %s: tensor<f32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'octet.matmul' op FP4 (f4E2M1FN) operands are weight-only: the rhs may be FP4 when the lhs is float, but lhs 'i8' is quantized (W4A4 FP4 matmuls are not lowered yet)}}
+// An integer lhs with FP4 weights (FP4 pairs with FP8 or FP4 only).
+func.func @fp4_integer_lhs(%a: tensor<4x64xi8>, %w: tensor<64x8xf4E2M1FN>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'octet.matmul' op lhs 'i8' and rhs 'f4E2M1FN' must both be integer or both float codes (FP8 / FP4)}}
   %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <f4E2M1FN> : tensor<4x64xi8>, tensor<64x8xf4E2M1FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
@@ -264,7 +265,7 @@ func.func @matmul_rhs_scale_along_k(%a: tensor<4x64xf32>, %w: tensor<64x8xi8>, %
 // -----
 
 func.func @matmul_int_fp8(%a: tensor<4x64xi8>, %w: tensor<64x8xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'octet.matmul' op lhs 'i8' and rhs 'f8E4M3FN' must both be integer or both FP8}}
+  // expected-error @+1 {{'octet.matmul' op lhs 'i8' and rhs 'f8E4M3FN' must both be integer or both float codes (FP8 / FP4)}}
   %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <f8E4M3FN> : tensor<4x64xi8>, tensor<64x8xf8E4M3FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }

@@ -152,6 +152,19 @@ func.func @mx_e4m3(%x: tensor<?x128xf8E4M3FN>, %w: tensor<128x40xf8E4M3FN>,
   return %y : tensor<?x40xf32>
 }
 
+// W4A8 MX: MXFP8 activations x MXFP4 weights (FP4 has no C form: the
+// weights are quantized on the device first, a buffer of E2M1 codes
+// between two kernels).
+func.func @mx_e4m3_x_e2m1(%x: tensor<?x128xf8E4M3FN>, %wf: tensor<128x40xf32>,
+    %sx: tensor<?x4xf32>, %sw: tensor<4x40xf32>) -> tensor<?x40xf32> {
+  %w = octet.quantize %wf scale(%sw : tensor<4x40xf32>) as <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<128x40xf32> -> tensor<128x40xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x4xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<4x40xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x128xf8E4M3FN>, tensor<128x40xf4E2M1FN> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
 // Element-wise ops.
 func.func @quantize_i8_axis(%x: tensor<?x37xf32>, %s: tensor<37xf32>) -> tensor<?x37xi8> {
   %q = octet.quantize %x scale(%s : tensor<37xf32>) as <i8, per_axis(1)>

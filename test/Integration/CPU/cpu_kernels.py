@@ -196,6 +196,24 @@ CASES = {
     "wo_fp4_every_code_m9": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(9, 8),
         rshape=(8, 48), fill="every_code"),
+    # OCP MX on both operands (E8M0 scales per block of 32; the w8a8-mxfp8,
+    # w4a8-mxfp4 and w4a4-mxfp4 recipes): FP8 or FP4 lhs codes (one per
+    # byte) decoded times their block's scale, FP8 or packed FP4 weights.
+    "mx_fp8_x_fp4_m1_bias": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f4E2M1FN", "per_group", 0, 32, e8m0=True), lshape=(1, 256),
+        rshape=(256, 131), bias=True),
+    "mx_fp4_x_fp4_m40_relu_transposed": dict(
+        lhs=S("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f4E2M1FN", "per_group", 0, 32, e8m0=True), lshape=(40, 320),
+        rshape=(320, 70), relu=True, transposed_rhs=True),
+    "mx_fp8_x_fp8_k576_m77": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f8E4M3FN", "per_group", 0, 32, e8m0=True), lshape=(77, 576),
+        rshape=(576, 100), transposed_rhs=True),
+    "fp4_per_token_x_fp8_channel_m9": dict(
+        lhs=S("f4E2M1FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(9, 64), rshape=(64, 20)),
     # NF4 indices (the 16-value table permuted: two ymm halves on AVX2).
     "wo_nf4_per_channel_m1": dict(
         lhs=None, rhs=S("nf4", "per_axis", 1), lshape=(1, 300),

@@ -49,6 +49,8 @@ def params(scheme, shape, asym):
     pshape = scheme.param_shape(shape)
     s = (rng.uniform(0.5, 2.0, pshape) * 2.0 ** rng.integers(-8, -2, pshape)
          ).astype(np.float32)
+    if scheme.e8m0:  # E8M0 scales are powers of two
+        s = (2.0 ** rng.integers(-8, 2, pshape)).astype(np.float32)
     z = None
     if asym:
         z = rng.integers(scheme.qmin, scheme.qmax + 1, pshape).astype(np.int32)
@@ -402,6 +404,24 @@ CASES = {
     "fp8_block_e5m2_requant": dict(
         lhs=S("f8E5M2", "per_group", 1, 8), rhs=S("f8E4M3FN", "per_group", 0, 8),
         lshape=(4, 24), rshape=(24, 5), relu=True, out=S("i8")),
+    # OCP MX on both operands (E8M0 scales per block of 32): MXFP4 x
+    # MXFP4 (W4A4), MXFP8 x MXFP4 (W4A8, constant weights), and an FP4
+    # lhs with per-token scales against FP8 weights per channel.
+    "mx_fp4_fp4_bias": dict(
+        lhs=S("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f4E2M1FN", "per_group", 0, 32, e8m0=True), lshape=(3, 64),
+        rshape=(64, 5), bias=True),
+    "mx_fp8_x_fp4_const": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f4E2M1FN", "per_group", 0, 32, e8m0=True), lshape=(4, 96),
+        rshape=(96, 24), const_rhs=True),
+    "mx_fp8_x_fp8_relu": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f8E4M3FN", "per_group", 0, 32, e8m0=True), lshape=(5, 64),
+        rshape=(64, 9), relu=True, const_rhs=True),
+    "fp4_lhs_per_token_fp8_rhs": dict(
+        lhs=S("f4E2M1FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(3, 40), rshape=(40, 6)),
     "i8_block_asym_both": dict(
         lhs=S("u8", "per_group", 1, 16, symmetric=False),
         rhs=S("u8", "per_group", 0, 16, symmetric=False), lshape=(3, 48),

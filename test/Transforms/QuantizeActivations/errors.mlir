@@ -23,8 +23,8 @@
 // PCT: error: octet-quantize-activations: bad percentile 'percentile:120'; expected percentile:P with 0 < P <= 100
 // FP8MSE: error: octet-quantize-activations: method=mse models uniform integer steps; use minmax or percentile:P for FP8
 // MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
-// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 or mxfp8-e5m2
-// FP8ASYM: error: octet-quantize-activations: FP8 activations are symmetric; drop symmetric=false
+// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8, mxfp8-e5m2 or mxfp4
+// FP8ASYM: error: octet-quantize-activations: FP8 and FP4 activations are symmetric; drop symmetric=false
 // GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token, per-token-group or per-tensor
 // BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?
 // MXSTATIC: error: octet-quantize-activations: mxfp8 activations are dynamic (an E8M0 scale per token and block of 32, computed at run time); use mode=dynamic
@@ -38,5 +38,5 @@ func.func @main(%x: tensor<4x64xf32>, %wq: tensor<64x8xi8>, %sw: tensor<8xf32>) 
   return %y : tensor<4x8xf32>
 }
 
-// NF4ACT: octet-quantize-activations: nf4 activations are not supported (FP4 and NF4 weights are weight-only: the activations stay float)
-// FP4ACT: octet-quantize-activations: f4E2M1FN activations are not supported (FP4 and NF4 weights are weight-only: the activations stay float)
+// NF4ACT: octet-quantize-activations: nf4 activations are not supported (NF4 weights are weight-only: the activations stay float)
+// FP4ACT: octet-quantize-activations: f4E2M1FN activations need block scales; use format=mxfp4 (E2M1 in blocks of 32 with E8M0 scales)

@@ -57,9 +57,10 @@ struct GemmConfig {
   /// The nibbles are FP4 (E2M1) codes or NF4 indices, decoded by a table
   /// permute (vpermps) instead of an integer conversion.
   bool rhsFp4 = false, rhsNf4 = false;
-  /// FP8 operands of the f32 loop nests (decoded per the numerics
-  /// contract): the format (f8E4M3FN / f8E5M2) of an FP8 lhs (W8A8 FP8)
-  /// and of FP8 rhs codes; none for other operands.
+  /// Float-coded operands of the f32 loop nests (decoded per the numerics
+  /// contract): the format of an FP8 or FP4 lhs (f8E4M3FN / f8E5M2 /
+  /// f4E2M1FN, one code per byte: W8A8 FP8, MX W8A8 / W4A8 / W4A4) and of
+  /// FP8 rhs codes (FP4 rhs codes are nibbles: rhsFp4); none otherwise.
   std::optional<StorageFormat> lhsFp8, rhsFp8;
   /// Block-wise FP8 (MatmulOp::hasGroupedLhs, with `group`): the lhs scale
   /// is one per row and group of K (sa[m][k / group]), multiplied into the

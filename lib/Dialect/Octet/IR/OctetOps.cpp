@@ -427,24 +427,20 @@ static LogicalResult verifyMatmulRhs(MatmulOp op) {
            << " is not supported; use per_tensor, per_axis(" << rrank - 1
            << ") (per output channel) or per_group(" << rrank - 2
            << ", size) (groups along K)";
-  if (lhsScheme && (lhsScheme->isFloat4() || rhsScheme.isFloat4()))
-    return op.emitOpError()
-           << "FP4 (f4E2M1FN) operands are weight-only: the rhs may be FP4 "
-              "when the lhs is float, but lhs '"
-           << lhsScheme->getFormatName() << "' is quantized (W4A4 FP4 "
-           << "matmuls are not lowered yet)";
   if (lhsScheme && (lhsScheme->isNf4() || rhsScheme.isNf4()))
     return op.emitOpError()
            << "NF4 operands are weight-only: the rhs may be NF4 when the lhs "
               "is float, but lhs '"
            << lhsScheme->getFormatName() << "' is quantized";
-  if (lhsScheme && lhsScheme->isFloat8() != rhsScheme.isFloat8())
+  // FP8 and FP4 codes decode to floats and mix (Blackwell's kind::f8f6f4).
+  if (lhsScheme && lhsScheme->isFloat() != rhsScheme.isFloat())
     return op.emitOpError()
            << "lhs '" << lhsScheme->getFormatName() << "' and rhs '"
-           << rhsScheme.getFormatName() << "' must both be integer or both FP8";
+           << rhsScheme.getFormatName()
+           << "' must both be integer or both float codes (FP8 / FP4)";
 
   // Exact i32 accumulation.
-  if (lhsScheme && !rhsScheme.isFloat8() && !ShapedType::isDynamic(k)) {
+  if (lhsScheme && !rhsScheme.isFloat() && !ShapedType::isDynamic(k)) {
     int64_t bound = maxCodeMagnitude(*lhsScheme) * maxCodeMagnitude(rhsScheme);
     if (bound * k > std::numeric_limits<int32_t>::max())
       return op.emitOpError() << "K = " << k

@@ -196,8 +196,10 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
       Zero points are folded algebraically by the lowering:
       `sum (A - za)(B - zb) = sum AB - za colsum(B) - zb rowsum(A) + K za zb`,
       with `colsum` of constant weights computed at compile time.
-    - FP8 on both sides: codes are decoded (exactly) and `acc` is an f32
-      sum.
+    - Float codes on both sides (FP8 and / or FP4 E2M1, in any pair:
+      Blackwell's `kind::f8f6f4`): codes are decoded (exactly) and `acc` is
+      an f32 sum. With OCP MX blocks on both operands (E8M0 scales per
+      group of 32 along K) this is W8A8 MXFP8, W4A8 or W4A4 MXFP4.
     - Float `lhs` (weight-only, W8A16/W4A16): no lhs parameters; `acc` is the
       f32 sum of `lhs * float(rhs - zb)` and the weight scale is applied in the
       epilogue instead of inside the reduction loop.
@@ -231,7 +233,7 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins
-    RankedTensorOf<[F32, F16, BF16, I8, I<4>, F8E4M3FN, F8E5M2]>:$lhs,
+    RankedTensorOf<[F32, F16, BF16, I8, I<4>, F8E4M3FN, F8E5M2, F4E2M1FN]>:$lhs,
     Octet_StorageTensor:$rhs,
     Optional<Octet_ScaleTensor>:$lhs_scale,
     Optional<Octet_ZeroPointTensor>:$lhs_zero_point,
