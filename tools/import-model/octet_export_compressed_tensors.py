@@ -46,6 +46,8 @@ holds Octet's codes exactly (compressed-tensors 0.20):
 |   integer weights                            |                 | weight_zero_point (I8), input_scale and          |
 |                                              |                 | input_zero_point (static activations)            |
 |   FP8 weights                                | float-quantized | as above, with input_activations                 |
+| MX on both operands (w8a8-mxfp8, w4a8-mxfp4, | mxfp8-quantized | as the MX weights above, with input_activations  |
+|   w4a4-mxfp4)                                | / mxfp4-pack-q. | {float, 8 or 4 bits, group 32, dynamic, U8}      |
 
 b is the smaller of 4 and 8 that holds every code of the scheme.
 compressed-tensors' integers are signed: unsigned (asymmetric) codes q with
@@ -68,7 +70,10 @@ constant codes (octet-quantize's recipes). Weight-only layers get
 recorded in the file's "activations" metadata) become input_activations:
 8-bit int or FP8 E4M3, per token (or per token and group of G, block-wise
 FP8: strategy "group") and dynamic, or per tensor and static (input_scale,
-input_zero_point); anything else is an error.
+input_zero_point); MX activations (E4M3 or E2M1 per token and block of 32
+with E8M0 scales, dynamic) as compressed-tensors' MXFP8 / MXFP4 presets
+write them (strategy "group", group_size 32, scale_dtype uint8); anything
+else is an error.
 Block-wise weights are recognized by their scales: a per-group weight whose
 scale rows repeat over every run of B rows (in Hugging Face's row order) is
 written with strategy "block". q / k blocks of B < head rows are split by
@@ -326,13 +331,31 @@ def activation_args(name, base, act, tensors, where):
     (static: input_scale, and input_zero_point when asymmetric)."""
     scheme, dynamic = act
     fmt = scheme["format"]
-    kinds = {"i8": ("int", 0), "u8": ("int", 128), "f8E4M3FN": ("float", 0)}
-    if fmt not in kinds or scheme["qmin"] is not None:
+    # format -> (type, zero-point offset, bits); FP4 only as MXFP4.
+    kinds = {"i8": ("int", 0, 8), "u8": ("int", 128, 8),
+             "f8E4M3FN": ("float", 0, 8), "f4E2M1FN": ("float", 0, 4)}
+    if fmt not in kinds or scheme["qmin"] is not None or (
+            fmt == "f4E2M1FN" and not scheme["e8m0"]):
         raise ExportError("%s: the activations of '%s' are %s codes; "
-                          "compressed-tensors' 8-bit activations are int8 or "
-                          "FP8 E4M3" % (where, name, fmt))
-    typ, offset = kinds[fmt]
+                          "compressed-tensors' activations are int8, FP8 "
+                          "E4M3 or MX (MXFP8 / MXFP4)" % (where, name, fmt))
+    typ, offset, bits = kinds[fmt]
     group = None
+    if scheme["e8m0"]:
+        # OCP MX (compressed-tensors' MXFP8 / MXFP4 presets): dynamic E8M0
+        # scales per token and block of 32 along the input.
+        if not (scheme["kind"] == "per_group" and scheme["axis"] == 1 and
+                scheme["group"] == 32 and dynamic):
+            raise ExportError("%s: the activations of '%s' have E8M0 scales "
+                              "%s(%d, %d); MX activations are dynamic, per "
+                              "token and block of 32" % (
+                                  where, name, scheme["kind"], scheme["axis"],
+                                  scheme["group"]))
+        args = {"num_bits": bits, "type": typ, "symmetric": True,
+                "strategy": "group", "group_size": 32, "dynamic": True,
+                "actorder": None, "block_structure": None,
+                "scale_dtype": "torch.uint8", "zp_dtype": "torch.uint8"}
+        return args, {}
     if scheme["kind"] == "per_tensor":
         strat = "tensor"
     elif scheme["kind"] == "per_axis" and scheme["axis"] == 0 and dynamic:
@@ -347,7 +370,7 @@ def activation_args(name, base, act, tensors, where):
                           "dynamic, one per token or per token and group" % (
                               where, name, "static " if not dynamic else "",
                               scheme["kind"].replace("_", "-")))
-    args = {"num_bits": 8, "type": typ, "symmetric": scheme["symmetric"],
+    args = {"num_bits": bits, "type": typ, "symmetric": scheme["symmetric"],
             "strategy": strat, "group_size": group, "dynamic": dynamic,
             "actorder": None, "block_structure": None}
     out = {}
@@ -508,14 +531,16 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
                               "format=mxfp4) or NVFP4 (format=nvfp4)"
                               % (where, name, strat,
                                  "E8M0" if e8m0 else "F32"))
-        if input_args is not None:
-            raise ExportError("%s: '%s' is FP4 with quantized activations; "
-                              "FP4 weights are weight-only" % (where, name))
+        if input_args is not None and "scale_dtype" not in input_args:
+            raise ExportError("%s: '%s' is MXFP4 with non-MX activations; "
+                              "compressed-tensors pairs MXFP4 weights with "
+                              "MX activations (w4a8-mxfp4, w4a4-mxfp4)"
+                              % (where, name))
         args.update(type="float", num_bits=4, scale_dtype="torch.uint8")
         out[base + ".weight_packed"] = ("U8", fp4_codes(name, cdtype, codes,
                                                         where))
         out[base + ".weight_scale"] = ("U8", scale)
-        return out, "mxfp4-pack-quantized", args, None
+        return out, "mxfp4-pack-quantized", args, input_args
     if fmt.startswith("f8"):
         if cdtype != "F8_E4M3" or fmt != "f8E4M3FN":
             # (The scheme and the tensor's dtype must both say E4M3.)

@@ -141,12 +141,28 @@ RECIPES = [
     ("recipe-w8a8-fp8-block", "--octet-quantize=recipe=w8a8-fp8-block "
      "group-size=32", oo.Scheme("f8E4M3FN", "per_group", 1, 32),
      ("float-quantized", 8, "float", "block", None)),
+    # MX on both operands: compressed-tensors' MXFP8 and MXFP4 presets
+    # (dynamic activations per token and block of 32, U8 E8M0 scales), and
+    # MXFP4 weights with MXFP8 activations.
+    ("recipe-w8a8-mxfp8", "--octet-quantize=recipe=w8a8-mxfp8",
+     oo.Scheme("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp8-quantized", 8, "float", "group", 32)),
+    ("recipe-w4a8-mxfp4", "--octet-quantize=recipe=w4a8-mxfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp4-pack-quantized", 4, "float", "group", 32)),
+    ("recipe-w4a4-mxfp4", "--octet-quantize=recipe=w4a4-mxfp4",
+     oo.Scheme("f4E2M1FN", "per_group", 1, 32, e8m0=True),
+     ("mxfp4-pack-quantized", 4, "float", "group", 32)),
 ]
-# The activations' input_activations (type, strategy, dynamic, group_size)
-# per recipe.
-ACTIVATIONS = {"recipe-w8a8-dynamic": ("int", "token", True, None),
-               "recipe-w8a8-fp8": ("float", "token", True, None),
-               "recipe-w8a8-fp8-block": ("float", "group", True, 32)}
+# The activations' input_activations (type, strategy, dynamic, group_size,
+# num_bits, scale_dtype) per recipe.
+ACTIVATIONS = {
+    "recipe-w8a8-dynamic": ("int", "token", True, None, 8, None),
+    "recipe-w8a8-fp8": ("float", "token", True, None, 8, None),
+    "recipe-w8a8-fp8-block": ("float", "group", True, 32, 8, None),
+    "recipe-w8a8-mxfp8": ("float", "group", True, 32, 8, "torch.uint8"),
+    "recipe-w4a8-mxfp4": ("float", "group", True, 32, 8, "torch.uint8"),
+    "recipe-w4a4-mxfp4": ("float", "group", True, 32, 4, "torch.uint8")}
 # Block-wise recipes: the oracle's channel block, and the rows of the
 # exported blocks.
 BLOCKS = {"fp8-block": (32, 32), "fp8-block8": (8, 4),
@@ -355,11 +371,11 @@ def check_config(src, d, tag, expect, quantized=True):
     want_act = ACTIVATIONS.get(tag)
     for g in groups:
         act = g["input_activations"]
-        got_act = None if act is None else (act["type"], act["strategy"],
-                                            act["dynamic"],
-                                            act["group_size"])
+        got_act = None if act is None else (
+            act["type"], act["strategy"], act["dynamic"], act["group_size"],
+            act["num_bits"], act.get("scale_dtype"))
         check(g["format"] == form and got_act == want_act and
-              (act is None or (act["num_bits"], act["symmetric"]) == (8, True)),
+              (act is None or act["symmetric"]),
               "%s: group format %r, activations %r" % (tag, g["format"], act))
     for m, w in sorted(by_module.items()):
         want = (bits, typ, strat, group, None)
