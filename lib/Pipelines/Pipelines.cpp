@@ -328,12 +328,9 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.format = info.weightFormat.str();
   weights.recipe = info.weightRecipe.str();
   weights.granularity = info.weightGranularity.str();
-  // The OCP MX block is 32 elements, NVFP4's 16.
-  if (spec.recipe == QuantRecipe::w8a16_mxfp8 ||
-      spec.recipe == QuantRecipe::w4a16_mxfp4 ||
-      spec.recipe == QuantRecipe::w8a8_mxfp8 ||
-      spec.recipe == QuantRecipe::w4a8_mxfp4 ||
-      spec.recipe == QuantRecipe::w4a4_mxfp4)
+  // The OCP MX block is 32 elements (every recipe with MX weights), NVFP4's
+  // 16.
+  if (info.weightFormat.starts_with("mx"))
     weights.groupSize = 32;
   if (spec.recipe == QuantRecipe::w4a16_nvfp4)
     weights.groupSize = 16;

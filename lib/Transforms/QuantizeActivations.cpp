@@ -131,12 +131,10 @@ struct OctetQuantizeActivationsPass
 
   void runOnOperation() override {
     // OCP MX activations: the element format, E8M0 scales per block of 32.
-    mx = format == "mxfp8" || format == "mxfp8-e5m2" || format == "mxfp4";
-    std::optional<StorageFormat> fmt =
-        format == "mxfp8"        ? std::optional(StorageFormat::f8E4M3FN)
-        : format == "mxfp8-e5m2" ? std::optional(StorageFormat::f8E5M2)
-        : format == "mxfp4"      ? std::optional(StorageFormat::f4E2M1FN)
-                                 : parseFormat(format);
+    std::optional<StorageFormat> fmt = parseMxFormatName(format);
+    mx = fmt.has_value();
+    if (!mx)
+      fmt = parseFormat(format);
     if (format == "auto") {
       // The chip and the recipe choose (e.g. W8A8 is FP8 E4M3 on sm_89+,
       // INT8 on sm_80, x86 and Arm).
@@ -182,9 +180,7 @@ struct OctetQuantizeActivationsPass
              "scales)";
       return signalPassFailure();
     }
-    bool floatCodes = num::isFloat8(toNumerics(*fmt)) ||
-                      num::isFloat4(toNumerics(*fmt));
-    if (floatCodes && !symmetric) {
+    if (num::isFloatFormat(toNumerics(*fmt)) && !symmetric) {
       getOperation()->emitError()
           << "octet-quantize-activations: FP8 and FP4 activations are "
              "symmetric; drop symmetric=false";
@@ -207,7 +203,7 @@ struct OctetQuantizeActivationsPass
     signalPassFailure();
   }
 
-  /// format=mxfp8 / mxfp8-e5m2 / mxfp4.
+  /// An OCP MX format (mxfp8, mxfp8-e4m3, mxfp8-e5m2, mxfp4).
   bool mx = false;
 
   SchemeAttr makeScheme(StorageFormat fmt, Granularity g, int64_t axis,
@@ -249,10 +245,9 @@ struct OctetQuantizeActivationsPass
   bool compatible(ActivationSite &site, StorageFormat fmt) {
     if (!site.weight)
       return true;
-    bool floatCodes = num::isFloat8(toNumerics(fmt)) ||
-                      num::isFloat4(toNumerics(fmt));
     if (!site.weight.getScheme().isNf4() &&
-        site.weight.getScheme().isFloat() == floatCodes)
+        site.weight.getScheme().isFloat() ==
+            num::isFloatFormat(toNumerics(fmt)))
       return true;
     site.op->emitRemark()
         << "octet-quantize-activations: activation format '"

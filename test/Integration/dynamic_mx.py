@@ -3,7 +3,8 @@ quantize / dequantize with them, JIT-run by octet-run and compared bit for
 bit with an independent oracle.
 
 The oracle of the shared scale is written from the OCP Microscaling
-Formats spec v1.0 (section 6.3) here, in float64 with numpy's frexp:
+Formats spec v1.0 (section 6.3), in float64 with numpy's frexp
+(test/lib/octet_oracle.py's e8m0_scale, which the weight tests use too):
 X = 2^(floor(log2(absmax)) - emax), emax the element format's largest
 normal exponent (E4M3 8, E5M2 15, E2M1 2), as an E8M0 value (ml_dtypes
 float8_e8m0fnu, 2^-127 .. 2^127: smaller exponents clamp to 2^-127), with
@@ -27,30 +28,23 @@ Usage: dynamic_mx.py [--workdir DIR] [--formats f8E4M3FN,...]
 import argparse
 import sys
 
-import ml_dtypes
 import numpy as np
 
 import octet_oracle as o
 
 F32 = np.float32
 FLT_MAX = float(np.finfo(np.float32).max)
-EMAX = {"f8E4M3FN": 8, "f8E5M2": 15, "f4E2M1FN": 2}
 ROWS, BLOCKS, B = 12, 8, 32
 
 
 def spec_scale(block, fmt):
-    """The OCP shared scale of one block, float64 / frexp / ml_dtypes."""
+    """The OCP shared scale of one block (octet_oracle.e8m0_scale: float64
+    frexp, ml_dtypes float8_e8m0fnu) with octet's conventions for run-time
+    data: NaN ignored, +-inf as FLT_MAX, 1 for an all-zero block."""
     v = np.asarray(block, np.float64)
     v = v[~np.isnan(v)]
     v = np.minimum(np.abs(v), FLT_MAX)
-    absmax = v.max() if v.size else 0.0
-    if absmax == 0.0:
-        return F32(1)
-    _, e = np.frexp(absmax)  # absmax = m 2^e, m in [0.5, 1)
-    x = min(max(int(e) - 1 - EMAX[fmt], -127), 127)
-    s = ml_dtypes.float8_e8m0fnu(2.0 ** x)
-    assert float(s) == 2.0 ** x
-    return F32(float(s))
+    return o.e8m0_scale(v.max() if v.size else 0.0, fmt)
 
 
 def make_input(fmt, rng):
@@ -86,10 +80,10 @@ def make_input(fmt, rng):
             m = 1.75 + 0.24 * rng.random()
             blk = np.clip(blk, -2.0 ** e, 2.0 ** e) * 0.5
             blk[rng.integers(B)] = m * 2.0 ** e
-            blk[rng.integers(B)] = -(mx / 2 ** EMAX[fmt]) * 2.0 ** e
+            blk[rng.integers(B)] = -(mx / 2 ** o.MX_EMAX[fmt]) * 2.0 ** e
         elif kind == "ties":
             # scale 2^(e - emax): absmax 2^e exactly, then midpoints.
-            s = 2.0 ** (e - EMAX[fmt])
+            s = 2.0 ** (e - o.MX_EMAX[fmt])
             t = rng.choice(mids, B) * s * rng.choice([-1.0, 1.0], B)
             blk = t
             blk[0] = 2.0 ** e

@@ -279,6 +279,31 @@ def dequantize(codes, scheme, scale, zp=None, out="f32"):
         return v.astype(FLOAT_TYPES[out])
 
 
+# OCP Microscaling Formats v1.0, section 6.3: the largest normal exponent of
+# the element format.
+MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15, "f4E2M1FN": 2}
+
+
+def e8m0_scale(absmax, fmt, ceil=False):
+    """X = 2^(floor(log2(absmax)) - emax), as an E8M0 value (2^-127 ..
+    2^127); a zero range gives 1 (the zero-range guard). ceil
+    (mx-scale=ceil): the smallest power of two X with absmax <= max * X."""
+    if not (absmax > 0 and np.isfinite(absmax)):
+        return np.float32(1)
+    _, e = np.frexp(np.float64(absmax))  # absmax = m 2^e, m in [0.5, 1)
+    x = int(e) - 1 - MX_EMAX[fmt]
+    if ceil:
+        mx = float(FORMATS[fmt].max_finite)
+        while float(absmax) > mx * 2.0 ** x:
+            x += 1
+        while x > -200 and float(absmax) <= mx * 2.0 ** (x - 1):
+            x -= 1
+    x = min(max(x, -127), 127)
+    v = ml_dtypes.float8_e8m0fnu(2.0 ** x)
+    assert float(v) == 2.0 ** x, x  # representable in E8M0
+    return np.float32(float(v))
+
+
 # DESIGN.md's "Bounds" promise for float accumulation (f32 contractions,
 # weight-only and FP8-decoded kernels): with FMA and any summation order,
 # |y - y_exact| <= c * n * u * sum|terms|, u = 2^-24 (f32), n the number of

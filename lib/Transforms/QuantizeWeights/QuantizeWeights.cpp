@@ -201,11 +201,8 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   // OCP MXFP8 / MXFP4: FP8 or FP4 (E2M1) per group (32 by default) with
   // E8M0 scales.
   cfg.e8m0 = false;
-  if (!f && (fmt == "mxfp8" || fmt == "mxfp8-e4m3" || fmt == "mxfp8-e5m2" ||
-             fmt == "mxfp4")) {
-    f = fmt == "mxfp8-e5m2" ? StorageFormat::f8E5M2
-        : fmt == "mxfp4"    ? StorageFormat::f4E2M1FN
-                            : StorageFormat::f8E4M3FN;
+  if (std::optional<StorageFormat> mx = parseMxFormatName(fmt); !f && mx) {
+    f = *mx;
     cfg.e8m0 = true;
   }
   // NVFP4: E2M1 per group (16 by default) with E4M3 scales times one f32

@@ -185,11 +185,11 @@ def layer(a, w, recipe, act_scale=None):
 
 # --- OCP MX on both operands (w8a8-mxfp8, w4a8-mxfp4, w4a4-mxfp4) ----------
 # Written from the OCP Microscaling Formats spec v1.0 (6.3): each block of
-# 32 along K shares X = 2^(floor(log2(absmax)) - emax), emax the element
-# format's largest normal exponent (E4M3 8, E2M1 2), and the elements
-# convert with round-to-nearest-even and saturation (ml_dtypes).
-MX_ELEMENT = {"e4m3": (8, 448.0, ml_dtypes.float8_e4m3fn),
-              "e2m1": (2, 6.0, ml_dtypes.float4_e2m1fn)}
+# 32 along K shares X = 2^(floor(log2(absmax)) - emax) (octet_oracle's
+# e8m0_scale), and the elements convert with round-to-nearest-even and
+# saturation (ml_dtypes).
+MX_ELEMENT = {"e4m3": ("f8E4M3FN", 448.0, ml_dtypes.float8_e4m3fn),
+              "e2m1": ("f4E2M1FN", 6.0, ml_dtypes.float4_e2m1fn)}
 # recipe -> (weight element, activation element)
 MX_RECIPES = {"w8a8-mxfp8": ("e4m3", "e4m3"), "w4a8-mxfp4": ("e2m1", "e4m3"),
               "w4a4-mxfp4": ("e2m1", "e2m1")}
@@ -198,14 +198,12 @@ MX_RECIPES = {"w8a8-mxfp8": ("e4m3", "e4m3"), "w4a8-mxfp4": ("e2m1", "e4m3"),
 def mx_quantize(v, axis, elem):
     """(element values as f64, scales as f64 expanded to v's shape): blocks
     of 32 along `axis` of the f64 array `v`."""
-    emax, top, dtype = MX_ELEMENT[elem]
+    fmt, top, dtype = MX_ELEMENT[elem]
     vb = np.moveaxis(v, axis, -1)
     shape = vb.shape
     blocks = vb.reshape(shape[:-1] + (shape[-1] // 32, 32))
     absmax = np.abs(blocks).max(axis=-1)
-    _, e = np.frexp(absmax)
-    s = np.where(absmax == 0, 1.0, np.ldexp(1.0, np.clip(e - 1 - emax,
-                                                         -127, 127)))
+    s = np.vectorize(lambda a: float(o.e8m0_scale(a, fmt)))(absmax)
     s = np.repeat(s, 32, axis=-1).reshape(shape)
     q = np.clip(vb / s, -top, top).astype(dtype)
     return (np.moveaxis(q.astype(np.float64), -1, axis),

@@ -121,29 +121,10 @@ def sq_errors(x, scheme, cands):
     return np.sum(e * e, axis=1)
 
 
-# OCP Microscaling Formats v1.0, section 6.3: the largest normal exponent of
-# the element format.
-MX_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15, "f4E2M1FN": 2}
-
-
-def e8m0_scale(absmax, fmt, ceil=False):
-    """X = 2^(floor(log2(absmax)) - emax), as an E8M0 value (2^-127 ..
-    2^127); a zero range gives 1 (the zero-range guard). ceil
-    (mx-scale=ceil): the smallest power of two X with absmax <= max * X."""
-    if not (absmax > 0 and np.isfinite(absmax)):
-        return F32(1)
-    _, e = np.frexp(np.float64(absmax))  # absmax = m 2^e, m in [0.5, 1)
-    x = int(e) - 1 - MX_EMAX[fmt]
-    if ceil:
-        mx = float(oo.FORMATS[fmt].max_finite)
-        while float(absmax) > mx * 2.0 ** x:
-            x += 1
-        while x > -200 and float(absmax) <= mx * 2.0 ** (x - 1):
-            x -= 1
-    x = min(max(x, -127), 127)
-    v = ml_dtypes.float8_e8m0fnu(2.0 ** x)
-    assert float(v) == 2.0 ** x, x  # representable in E8M0
-    return F32(float(v))
+# The OCP MX shared scale (test/lib/octet_oracle.py, shared with the
+# run-time MX tests).
+MX_EMAX = oo.MX_EMAX
+e8m0_scale = oo.e8m0_scale
 
 
 def nvfp4_global(absmax):

@@ -17,6 +17,9 @@
 
 #include "octet/Dialect/Octet/IR/Octet.h"
 #include "octet/Runtime/Numerics.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace mlir {
 namespace octet {
@@ -45,6 +48,20 @@ static_assert(static_cast<int>(StorageFormat::i8) ==
 /// The runtime's format of a dialect format.
 inline ::octet::numerics::StorageFormat toNumerics(StorageFormat format) {
   return static_cast<::octet::numerics::StorageFormat>(format);
+}
+
+/// The element format of an OCP MX format name, as octet-quantize-weights
+/// and octet-quantize-activations take it: mxfp8 / mxfp8-e4m3 (E4M3),
+/// mxfp8-e5m2 (E5M2), mxfp4 (E2M1); none for any other name. The scales
+/// are E8M0 (ScaleFormat::e8m0), one per block along the reduction axis.
+inline std::optional<StorageFormat> parseMxFormatName(llvm::StringRef name) {
+  if (name == "mxfp8" || name == "mxfp8-e4m3")
+    return StorageFormat::f8E4M3FN;
+  if (name == "mxfp8-e5m2")
+    return StorageFormat::f8E5M2;
+  if (name == "mxfp4")
+    return StorageFormat::f4E2M1FN;
+  return std::nullopt;
 }
 
 } // namespace octet
