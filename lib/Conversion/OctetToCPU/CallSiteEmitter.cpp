@@ -297,7 +297,8 @@ void CallSiteEmitter::epilogueSlots(MatmulOp op,
 //===----------------------------------------------------------------------===//
 
 Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
-                                       SmallVectorImpl<Value> &slots) {
+                                       SmallVectorImpl<Value> &slots,
+                                       int64_t batch) {
   // Decode (M < MR): one column strip of N / threads columns per thread,
   // rounded up to the vector width only, so the threads get equal shares
   // (rounding to the kernel's 8-vector groups gave one of two threads twice
@@ -313,13 +314,31 @@ Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
   };
   Value strip = arith::MulIOp::create(
       b, loc, ceilDiv(ceilDiv(cst(n), threads), cst(c.w)), cst(c.w));
-  slots[kNc] = strip;
-  int64_t tilesN = (n + c.nc - 1) / c.nc;
-  slots[kTilesN] = cst(tilesN);
+  // Tiles: at most MC rows by NC columns, the rows split evenly (in
+  // multiples of MR) into as many tiles as MC requires, the columns (in
+  // multiples of the panel width) into as many as NC requires or more when
+  // there are fewer rows of tiles (times the batch) than threads: every
+  // thread gets a tile, and the tiles are of one size.
+  // (M = 0, which runs no task, must not divide by zero here.)
+  Value m1 = arith::MaxSIOp::create(b, loc, m, cst(1));
+  Value rows = arith::MulIOp::create(
+      b, loc, ceilDiv(ceilDiv(m1, ceilDiv(m1, cst(c.mc))), cst(c.mr)),
+      cst(c.mr));
+  rows = arith::MinSIOp::create(b, loc, rows, cst(c.mc));
+  slots[kMc] = rows;
+  Value tilesM = ceilDiv(m1, rows);
+  Value tilesN = arith::MaxSIOp::create(
+      b, loc, cst((n + c.nc - 1) / c.nc),
+      ceilDiv(threads, arith::MulIOp::create(b, loc, tilesM, cst(batch))));
+  Value width = arith::MulIOp::create(
+      b, loc, ceilDiv(ceilDiv(cst(n), tilesN), cst(c.nr())), cst(c.nr()));
+  width = arith::MinSIOp::create(b, loc, width, cst(c.nc));
+  tilesN = ceilDiv(cst(n), width);
   Value decode =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, cst(c.mr));
-  Value tiled =
-      arith::MulIOp::create(b, loc, ceilDiv(m, cst(c.mc)), cst(tilesN));
+  slots[kNc] = arith::SelectOp::create(b, loc, decode, strip, width);
+  slots[kTilesN] = tilesN;
+  Value tiled = arith::MulIOp::create(b, loc, ceilDiv(m, rows), tilesN);
   return arith::SelectOp::create(b, loc, decode, ceilDiv(cst(n), strip),
                                  tiled);
 }
@@ -341,7 +360,7 @@ Value CallSiteEmitter::emitFloat(const FloatContraction &fc) {
   } else {
     slots[kB] = addressOf(fc.rhs);
   }
-  Value tasks = weightOnlyTasks(m, n, slots);
+  Value tasks = weightOnlyTasks(m, n, slots, fc.batch ? fc.batch : 1);
   auto resType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> shape(resType.getShape());
   SmallVector<Value> dynSizes;

@@ -74,8 +74,10 @@ private:
   void epilogueSlots(MatmulOp op, SmallVectorImpl<Value> &slots);
 
   /// Slots of the weight-only / f32 kernels' decode and tiled loop nests
-  /// (M rows of N columns); returns the number of tasks.
-  Value weightOnlyTasks(Value m, int64_t n, SmallVectorImpl<Value> &slots);
+  /// (M rows of N columns, `batch` such products), among them the column
+  /// width of a task (kNc); returns the number of tasks of one product.
+  Value weightOnlyTasks(Value m, int64_t n, SmallVectorImpl<Value> &slots,
+                        int64_t batch = 1);
   /// The context slots, zero but for M and N.
   SmallVector<Value> initialSlots(Value m, int64_t n);
   /// Stores `slots` into a context block and runs the task function of the

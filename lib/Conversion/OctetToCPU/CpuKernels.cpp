@@ -120,14 +120,14 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // B block, 256 x 64 bytes of lines, stays in L1). M < MR: the decode
     // kernel (emitWeightOnlyDecode), column strips chosen at run time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
-    c.mc = 72, c.nc = 256, c.kc = 256;
+    c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 16, c.kAlign = 1;
     break;
   case Isa::fma512:
     // 12 x 32 register tile: 24 zmm sums, 2 converted weight vectors, 1
     // broadcast (of 32 registers); tiles of 96 x 256, K blocks of 256.
     c.mr = 12, c.nv = 2, c.w = 16, c.kp = 1;
-    c.mc = 96, c.nc = 256, c.kc = 256;
+    c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 32, c.kAlign = 1;
     break;
   }

@@ -316,36 +316,73 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   B = savedB, ldb = savedLdb;
 }
 
+// Rows of the rhs requested ahead while a K block is converted.
+static constexpr int64_t kPackAhead = 8;
+
+void KernelEmitter::emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv,
+                                   Value n0, Value packed, bool masked) {
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
+  Value row = rowAddr(k, nv0);
+  Value dst = add(add(packed, mul(sub(nv0, n0), cst(c.kc * 4))),
+                  mul(sub(k, kc0), cst(nv * c.w * 4)));
+  // Each row starts a new page for large N, where the hardware prefetchers
+  // stop: the same lines kPackAhead rows ahead are requested here.
+  if (!masked)
+    for (int64_t line = 0; line < vecOffset(nv); line += 64)
+      LLVM::Prefetch::create(
+          b, loc, at(rowAddr(add(k, cst(kPackAhead)), nv0), cst(line)),
+          /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
+  Value g = c.group ? div(k, cst(c.group)) : Value();
+  for (int64_t v = 0; v < nv; ++v) {
+    Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
+    if (c.group)
+      wf = arith::MulFOp::create(b, loc, wf, groupScale(g, nv0, v, masks[v]));
+    store(wf, at(dst, cst(v * c.w * 4)), 32);
+  }
+}
+
+void KernelEmitter::emitConvertBlock(Value kc0, Value kc1, Value n0,
+                                     Value n16, Value n8, Value n1,
+                                     Value packed) {
+  // The K block of the tile's columns [n0, n1), converted to f32 once (minus
+  // the zero point, times the group's scale for per-group scales) into
+  // `packed`: panel by panel, each panel's rows [k][nv * w] contiguous at
+  // (panel column - n0) * KC floats. Rows are read whole, in k order: long
+  // runs of adjacent lines the prefetchers follow and one page per row,
+  // where a panel at a time (64 bytes of every row, N elements apart)
+  // missed the TLB and the caches on every row.
+  auto kLoop = forLoop(kc0, kc1, 1);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k = kLoop.getInductionVar();
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto wide = forLoop(n0, n16, c.nr());
+    b.setInsertionPointToStart(wide.getBody());
+    emitConvertRow(k, kc0, wide.getInductionVar(), c.nv, n0, packed, false);
+  }
+  {
+    OpBuilder::InsertionGuard g2(b);
+    auto narrow = forLoop(n16, n8, c.w);
+    b.setInsertionPointToStart(narrow.getBody());
+    emitConvertRow(k, kc0, narrow.getInductionVar(), 1, n0, packed, false);
+  }
+  auto tail =
+      scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, n8, n1), false);
+  b.setInsertionPointToStart(tail.thenBlock());
+  emitConvertRow(k, kc0, n8, 1, n0, packed, true);
+}
+
 void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                                         int64_t nv, Value m0, Value m1,
                                         Value n0, Value first, Value last,
                                         Value scratch, Value packedA,
-                                        Value packed, bool masked) {
+                                        Value packedB, bool masked) {
   VectorType accTy = vec(c.w, f32);
   int64_t mr = c.mr;
-  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
-  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
-  // The panel's K block, converted to f32 once (minus the zero point, times
-  // the group's scale for per-group scales) into the contiguous
-  // [k][nv * w] buffer `packed`: every MR-row tile of the panel reads it
-  // from L1 (rows of the rhs itself are N apart, which maps a whole block
-  // onto a few L1 sets) and no tile converts again.
-  {
-    auto pLoop = forLoop(kc0, kc1, 1);
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(pLoop.getBody());
-    Value k = pLoop.getInductionVar();
-    Value row = rowAddr(k, nv0);
-    Value dst = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
-    Value g = c.group ? div(k, cst(c.group)) : Value();
-    for (int64_t v = 0; v < nv; ++v) {
-      Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
-      if (c.group)
-        wf = arith::MulFOp::create(b, loc, wf,
-                                   groupScale(g, nv0, v, masks[v]));
-      store(wf, at(dst, cst(v * c.w * 4)), 32);
-    }
-  }
+  // This panel's converted K block (emitConvertBlock): [k][nv * w] f32.
+  Value packed = add(packedB, mul(sub(nv0, n0), cst(c.kc * 4)));
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
@@ -409,9 +446,19 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   // taken KC rows at a time; each 16- (then 8-, then masked 8-) column
   // panel runs its MR-row register tiles over the block, converting each
   // weight vector once per MR rows; partial sums wait in the scratch.
+  // The tile's height and width (at most MC and NC) were chosen at the call
+  // site.
+  auto slot = [&](CtxSlot s) {
+    return LLVM::LoadOp::create(
+        b, loc, i64,
+        LLVM::GEPOp::create(b, loc, ptrTy, i64, ctxPtr,
+                            ArrayRef<LLVM::GEPArg>{int32_t(s)}),
+        8);
+  };
+  Value mc = slot(kMc), nc = slot(kNc);
   Value tm = div(t, tilesN), tn = rem(t, tilesN);
-  Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
-  Value m1 = min(add(m0, cst(c.mc)), M), n1 = min(add(n0, cst(c.nc)), N);
+  Value m0 = mul(tm, mc), n0 = mul(tn, nc);
+  Value m1 = min(add(m0, mc), M), n1 = min(add(n0, nc), N);
   Value width = sub(n1, n0);
   Value savedB = B, savedLdb = ldb;
   if (c.rhsTransposed)
@@ -419,8 +466,9 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
   Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
-  Value packedA = scratchAddr(0, cst(c.mc * c.kc * 4));
-  Value packedB = scratchAddr(3, cst(c.kc * c.nr() * 4));
+  Value packedA = scratchAddr(0, cst(c.mc * c.kc * 4 + c.mr * 32));
+  Value decoded = add(packedA, cst(c.mc * c.kc * 4));
+  Value packedB = scratchAddr(3, cst(c.kc * c.nc * 4));
   auto kLoop = forLoop(cst(0), K, c.kc);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(kLoop.getBody());
@@ -431,27 +479,61 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   // The A block [m0, m1) x [kc0, kc1), packed once for all panels as
   // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
   // stored): the tiles broadcast from consecutive addresses instead of MR
-  // rows lda apart.
+  // rows lda apart. Written in the packed order (k, then the MR rows): the
+  // stores are sequential and each row is read as a stream.
   {
     OpBuilder::InsertionGuard g2(b);
     Value mEnd = add(m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)),
                                  cst(c.mr)),
                              cst(c.mr)));
-    auto mLoop = forLoop(m0, mEnd, 1);
+    auto mLoop = forLoop(m0, mEnd, c.mr);
     b.setInsertionPointToStart(mLoop.getBody());
-    Value m = mLoop.getInductionVar();
-    Value rel = sub(m, m0);
-    Value mRow = min(m, sub(M, cst(1)));
-    Value dst = add(packedA, mul(add(mul(div(rel, cst(c.mr)),
-                                         cst(c.kc * c.mr)),
-                                     rem(rel, cst(c.mr))),
-                                 cst(4)));
-    auto kLoop2 = forLoop(kc0, kc1, 1);
+    Value mt = mLoop.getInductionVar();
+    SmallVector<Value> rows;
+    for (int64_t i = 0; i < c.mr; ++i)
+      rows.push_back(min(add(mt, cst(i)), sub(M, cst(1))));
+    Value dst = add(packedA, mul(div(sub(mt, m0), cst(c.mr)),
+                                 cst(c.kc * c.mr * 4)));
+    // FP8 codes: 8 of a row decoded at once (emitFp8CodesToF32ViaF16, the
+    // values of the scalar decode; times the group's scale, one per 8 codes
+    // as the groups are multiples of 8 and so is KC) into `decoded`
+    // [MR][8], then moved into the packed order. The scalar decode per
+    // element was a quarter of an FP8 GEMM's time.
+    Value kVec = kc0;
+    if (c.lhsFp8 && (*c.lhsFp8 == StorageFormat::f8E4M3FN ||
+                     *c.lhsFp8 == StorageFormat::f8E5M2) &&
+        (!c.lhsGroupScale || c.group % 8 == 0) && c.kc % 8 == 0) {
+      kVec = add(kc0, mul(div(sub(kc1, kc0), cst(8)), cst(8)));
+      OpBuilder::InsertionGuard g3(b);
+      auto vLoop = forLoop(kc0, kVec, 8);
+      b.setInsertionPointToStart(vLoop.getBody());
+      Value k = vLoop.getInductionVar();
+      for (int64_t i = 0; i < c.mr; ++i) {
+        Value index = add(mul(rows[i], lda), k);
+        Value x = emitFp8CodesToF32ViaF16(b, loc, load(vec(8, i8), at(A, index), 1),
+                                          *c.lhsFp8);
+        if (c.lhsGroupScale) {
+          Value si = add(mul(rows[i], div(K, cst(c.group))),
+                         div(k, cst(c.group)));
+          x = arith::MulFOp::create(
+              b, loc, x, splat(load(f32, at(sa, mul(si, cst(4))), 4), 8));
+        }
+        store(x, at(decoded, cst(i * 32)), 32);
+      }
+      Value dk = add(dst, mul(sub(k, kc0), cst(c.mr * 4)));
+      for (int64_t kk = 0; kk < 8; ++kk)
+        for (int64_t i = 0; i < c.mr; ++i)
+          store(load(f32, at(decoded, cst(i * 32 + kk * 4)), 4),
+                at(dk, cst((kk * c.mr + i) * 4)), 4);
+    }
+    auto kLoop2 = forLoop(kVec, kc1, 1);
     b.setInsertionPointToStart(kLoop2.getBody());
     Value k = kLoop2.getInductionVar();
-    store(lhsValue(mRow, k), at(dst, mul(sub(k, kc0), cst(c.mr * 4))),
-          4);
+    Value dk = add(dst, mul(sub(k, kc0), cst(c.mr * 4)));
+    for (int64_t i = 0; i < c.mr; ++i)
+      store(lhsValue(rows[i], k), at(dk, cst(i * 4)), 4);
   }
+  emitConvertBlock(kc0, kc1, n0, n16, n8, n1, packedB);
   {
     OpBuilder::InsertionGuard g2(b);
     auto wide = forLoop(n0, n16, c.nr());

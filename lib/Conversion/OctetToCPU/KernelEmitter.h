@@ -140,7 +140,11 @@ private:
   void emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0, int64_t nv,
                            Value m0, Value m1, Value n0, Value first,
                            Value last, Value scratch, Value packedA,
-                           Value packed, bool masked);
+                           Value packedB, bool masked);
+  void emitConvertBlock(Value kc0, Value kc1, Value n0, Value n16, Value n8,
+                        Value n1, Value packed);
+  void emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv, Value n0,
+                      Value packed, bool masked);
   /// Per-group scales: the scaled totals after group `g` from its sums.
   SmallVector<Value> groupTotals(ArrayRef<Value> sums, Value firstGroup,
                                  Value tptr, Value g, Value nv0,

@@ -14,7 +14,8 @@ then JIT-run by octet-run, and also run with `float-kernels=false` (the
 portable lowering), which must meet the same bound.
 
 Shapes cover M = 1 and 5 (the decode loop nest), M >= MR with row tails, N
-with tails of 32, 16, 8 and < 8 columns, K over the 256-row K block, the
+with tails of 32, 16, 8 and < 8 columns, K over the 256-row K block, several
+row tiles and column tiles (widths chosen at run time), the
 rhs read as K x N and as N x K (a constant, transposed at compile time, and
 an argument, transposed per task), batches, and adversarial values: a wide
 dynamic range with signed zeros, sums that cancel (the exact result is tiny
@@ -48,6 +49,11 @@ CASES = {
     "mm_cancel_m13_k260_n40": (0, 13, 260, 40, False, False, "cancel"),
     "mm_cancel_m1_k520_n33_decode": (0, 1, 520, 33, False, True, "cancel"),
     "mm_long_k_m14_k4100_n20": (0, 14, 4100, 20, False, False),
+    # Several row tiles (MC = 288) and column tiles (NC = 1024, split evenly
+    # at run time: 1100 -> 2 x 560 / 540 with 8- and 4-column tails), K over
+    # two K blocks; the rhs as an argument, K x N and N x K.
+    "mm_tiles_m300_k520_n1100": (0, 300, 520, 1100, False, False),
+    "mm_t_arg_tiles_m290_k270_n1030": (0, 290, 270, 1030, True, False),
 }
 
 

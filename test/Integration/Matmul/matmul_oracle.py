@@ -351,6 +351,32 @@ CASES = {
         lshape=(3, 48), rshape=(48, 4), const_rhs=True),
     "w8a16_f32": dict(lhs=None, rhs=S("i8", "per_axis", 1),
                       lshape=(3, 50), rshape=(50, 8), bias=True),
+    # Several row tiles (288 rows), column tiles (at most 1024 columns,
+    # split evenly at run time) and K blocks (256 rows) of the tiled f32
+    # loop nest, with 8- and 4-column tails.
+    "w4a16_group_asym_tiles": dict(
+        lhs=None, rhs=S("u4", "per_group", 0, 32, symmetric=False),
+        lshape=(300, 544), rshape=(544, 1100), bias=True),
+    "w8a16_const_tiles": dict(lhs=None, rhs=S("i8", "per_axis", 1),
+                              lshape=(290, 300), rshape=(300, 1030),
+                              const_rhs=True),
+    # FP8 activations in the tiled loop nest (M >= 6): decoded 8 codes at a
+    # time while packed, K tails that are not a multiple of 8, block-wise
+    # and MX (E8M0) activation scales per group of 32.
+    "fp8_tiles_per_token": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(300, 520), rshape=(520, 1100), bias=True),
+    "fp8_e5m2_tiles_k_tail": dict(
+        lhs=S("f8E5M2", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(13, 260), rshape=(260, 40)),
+    "fp8_block_tiles": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32),
+        rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(20, 544),
+        rshape=(544, 70)),
+    "mx_fp8_tiles": dict(
+        lhs=S("f8E4M3FN", "per_group", 1, 32, e8m0=True),
+        rhs=S("f8E4M3FN", "per_group", 0, 32, e8m0=True), lshape=(14, 288),
+        rshape=(288, 40), relu=True),
     "w8a16_asym_weights": dict(
         lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
         lshape=(3, 20), rshape=(20, 8)),

@@ -100,11 +100,13 @@ enum CtxSlot : int64_t {
   kZb,
   kOs,
   kOz,
-  kNc,       ///< weight-only decode (M < MR): columns per task
+  kNc,       ///< weight-only: columns per task (decode: the strip, else the
+             ///< tile's width)
   kBatchTasks, ///< batched: tasks per batch entry
   kStrideA,  ///< batched: bytes between batch entries of A, B and C
   kStrideB,
   kStrideC,
+  kMc,       ///< weight-only tiled: rows per tile
   kNumSlots
 };
 
