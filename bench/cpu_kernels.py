@@ -19,14 +19,17 @@ baselines measured in the same run:
     the W8A32 weight-only kernel vs OpenBLAS sgemm, with the max error of
     each against f64 sums;
   - decode GEMV (M=1, K=4096, N=14336) over >= 2 GiB of rotated weights:
-    octet GB/s vs a plain read loop over the same bytes vs OpenBLAS sgemv.
+    octet GB/s vs a plain read loop over the same bytes vs OpenBLAS sgemv;
+  - decode GEMV with 4-bit weights (i4, NF4 per group of 64, MXFP4, NVFP4),
+    which the kernels take as constants only: 8 functions with their own
+    constant weights (235 MB in all) called in turn, octet GB/s (codes and
+    f32 scales read) vs a plain read loop over as many bytes.
 
 The machine (CPU model, flags) and the load average are printed first.
 """
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -82,6 +85,44 @@ GEMV_FORMATS = {
         "f8E4M3FN", "<f8E4M3FN, per_group(0, 32)>",
         lambda k, n: (k // 32, n)),
 }
+
+
+# Decode GEMV with 4-bit weights, which the kernels take as constants only
+# (packed two per byte at compile time): name -> (storage type, scheme,
+# group size, scale value). Scales are f32 per group along K.
+GEMV4_FORMATS = {
+    "i4 per-group 64": ("i4", "<i4, per_group(0, 64)>", 64, 0.25),
+    "nf4 per-group 64": ("i4", "<nf4, per_group(0, 64)>", 64, 0.25),
+    "mxfp4 (e8m0 per 32)": ("f4E2M1FN", "<f4E2M1FN, per_group(0, 32), e8m0>",
+                            32, 0.25),
+    "nvfp4 (e4m3 per 16)": (
+        "f4E2M1FN", "<f4E2M1FN, per_group(0, 16), e4m3(0.0009765625)>", 16,
+        0.0009765625),  # block scales: E4M3 1.0 times the global scale
+}
+GEMV4_LAYERS = 8  # 8 x 29 MB of codes + scales: 7-9x a 32 MB L3
+
+
+def gemv4_model(path, k, n, fmt, layers):
+    """Writes `layers` functions main0.. to `path`, each y = x W_l with its
+    own constant K x N 4-bit weights (random codes); returns the bytes of
+    codes and scales one GEMV reads."""
+    elt, scheme, g, sval = GEMV4_FORMATS[fmt]
+    rng = np.random.default_rng(7)
+    sw = np.full((k // g, n), sval, np.float32)
+    with open(path, "w") as f:
+        for l in range(layers):
+            codes = rng.integers(0, 256, k * n, dtype=np.uint8) & 0x0F
+            f.write(
+                "func.func @main%(l)d(%%x: tensor<1x%(k)dxf32>) -> tensor<1x%(n)dxf32> {\n"
+                "  %%w = arith.constant dense<\"0x%(w)s\"> : tensor<%(k)dx%(n)dx%(elt)s>\n"
+                "  %%sw = arith.constant %(sw)s : tensor<%(g)dx%(n)dxf32>\n"
+                "  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(g)dx%(n)dxf32>)\n"
+                "         rhs_scheme %(scheme)s\n"
+                "         : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dx%(elt)s> -> tensor<1x%(n)dxf32>\n"
+                "  return %%y : tensor<1x%(n)dxf32>\n}\n" % dict(
+                    l=l, k=k, n=n, elt=elt, w=codes.tobytes().hex().upper(),
+                    sw=hexdense(sw), g=k // g, scheme=scheme))
+    return k * n // 2 + sw.nbytes
 
 
 def gemv_model(k, n, fmt="i8 per-channel"):
@@ -204,6 +245,23 @@ def main():
         run([os.path.join(bindir, "octet-compile"), src, "--target=host",
              "-o", gemv_libs[fmt]])
 
+    # 4-bit GEMV libraries: the .mlir (hex text, ~1 GB) is removed once
+    # compiled.
+    gemv4_libs = {}
+    layers4 = 2 if args.quick else GEMV4_LAYERS
+    for i, fmt in enumerate(GEMV4_FORMATS):
+        src = os.path.join(work, "gemv4_%d.mlir" % i)
+        lib = os.path.join(work, "libgemv4_%d_%dx%d.so" % (i, k, n))
+        t0 = time.time()
+        wbytes = gemv4_model(src, k, n, fmt, layers4)
+        run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+             "-o", lib])
+        os.remove(src)
+        print("compiled %s (%s, %d x %.1f MB of weights) in %.1f s" % (
+            os.path.basename(lib), fmt, layers4, wbytes / 1e6,
+            time.time() - t0))
+        gemv4_libs[fmt] = (lib, wbytes)
+
     flibs = {}
     for (_, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
         for wt in ("f32", "i8"):
@@ -279,6 +337,16 @@ def main():
                       float(out["openblas_ms"]),
                       float(out["openblas_ms"]) / float(out["octet_ms"])))
             rows.append(("gemv " + fmt, threads, 1, k, n, o, r, b, 0))
+        for fmt, (gemv_lib, wbytes) in gemv4_libs.items():
+            out = parse(run([driver, "gemvc", gemv_lib, str(k), str(n),
+                             str(layers4), str(wbytes), str(args.reps)],
+                            env=env))
+            o, r = float(out["octet_gbs"]), float(out["read_gbs"])
+            print("decode GEMV %s K=%d N=%d, %d constant layers (%.0f MB): "
+                  "octet %.2f GB/s (%.3f ms) = %.0f%% of read %.2f GB/s" % (
+                      fmt, k, n, layers4, layers4 * wbytes / 1e6, o,
+                      float(out["octet_ms"]), 100 * o / r, r))
+            rows.append(("gemv4 " + fmt, threads, 1, k, n, o, r, 0, 0))
         if threads == 1:
             c = float(parse(run([driver, "ceiling", "9"], env=env))["gbs"])
             print("exact W8A32 GEMV loop with weights in L2 (compute ceiling "

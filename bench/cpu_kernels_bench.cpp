@@ -25,6 +25,11 @@
 //                          the L3 holds), a plain read loop over the same
 //                          bytes, OpenBLAS sgemv with f32 weights (also
 //                          rotated over GIB GiB).
+//   gemvc LIB K N LAYERS BYTES REPS
+//                          Decode GEMV with constant weights (the 4-bit
+//                          formats): LAYERS functions main0.. with their
+//                          own K x N weights of BYTES bytes each, called in
+//                          turn; a read loop over LAYERS x BYTES bytes.
 //
 // Threads come from OCTET_NUM_THREADS, OMP_NUM_THREADS (oneDNN) and
 // OPENBLAS_NUM_THREADS, set by the driver script. DNNL_MAX_CPU_ISA selects
@@ -252,6 +257,80 @@ int64_t readAll(const int8_t *p, int64_t n) {
          _mm256_extract_epi64(s, 2) ^ _mm256_extract_epi64(s, 3);
 }
 
+/// GB/s of the plain read loop over `total` bytes at `p`, split over
+/// `threads` threads (the median of `reps` passes).
+double readBandwidth(const int8_t *p, int64_t total, int threads, int reps) {
+  double t = timeMedian(reps, [&] {
+    std::vector<std::thread> pool;
+    std::vector<ReadJob> jobs(threads);
+    int64_t chunk = total / threads / 64 * 64;
+    for (int i = 0; i < threads; ++i) {
+      jobs[i] = {p + i * chunk, i + 1 == threads ? total - i * chunk : chunk,
+                 0};
+      pool.emplace_back(
+          [&jobs, i] { jobs[i].sum = readAll(jobs[i].p, jobs[i].n); });
+    }
+    for (auto &th : pool)
+      th.join();
+    volatile int64_t sink = jobs[0].sum;
+    (void)sink;
+  });
+  return double(total) / t * 1e-9;
+}
+
+int envThreads() {
+  int threads = 1;
+  if (const char *t = std::getenv("OCTET_NUM_THREADS"))
+    threads = std::max(1, std::atoi(t));
+  return threads;
+}
+
+/// Decode GEMV with constant weights (4-bit formats: the kernels take them
+/// packed at compile time only): LIB holds main0 .. main{L-1}, each one
+/// x (1 x K) times its own K x N constant; one timed call = one GEMV, the
+/// functions taken in turn, so the L weights (more than the L3 holds) come
+/// from memory. BYTES: the weight bytes one GEMV reads (codes and scales).
+int gemvConst(int argc, char **argv) {
+  if (argc < 8)
+    return 2;
+  const char *lib = argv[2];
+  int64_t K = std::atoll(argv[3]), N = std::atoll(argv[4]);
+  int64_t layers = std::atoll(argv[5]), bytes = std::atoll(argv[6]);
+  int reps = std::atoi(argv[7]);
+  int threads = envThreads();
+  void *h = openLibrary(lib);
+  using Fn = void (*)(Memref2d<float> *, Memref2d<float> *);
+  std::vector<Fn> fns;
+  for (int64_t l = 0; l < layers; ++l) {
+    std::string name = "_mlir_ciface_main" + std::to_string(l);
+    auto fn = reinterpret_cast<Fn>(dlsym(h, name.c_str()));
+    if (!fn) {
+      std::fprintf(stderr, "%s: no %s\n", lib, name.c_str());
+      return 1;
+    }
+    fns.push_back(fn);
+  }
+  std::vector<float> x(K);
+  for (int64_t k = 0; k < K; ++k)
+    x[k] = 0.01f * static_cast<float>(k % 17 - 8);
+  Memref2d<float> xv = view(x.data(), 1, K);
+  int64_t next = 0;
+  double tOctet = timeMedian(reps * int(layers), [&] {
+    Memref2d<float> out{};
+    fns[next++ % layers](&out, &xv);
+    std::free(out.allocated);
+  });
+  std::vector<int8_t> buf(bytes * layers);
+  for (int64_t i = 0; i < bytes * layers; ++i)
+    buf[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
+  double readGBs = readBandwidth(buf.data(), bytes * layers, threads, reps);
+  std::printf("gemvc K %lld N %lld layers %lld octet_ms %.3f octet_gbs %.2f "
+              "read_gbs %.2f\n",
+              (long long)K, (long long)N, (long long)layers, tOctet * 1e3,
+              double(bytes) / tOctet * 1e-9, readGBs);
+  return 0;
+}
+
 int gemv(int argc, char **argv) {
   if (argc < 7)
     return 2;
@@ -259,9 +338,7 @@ int gemv(int argc, char **argv) {
   int64_t K = std::atoll(argv[3]), N = std::atoll(argv[4]);
   double gib = std::atof(argv[5]);
   int reps = std::atoi(argv[6]);
-  int threads = 1;
-  if (const char *t = std::getenv("OCTET_NUM_THREADS"))
-    threads = std::max(1, std::atoi(t));
+  int threads = envThreads();
   int64_t bytes = K * N;
   int64_t copies = static_cast<int64_t>(
       std::ceil(gib * 1024.0 * 1024.0 * 1024.0 / double(bytes)));
@@ -288,21 +365,7 @@ int gemv(int argc, char **argv) {
   });
 
   // Read bandwidth over the same bytes, same thread count, whole buffer.
-  double tRead = timeMedian(reps, [&] {
-    std::vector<std::thread> pool;
-    std::vector<ReadJob> jobs(threads);
-    int64_t total = bytes * copies, chunk = total / threads / 64 * 64;
-    for (int t = 0; t < threads; ++t) {
-      jobs[t] = {w.data() + t * chunk,
-                 t + 1 == threads ? total - t * chunk : chunk, 0};
-      pool.emplace_back([&jobs, t] { jobs[t].sum = readAll(jobs[t].p, jobs[t].n); });
-    }
-    for (auto &th : pool)
-      th.join();
-    volatile int64_t sink = jobs[0].sum;
-    (void)sink;
-  });
-  double readGBs = double(bytes * copies) / tRead * 1e-9;
+  double readGBs = readBandwidth(w.data(), bytes * copies, threads, reps);
   double octetGBs = double(bytes) / tOctet * 1e-9;
 
   // OpenBLAS sgemv, f32 weights rotated over the same amount of memory.
@@ -461,8 +524,11 @@ int main(int argc, char **argv) {
     return gemm(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "gemv")
     return gemv(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "gemvc")
+    return gemvConst(argc, argv);
   std::fprintf(stderr, "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
-                       "REPS | fgemm LIB M K N REPS f32|i8 | ceiling REPS\n",
+                       "REPS | gemvc LIB K N LAYERS BYTES REPS | fgemm LIB M "
+                       "K N REPS f32|i8 | ceiling REPS\n",
                argv[0]);
   return 2;
 }
