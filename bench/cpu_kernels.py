@@ -20,10 +20,11 @@ baselines measured in the same run:
     each against f64 sums;
   - decode GEMV (M=1, K=4096, N=14336) over >= 2 GiB of rotated weights:
     octet GB/s vs a plain read loop over the same bytes vs OpenBLAS sgemv;
-  - decode GEMV with 4-bit weights (i4, NF4 per group of 64, MXFP4, NVFP4),
-    which the kernels take as constants only: 8 functions with their own
-    constant weights (235 MB in all) called in turn, octet GB/s (codes and
-    f32 scales read) vs a plain read loop over as many bytes.
+  - decode GEMV with constant weights (i4, NF4 per group of 64, MXFP4,
+    NVFP4, which the kernels take as constants only, and E4M3 without NaN
+    codes): 8 functions with their own constant weights (264-470 MB in all)
+    called in turn, octet GB/s (codes and f32 scales read) vs a plain read
+    loop over as many bytes.
 
 The machine (CPU model, flags) and the load average are printed first.
 """
@@ -87,9 +88,10 @@ GEMV_FORMATS = {
 }
 
 
-# Decode GEMV with 4-bit weights, which the kernels take as constants only
-# (packed two per byte at compile time): name -> (storage type, scheme,
-# group size, scale value). Scales are f32 per group along K.
+# Decode GEMV with constant weights: the 4-bit formats, which the kernels
+# take as constants only (packed two per byte at compile time), and E4M3:
+# name -> (storage type, scheme, group size along K or 0 for per channel,
+# scale value).
 GEMV4_FORMATS = {
     "i4 per-group 64": ("i4", "<i4, per_group(0, 64)>", 64, 0.25),
     "nf4 per-group 64": ("i4", "<nf4, per_group(0, 64)>", 64, 0.25),
@@ -98,31 +100,40 @@ GEMV4_FORMATS = {
     "nvfp4 (e4m3 per 16)": (
         "f4E2M1FN", "<f4E2M1FN, per_group(0, 16), e4m3(0.0009765625)>", 16,
         0.0009765625),  # block scales: E4M3 1.0 times the global scale
+    # Constant E4M3 weights without NaN codes (what the quantizer writes):
+    # the kernel's decode leaves the NaN select out.
+    "e4m3 per-channel (constant)": (
+        "f8E4M3FN", "<f8E4M3FN, per_axis(1)>", 0, 0.01),
 }
-GEMV4_LAYERS = 8  # 8 x 29 MB of codes + scales: 7-9x a 32 MB L3
+GEMV4_LAYERS = 8  # 8 x 29-59 MB of codes + scales: 7-15x a 32 MB L3
 
 
 def gemv4_model(path, k, n, fmt, layers):
     """Writes `layers` functions main0.. to `path`, each y = x W_l with its
-    own constant K x N 4-bit weights (random codes); returns the bytes of
-    codes and scales one GEMV reads."""
+    own constant K x N weights (random codes); returns the bytes of codes
+    and scales one GEMV reads."""
     elt, scheme, g, sval = GEMV4_FORMATS[fmt]
     rng = np.random.default_rng(7)
-    sw = np.full((k // g, n), sval, np.float32)
+    sw = np.full((k // g, n) if g else (n,), sval, np.float32)
+    stype = "%dx%d" % (k // g, n) if g else "%d" % n
     with open(path, "w") as f:
         for l in range(layers):
-            codes = rng.integers(0, 256, k * n, dtype=np.uint8) & 0x0F
+            codes = rng.integers(0, 256, k * n, dtype=np.uint8)
+            if elt == "f8E4M3FN":
+                codes[(codes & 0x7F) == 0x7F] = 0x38  # no NaN codes
+            else:
+                codes &= 0x0F
             f.write(
                 "func.func @main%(l)d(%%x: tensor<1x%(k)dxf32>) -> tensor<1x%(n)dxf32> {\n"
                 "  %%w = arith.constant dense<\"0x%(w)s\"> : tensor<%(k)dx%(n)dx%(elt)s>\n"
-                "  %%sw = arith.constant %(sw)s : tensor<%(g)dx%(n)dxf32>\n"
-                "  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(g)dx%(n)dxf32>)\n"
+                "  %%sw = arith.constant %(sw)s : tensor<%(st)sxf32>\n"
+                "  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(st)sxf32>)\n"
                 "         rhs_scheme %(scheme)s\n"
                 "         : tensor<1x%(k)dxf32>, tensor<%(k)dx%(n)dx%(elt)s> -> tensor<1x%(n)dxf32>\n"
                 "  return %%y : tensor<1x%(n)dxf32>\n}\n" % dict(
                     l=l, k=k, n=n, elt=elt, w=codes.tobytes().hex().upper(),
-                    sw=hexdense(sw), g=k // g, scheme=scheme))
-    return k * n // 2 + sw.nbytes
+                    sw=hexdense(sw), st=stype, scheme=scheme))
+    return k * n // (1 if elt == "f8E4M3FN" else 2) + sw.nbytes
 
 
 def gemv_model(k, n, fmt="i8 per-channel"):
@@ -245,8 +256,8 @@ def main():
         run([os.path.join(bindir, "octet-compile"), src, "--target=host",
              "-o", gemv_libs[fmt]])
 
-    # 4-bit GEMV libraries: the .mlir (hex text, ~1 GB) is removed once
-    # compiled.
+    # Constant-weight GEMV libraries: the .mlir (hex text, 0.5-1 GB) is
+    # removed once compiled.
     gemv4_libs = {}
     layers4 = 2 if args.quick else GEMV4_LAYERS
     for i, fmt in enumerate(GEMV4_FORMATS):

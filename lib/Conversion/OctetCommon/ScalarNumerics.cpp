@@ -152,7 +152,8 @@ Value mlir::octet::emitNf4ToF32(OpBuilder &b, Location loc, Value code) {
 }
 
 Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
-                                           Value codes, StorageFormat format) {
+                                           Value codes, StorageFormat format,
+                                           bool noNan) {
   auto vt = cast<VectorType>(codes.getType());
   auto like = [&](Type t) { return VectorType::get(vt.getShape(), t); };
   VectorType i16v = like(b.getI16Type()), f32v = like(b.getF32Type());
@@ -179,6 +180,9 @@ Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
   Value wide = arith::ExtSIOp::create(b, loc, i16v, codes);
   Value half = arith::AndIOp::create(
       b, loc, arith::ShLIOp::create(b, loc, wide, c16(7)), c16(0xBF80));
+  Emitter e{b, loc, f32v};
+  if (noNan)
+    return arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
   VectorType i8v = like(b.getI8Type());
   auto c8 = [&](uint8_t v) {
     return arith::ConstantOp::create(
@@ -189,7 +193,6 @@ Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
       arith::OrIOp::create(b, loc, codes, c8(0x80)), c8(0xFF));
   half = arith::SelectOp::create(
       b, loc, nan, arith::OrIOp::create(b, loc, half, c16(0x7C00)), half);
-  Emitter e{b, loc, f32v};
   return arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
 }
 

@@ -68,7 +68,7 @@ std::string GemmConfig::getName() const {
   else if (rhsNibbles)
     name += rhsUnsigned ? "u4" : "s4";
   else if (rhsFp8)
-    name += fp8Name(rhsFp8);
+    name += fp8Name(rhsFp8) + (rhsNoNan ? "nn" : "");
   else
     name += rhsUnsigned ? "u8" : "s8";
   if (group)
@@ -177,6 +177,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("rhs_fp4", c.rhsFp4);
   add("rhs_nf4", c.rhsNf4);
   add("lhs_group_scale", c.lhsGroupScale);
+  add("rhs_no_nan", c.rhsNoNan);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -224,6 +225,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.rhsFp4 = get("rhs_fp4");
   c.rhsNf4 = get("rhs_nf4");
   c.lhsGroupScale = get("lhs_group_scale");
+  c.rhsNoNan = get("rhs_no_nan");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   auto fp8 = [&](StringRef name, bool fp4) -> std::optional<StorageFormat> {
@@ -240,6 +242,8 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   // The lhs codes (one per byte) may be FP4; FP4 rhs codes are nibbles.
   c.lhsFp8 = fp8("lhs_fp8", /*fp4=*/true);
   c.rhsFp8 = fp8("rhs_fp8", /*fp4=*/false);
+  if (c.rhsNoNan && c.rhsFp8 != StorageFormat::f8E4M3FN)
+    ok = false;
   if (c.lhsGroupScale && (!c.lhsFp8 || !c.group || c.sa != Param::none))
     ok = false;
   if (c.group < 0 || c.group % 8 != 0)

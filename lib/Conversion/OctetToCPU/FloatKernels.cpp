@@ -26,7 +26,7 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
     return loadVec(f32, c.w, ptr, mask);
   if (c.rhsFp8)
     return emitFp8CodesToF32ViaF16(b, loc, loadVec(i8, c.w, ptr, mask),
-                                   *c.rhsFp8);
+                                   *c.rhsFp8, c.rhsNoNan);
   if (c.rhsNibbles) {
     // 8 codes per 4-byte word (rows are padded to w codes: no mask needed):
     // lane i takes bits [4 (i % 8), 4 (i % 8) + 4) of word i / 8 (one word

@@ -222,6 +222,13 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   c.rhsNibbles = nibbles;
   c.rhsFp4 = rhsScheme.isFloat4();
   c.rhsNf4 = rhsScheme.isNf4();
+  // Constant E4M3 weights without a NaN code (0x7F / 0xFF: every one the
+  // quantizer writes from finite weights) decode without the NaN select.
+  if (constant && c.rhsFp8 == StorageFormat::f8E4M3FN) {
+    ArrayRef<char> raw = *rawBytes(plan.rhsConstant);
+    c.rhsNoNan = llvm::none_of(
+        raw, [](char code) { return (code & 0x7F) == 0x7F; });
+  }
   if (!constant || (!plan.rhsTransposed && !nibbles))
     plan.rhsConstant = nullptr;
   if (op.getRhsZeroPoint() && c.group)

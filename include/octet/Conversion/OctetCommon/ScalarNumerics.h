@@ -64,9 +64,10 @@ Value emitNf4ToF32(OpBuilder &b, Location loc, Value code);
 /// of their sign, with another payload), in about half the operations.
 /// For the CPU kernels, whose targets have F16C; the portable lowering
 /// keeps emitFp8BitsToF32 (a scalar f16 extension is a library call
-/// without F16C).
+/// without F16C). `noNan`: the caller knows that no code is an E4M3 NaN
+/// (constant weights checked at compile time); the NaN select is left out.
 Value emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc, Value codes,
-                              StorageFormat format);
+                              StorageFormat format, bool noNan = false);
 
 } // namespace octet
 } // namespace mlir

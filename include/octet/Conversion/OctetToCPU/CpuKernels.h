@@ -62,6 +62,9 @@ struct GemmConfig {
   /// f4E2M1FN, one code per byte: W8A8 FP8, MX W8A8 / W4A8 / W4A4) and of
   /// FP8 rhs codes (FP4 rhs codes are nibbles: rhsFp4); none otherwise.
   std::optional<StorageFormat> lhsFp8, rhsFp8;
+  /// The E4M3 rhs is a constant without NaN codes (checked at compile
+  /// time): its decode skips the NaN select.
+  bool rhsNoNan = false;
   /// Block-wise FP8 (MatmulOp::hasGroupedLhs, with `group`): the lhs scale
   /// is one per row and group of K (sa[m][k / group]), multiplied into the
   /// decoded lhs value; `sa` is none (no lhs scale in the epilogue).
