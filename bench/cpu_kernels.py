@@ -207,7 +207,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--quick", action="store_true",
-                    help="only the 1024^3 GEMM and a 0.5 GiB GEMV")
+                    help="only the 1024^3 GEMM, a 0.5 GiB GEMV and 2 "
+                    "constant layers per constant-weight GEMV")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--gib", type=float, default=2.0)
