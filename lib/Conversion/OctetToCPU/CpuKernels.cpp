@@ -116,16 +116,18 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     break;
   case Isa::fma:
     // M >= MR: 6 x 16 register tile (12 ymm sums, 2 converted weight
-    // vectors, 1 broadcast), tiles of 72 x 256, K blocks of 256 rows (the
-    // B block, 256 x 64 bytes of lines, stays in L1). M < MR: the decode
-    // kernel (emitWeightOnlyDecode), column strips chosen at run time.
+    // vectors, 1 broadcast), tiles of at most 288 x 1024 (split evenly at
+    // run time), K blocks of 256 rows (a panel's converted block, 256 x 64
+    // bytes, stays in L1 for the tile's rows; the tile's, 1 MB at most, in
+    // L2 / L3). M < MR: the decode kernel (emitWeightOnlyDecode), column
+    // strips chosen at run time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
     c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 16, c.kAlign = 1;
     break;
   case Isa::fma512:
     // 12 x 32 register tile: 24 zmm sums, 2 converted weight vectors, 1
-    // broadcast (of 32 registers); tiles of 96 x 256, K blocks of 256.
+    // broadcast (of 32 registers); tiles and K blocks as for ymm.
     c.mr = 12, c.nv = 2, c.w = 16, c.kp = 1;
     c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 32, c.kAlign = 1;

@@ -8,8 +8,9 @@
 // octet_oracle.accumulation_bound against f64 sums. For decode (M < MR)
 // one column strip per thread streams whole rows of the weights, keeping
 // per-group sums and scaled totals in the thread's scratch; from MR rows
-// on, each K block of a column panel is converted to f32 once (times its
-// group's scale) and an MR x (nv * w) register tile reuses it for MR rows.
+// on, each K block of a tile's columns is converted to f32 once (times its
+// group's scale) and MR x (nv * w) register tiles reuse it for the tile's
+// rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -442,10 +443,11 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
 }
 
 void KernelEmitter::emitWeightOnlyTiled(Value t) {
-  // Task t is the tile (t / tilesN, t % tilesN) of MC x NC outputs. K is
-  // taken KC rows at a time; each 16- (then 8-, then masked 8-) column
-  // panel runs its MR-row register tiles over the block, converting each
-  // weight vector once per MR rows; partial sums wait in the scratch.
+  // Task t is the tile (t / tilesN, t % tilesN) of at most MC x NC
+  // outputs. K is taken KC rows at a time: the tile's K block of the
+  // weights is converted once (emitConvertBlock), then each 16- (then 8-,
+  // then masked 8-) column panel runs its MR-row register tiles over its
+  // part; partial sums wait in the scratch.
   // The tile's height and width (at most MC and NC) were chosen at the call
   // site.
   auto slot = [&](CtxSlot s) {
@@ -510,8 +512,8 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
       Value k = vLoop.getInductionVar();
       for (int64_t i = 0; i < c.mr; ++i) {
         Value index = add(mul(rows[i], lda), k);
-        Value x = emitFp8CodesToF32ViaF16(b, loc, load(vec(8, i8), at(A, index), 1),
-                                          *c.lhsFp8);
+        Value x = emitFp8CodesToF32ViaF16(
+            b, loc, load(vec(8, i8), at(A, index), 1), *c.lhsFp8);
         if (c.lhsGroupScale) {
           Value si = add(mul(rows[i], div(K, cst(c.group))),
                          div(k, cst(c.group)));
