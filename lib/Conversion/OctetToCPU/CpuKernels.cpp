@@ -320,9 +320,9 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   K = field(kK), lda = field(kLda), tilesN = field(kTilesN), sa = field(kSa),
   sb = field(kSb), bias = field(kBias), comp = field(kComp), za = field(kZa),
   zb = field(kZb), os = field(kOs), oz = field(kOz);
-  ctxPtr = ctx;
   batchTasks = field(kBatchTasks), strideA = field(kStrideA),
   strideB = field(kStrideB), strideC = field(kStrideC);
+  taskCols = field(kNc), tileRows = field(kMc);
   ldb = c.rhsNibbles ? div(add(N, cst(c.w - 1)), cst(c.w)) : N;
   if (c.rhsNibbles)
     ldb = mul(ldb, cst(c.w / 2)); // bytes per row padded to w codes

@@ -267,11 +267,7 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   // last row. Groups of 64 columns, then of 8, then one masked group: the
   // hot loop has no masks.
   constexpr int64_t kRows = 8, kGroup = 8;
-  Value nc = LLVM::LoadOp::create(
-      b, loc, i64,
-      LLVM::GEPOp::create(b, loc, ptrTy, i64, ctxPtr,
-                          ArrayRef<LLVM::GEPArg>{int32_t(kNc)}),
-      8);
+  Value nc = taskCols;
   Value n0 = mul(t, nc);
   Value n1 = min(add(n0, nc), N);
   Value width = sub(n1, n0);
@@ -450,14 +446,7 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   // part; partial sums wait in the scratch.
   // The tile's height and width (at most MC and NC) were chosen at the call
   // site.
-  auto slot = [&](CtxSlot s) {
-    return LLVM::LoadOp::create(
-        b, loc, i64,
-        LLVM::GEPOp::create(b, loc, ptrTy, i64, ctxPtr,
-                            ArrayRef<LLVM::GEPArg>{int32_t(s)}),
-        8);
-  };
-  Value mc = slot(kMc), nc = slot(kNc);
+  Value mc = tileRows, nc = taskCols;
   Value tm = div(t, tilesN), tn = rem(t, tilesN);
   Value m0 = mul(tm, mc), n0 = mul(tn, nc);
   Value m1 = min(add(m0, mc), M), n1 = min(add(n0, nc), N);

@@ -240,7 +240,9 @@ private:
   Type i8, i16, i32, i64, f32, ptrTy;
   // Context fields, loaded once.
   Value A, B, C, M, N, K, lda, tilesN, sa, sb, bias, comp, za, zb, os, oz;
-  Value ctxPtr, ldb, batchTasks, strideA, strideB, strideC;
+  Value ldb, batchTasks, strideA, strideB, strideC;
+  /// Weight-only / f32: columns per task (kNc) and rows per tile (kMc).
+  Value taskCols, tileRows;
 };
 
 } // namespace cpu
