@@ -23,7 +23,10 @@ scheme replaced by another granularity, group size, format, asymmetric,
 garbage or nothing, a scheme removed, a scheme for an absent tensor), on
 the JSON header (another dtype, shape or data_offsets for a tensor, a
 non-string metadata value) and on the bytes (truncation, byte flips in the
-length, the header or the data).
+length, the header or the data). fuzz/export_ct_fuzz.py reuses the files
+and mutations and adds FP8 / MX / NVFP4 variants (mutate's `formats`,
+`schemes` and `dtypes`; header_of writes ml_dtypes' 8-bit floats as
+F8_E4M3 / F8_E5M2 / F8_E8M0); without them the runs here are unchanged.
 
 Every outcome must be a success or an ExportError / GGUFError. An accepted
 file must give a GGUF that gguf_llama loads with the source's tensors and
@@ -51,6 +54,11 @@ import traceback
 
 import numpy as np
 
+try:
+    import ml_dtypes
+except ImportError:   # only export_ct_fuzz's FP8 / MX files need it
+    ml_dtypes = None
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tools", "import-model"))
 import gguf_llama  # noqa: E402
@@ -64,15 +72,21 @@ SCHEMES = {
     "i4": "#octet.scheme<i4, per_group(1, 32)>",
     "u4": "#octet.scheme<u4, per_group(1, 32), asymmetric>",
 }
-# safetensors dtype <-> numpy (BF16 and F8_E4M3 have no numpy type)
+# safetensors dtype <-> numpy (BF16 has no numpy type; the 8-bit floats are
+# ml_dtypes' types: FLOAT8_DTYPES, which this file's variants and mutations
+# never use; export_ct_fuzz's FP8 codes and E8M0 scales do, and header_of
+# writes them)
 ST_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16,
              "I64": np.int64, "I32": np.int32, "I16": np.int16,
              "I8": np.int8, "U64": np.uint64, "U32": np.uint32,
              "U16": np.uint16, "U8": np.uint8, "BOOL": np.bool_}
-NP_TO_ST = {np.dtype(v): k for k, v in ST_DTYPES.items()}
+FLOAT8_DTYPES = {} if ml_dtypes is None else {
+    "F8_E4M3": ml_dtypes.float8_e4m3fn, "F8_E5M2": ml_dtypes.float8_e5m2,
+    "F8_E8M0": ml_dtypes.float8_e8m0fnu}
+NP_TO_ST = {np.dtype(v): k for k, v in {**ST_DTYPES, **FLOAT8_DTYPES}.items()}
 DTYPE_SIZES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4,
                "F16": 2, "BF16": 2, "I16": 2, "U16": 2, "I8": 1, "U8": 1,
-               "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
+               "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1}
 HEADER_DTYPES = ("F16", "BF16", "I32", "U8", "I8", "F64", "BOOL", "F8_E4M3",
                  "F32", "U32", "I16", "F8_E5M2", "X9")
 SCHEME_VARIANTS = (
@@ -182,12 +196,25 @@ def serialize(header, data):
 # ---------------------------------------------------------------------------
 
 class Case:
-    """The file being built for one run."""
+    """The file being built for one run. `formats`: {format: (scheme text,
+    code values that break it, quantize: float [rows, cols] -> (codes,
+    scale, zero point or None))} of every variant (FORMATS and the
+    caller's); `schemes` and `dtypes` the scheme texts and header dtypes
+    the mutations choose from (SCHEME_VARIANTS, HEADER_DTYPES and the
+    caller's)."""
 
-    def __init__(self, tensors, meta, fmt):
+    def __init__(self, tensors, meta, fmt, formats=None, schemes=(),
+                 dtypes=()):
         self.tensors = dict(tensors)
         self.meta = dict(meta)
         self.fmt = fmt
+        self.formats = {**FORMATS, **(formats or {})}
+        self.schemes = SCHEME_VARIANTS + tuple(schemes)
+        self.dtypes = HEADER_DTYPES + tuple(d for d in dtypes
+                                            if d not in HEADER_DTYPES)
+        # retype's numpy types: the 8-bit floats only when a caller names them
+        self.retypes = tuple(ST_DTYPES.values()) + tuple(
+            FLOAT8_DTYPES[d] for d in dtypes if d in FLOAT8_DTYPES)
         self.header = None
         self.data = None
         self.raw = None
@@ -229,7 +256,8 @@ def bad_codes(rng, case):
     """Codes out of the format's range (100 in an i4 weight, 20 in u4)."""
     name = case.pick(rng, ".weight", linear=True)
     if name:
-        values = CODE_VALUES[case.fmt] + rng.choice(tuple(CODE_VALUES.values()))
+        values = case.formats[case.fmt][1] + rng.choice(
+            tuple(f[1] for f in case.formats.values()))
         with np.errstate(all="ignore"):
             case.tensors[name] = _set_entries(rng, case.tensors[name], values)
 
@@ -248,7 +276,7 @@ def retype(rng, case):
     kind = rng.choice((".weight", ".scale", ".zero_point", None))
     name = case.pick(rng, kind)
     if name:
-        dt = rng.choice(tuple(ST_DTYPES.values()))
+        dt = rng.choice(case.retypes)
         with np.errstate(all="ignore"):
             case.tensors[name] = np.asarray(case.tensors[name]).astype(dt)
 
@@ -320,7 +348,7 @@ def scheme(rng, case):
     if rng.random() < 0.2:
         del case.meta[name]
     else:
-        case.meta[name] = rng.choice(SCHEME_VARIANTS)
+        case.meta[name] = rng.choice(case.schemes)
 
 
 def absent_scheme(rng, case):
@@ -330,7 +358,8 @@ def absent_scheme(rng, case):
                        "blk.0.attn_norm.weight", "token_embd.weight",
                        "blk.0.ffn_up.weight.scale", "__metadata__",
                        "blk.1.attn_k.weight.zero_point"))
-    case.meta[name] = rng.choice((SCHEMES[case.fmt], rng.choice(SCHEME_VARIANTS)))
+    case.meta[name] = rng.choice((case.formats[case.fmt][0],
+                                  rng.choice(case.schemes)))
 
 
 def quantize_float(rng, case):
@@ -340,13 +369,17 @@ def quantize_float(rng, case):
     if not name or case.tensors[name].dtype != np.float32:
         return
     w = case.tensors[name]
-    q, sc, z = quantize(w.reshape(-1, w.shape[-1]), case.fmt)
+    text, _, quantizer = case.formats[case.fmt]
+    q, sc, z = quantizer(w.reshape(-1, w.shape[-1]))
+
+    def fit(a):   # [rows, groups] parameters back to w's leading dims
+        return a.reshape(w.shape[:-1] + a.shape[-1:]) if a.ndim == 2 else a
     case.tensors[name] = q.reshape(w.shape)
-    case.tensors[name + ".scale"] = sc.reshape(w.shape[:-1] + sc.shape[-1:])
+    case.tensors[name + ".scale"] = fit(sc)
     if z is not None:
-        case.tensors[name + ".zero_point"] = z.reshape(w.shape[:-1] + z.shape[-1:])
-    case.meta[name] = SCHEMES[case.fmt] if w.ndim == 2 else \
-        SCHEMES[case.fmt].replace("per_group(1,", "per_group(0,")
+        case.tensors[name + ".zero_point"] = fit(z)
+    case.meta[name] = text if w.ndim == 2 else \
+        text.replace("per_group(1,", "per_group(0,")
 
 
 def stray_zero_point(rng, case):
@@ -363,10 +396,10 @@ def header_dtype(rng, case):
     entry = case.header[name]
     if rng.random() < 0.5:            # one of the same size: the file stays valid
         size = DTYPE_SIZES.get(entry["dtype"])
-        same = [d for d in HEADER_DTYPES if DTYPE_SIZES.get(d) == size]
-        entry["dtype"] = rng.choice(same or HEADER_DTYPES)
+        same = [d for d in case.dtypes if DTYPE_SIZES.get(d) == size]
+        entry["dtype"] = rng.choice(same or case.dtypes)
     else:
-        entry["dtype"] = rng.choice(HEADER_DTYPES)
+        entry["dtype"] = rng.choice(case.dtypes)
 
 
 def header_shape(rng, case):
@@ -464,12 +497,18 @@ HEADER_STAGE = (header_dtype, header_dtype, header_shape, header_offsets,
                 header_metadata)
 BYTES_STAGE = (truncate, flip_length, flip_header, flip_data)
 MUTATIONS = TENSOR_STAGE + HEADER_STAGE + BYTES_STAGE
+# This file's formats as the mutations see them (Case)
+FORMATS = {f: (SCHEMES[f], CODE_VALUES[f], lambda w, f=f: quantize(w, f))
+           for f in SCHEMES}
 
 
-def mutate(rng, variants):
-    """(the mutated file's bytes, the variant's format)."""
+def mutate(rng, variants, formats=None, schemes=(), dtypes=()):
+    """(the mutated file's bytes, the variant's format). A caller with
+    variants of other formats (export_ct_fuzz) describes them in `formats`
+    and adds scheme texts and header dtypes to choose from (Case); without
+    them the runs are this file's alone."""
     fmt = rng.choice(sorted(variants))
-    case = Case(*variants[fmt], fmt)
+    case = Case(*variants[fmt], fmt, formats, schemes, dtypes)
     chosen = [rng.choice(MUTATIONS) for _ in range(rng.choice((1, 1, 2)))]
     for m in chosen:
         if m in TENSOR_STAGE:

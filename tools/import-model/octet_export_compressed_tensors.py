@@ -435,7 +435,8 @@ def nvfp4_weight(name, base, scheme, codes, cdtype, scale, strat, group,
         raise ExportError("%s: '%s' has the NVFP4 global scale %r; a "
                           "positive finite f32 is needed" % (
                               where, name, scheme["global_scale"]))
-    sb = (scale / g).astype(ml_dtypes.float8_e4m3fn)
+    with np.errstate(over="ignore", invalid="ignore"):  # tiny g: refused below
+        sb = (scale / g).astype(ml_dtypes.float8_e4m3fn)
     back = sb.astype(np.float32) * g
     bad = ~(back == scale) | (sb.astype(np.float32) <= 0)
     if bad.any():
@@ -467,14 +468,26 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
         raise ExportError("%s: '%s' has %d dimensions; a linear weight has 2"
                           % (where, name, codes.ndim))
     if scheme["symmetric"] != (zp is None):
-        raise ExportError("%s: '%s' is %s but %s a zero point" % (
+        raise ExportError("%s: '%s' is %s but %s zero point" % (
             where, name, "symmetric" if scheme["symmetric"] else "asymmetric",
-            "has" if zp is not None else "has no"))
+            "has a" if zp is not None else "has no"))
     strat, group, scale_shape = strategy(name, scheme, codes.shape, where)
     e8m0 = sdtype == "F8_E8M0"
     if not e8m0 and sdtype != "F32":
         raise ExportError("%s: '%s' has %s scales; octet's are F32 (E8M0 for "
                           "MX)" % (where, name, sdtype))
+    # octet-export-safetensors writes the scales of an e8m0 (MX) scheme as
+    # F8_E8M0 and every other scheme's as F32: a file where the two
+    # disagree (or a scheme with both e8m0 and e4m3) is not octet's.
+    if scheme["e8m0"] and scheme["e4m3"]:
+        raise ExportError("%s: '%s' has a scheme with both E8M0 (e8m0) and "
+                          "E4M3 (e4m3(...)) scales" % (where, name))
+    if e8m0 != scheme["e8m0"]:
+        raise ExportError("%s: '%s' has %s scales but its scheme %s; octet's "
+                          "MX (e8m0) schemes have F8_E8M0 scales, the others "
+                          "F32" % (where, name, sdtype,
+                                   "is MX (e8m0)" if scheme["e8m0"] else
+                                   "is not MX (no e8m0)"))
     if zp_entry is not None and zp_entry[0] != "I32":
         raise ExportError("%s: '%s' has %s zero points; octet's are I32"
                           % (where, name, zp_entry[0]))
@@ -573,6 +586,10 @@ def convert_weight(name, hf, scheme, tensors, heads, where, act=None):
         raise ExportError("%s: '%s' has %s codes with %s scales, not a scheme "
                           "compressed-tensors holds" % (where, name, cdtype, sdtype))
     bits, offset = int_args(name, scheme, codes, zp, where)
+    want = "I8" if fmt.startswith("i") else "U8"
+    if cdtype != want:
+        raise ExportError("%s: '%s' has %s codes of dtype %s; octet's %s codes "
+                          "are %s" % (where, name, fmt, cdtype, fmt, want))
     args["num_bits"] = bits
     signed = codes.astype(np.int32) - offset
     if input_args is not None:
