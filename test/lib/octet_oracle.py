@@ -193,7 +193,10 @@ class Scheme:
         if self.e8m0:
             s += ", e8m0"
         if self.e4m3:
-            s += ", e4m3(%.9g)" % self.glob
+            g = "%.9g" % self.glob
+            if not any(c in g for c in ".en"):  # a float literal: "1.0"
+                g += ".0"
+            s += ", e4m3(%s)" % g
         return "<" + s + ">"
 
     def param_shape(self, shape):

@@ -349,6 +349,22 @@ mlir::octet::emitParamsFromStats(OpBuilder &b, Location loc,
     Value zero = arith::CmpFOp::create(b, loc, P::OEQ, absmax, e.f32(0.0f));
     return {e.select(zero, e.f32(1.0f), scale), Value()};
   }
+  if (scheme.hasE4M3Scales()) {
+    // numerics::nvfp4BlockScale of absmax clamped to FLT_MAX, with the
+    // scheme's global scale g: sb = e4m3((absmax / 6) / g) rounded to
+    // nearest even and saturating, 2^-9 for a block that rounds to 0; the
+    // scale is sb * g.
+    float g = scheme.getGlobalScale();
+    Value absmax = arith::MinNumFOp::create(b, loc, stats.absmax, e.f32(big));
+    Value t = arith::DivFOp::create(
+        b, loc, arith::DivFOp::create(b, loc, absmax, e.f32(6.0f)), e.f32(g));
+    Value code = emitF32ToFp8Bits(b, loc, t, StorageFormat::f8E4M3FN,
+                                  /*saturate=*/true);
+    Value sb = emitFp8BitsToF32(b, loc, code, StorageFormat::f8E4M3FN);
+    Value positive = arith::CmpFOp::create(b, loc, P::OGT, sb, e.f32(0.0f));
+    sb = e.select(positive, sb, e.f32(0x1p-9f));
+    return {arith::MulFOp::create(b, loc, sb, e.f32(g)), Value()};
+  }
   if (scheme.isFloat() || scheme.getSymmetric()) {
     // numerics::symmetricParams; absmax is already >= 0 and not NaN.
     auto format = static_cast<num::StorageFormat>(scheme.getFormat());

@@ -398,14 +398,6 @@ func.func @e4m3_not_e4m3_times_global(%q: tensor<1x32xf4E2M1FN>) -> tensor<1x32x
 
 // -----
 
-func.func @e4m3_dynamic(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{e4m3 (NVFP4) scales need the tensor's global scale, which is not computed at run time yet: quantize constant weights with octet-quantize-weights format=nvfp4}}
-  %s = octet.compute_params %x as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
-  return %s : tensor<4x4xf32>
-}
-
-// -----
-
 // expected-error @+1 {{NF4 schemes are symmetric (scale = absmax); 'nf4' cannot be asymmetric}}
 func.func @nf4_asymmetric() attributes {s = #octet.scheme<nf4, asymmetric>} { return }
 

@@ -157,6 +157,14 @@ func.func @nvfp4(%q: tensor<1x48xf4E2M1FN>) -> tensor<1x48xf32> {
   return %x : tensor<1x48xf32>
 }
 
+// Dynamic NVFP4 block scales: compute_params with a static global scale.
+// CHECK-LABEL: func.func @nvfp4_dynamic
+// CHECK: octet.compute_params %{{.*}} as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
+func.func @nvfp4_dynamic(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
+  %s = octet.compute_params %x as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<4x64xf32> -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
+
 // NF4: i4 indices into the NF4 table, symmetric (no zero point).
 // CHECK-LABEL: func.func @nf4
 // CHECK: as <nf4, per_group(1, 64)> : tensor<2x64xi4> -> tensor<2x64xf32>

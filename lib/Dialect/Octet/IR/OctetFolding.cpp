@@ -209,6 +209,12 @@ mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
       zps.push_back(0);
       continue;
     }
+    if (scheme.hasE4M3Scales()) {
+      scales.push_back(num::nvfp4BlockScale(
+          std::fmin(st.absmax, num::kFloatMax), scheme.getGlobalScale()));
+      zps.push_back(0);
+      continue;
+    }
     num::QuantParams p = num::paramsFromStats(st, format, range, symmetric);
     scales.push_back(p.scale);
     zps.push_back(p.zeroPoint);

@@ -264,11 +264,6 @@ OpFoldResult RequantizeOp::fold(FoldAdaptor) {
 LogicalResult ComputeParamsOp::verify() {
   auto emit = [&]() { return emitOpError(); };
   SchemeAttr scheme = getScheme();
-  if (scheme.hasE4M3Scales())
-    return emitOpError()
-           << "e4m3 (NVFP4) scales need the tensor's global scale, which "
-              "is not computed at run time yet: quantize constant weights "
-              "with octet-quantize-weights format=nvfp4";
   auto inType = getInput().getType();
   bool wantZp = !scheme.isFloat() && !scheme.getSymmetric();
   if (wantZp && !getZeroPoint())

@@ -1,0 +1,175 @@
+"""Dynamic NVFP4 block scales: octet.compute_params with an e4m3(g) scheme
+(E2M1 elements in blocks of 16, each block's scale an E4M3 value times the
+scheme's static global scale g), then quantize / dequantize with them,
+JIT-run by octet-run and compared bit for bit with an independent oracle.
+
+The oracle is written from NVIDIA's two-level NVFP4 recipe as octet
+documents it (docs/numerics.md, "NVFP4"): a block's E4M3 scale is
+sb = E4M3((absmax / 6) / g), the f32 quotients in that order, rounded to
+nearest even by ml_dtypes' float8_e4m3fn after saturating at 448; a block
+whose sb rounds to 0 takes E4M3's smallest value 2^-9; the f32 scale is
+sb * g. Run-time conventions, as for every dynamic scale: NaN elements are
+ignored, +-inf counts as the largest finite f32, an all-zero (or all-NaN)
+block has absmax 0 (scale 2^-9 g). The codes and dequantized values come
+from test/lib/octet_oracle.py (ml_dtypes' conversions).
+
+Each global scale runs twice: the input as a function argument (the
+lowering's compute_params: linalg + the scalar numerics emitter) and as a
+constant (the folder's path). The blocks hit: random values over a wide
+range around 6 g, maxima far above 2688 g (sb saturates at 448 and the
+block clips), maxima so small that sb rounds to 0 (2^-9), (absmax / 6) / g
+exactly halfway between two E4M3 values (both tie directions), ties
+between E2M1 codes, E4M3-subnormal block scales, +-inf, NaN, all-zero and
+all-NaN blocks and f32's largest value.
+
+Usage: dynamic_nvfp4.py [--workdir DIR]
+"""
+
+import argparse
+import sys
+
+import ml_dtypes
+import numpy as np
+
+import octet_oracle as o
+
+F32 = np.float32
+FLT_MAX = float(np.finfo(np.float32).max)
+ROWS, BLOCKS, B = 12, 8, 16
+# Global scales: powers of two and two that are not (f32 values).
+GLOBALS = [2.0 ** -10, float(F32(0.0012345)), 1.0, float(F32(3.7e-6))]
+
+
+def e4m3_values():
+    """E4M3's positive finite values (ml_dtypes), ascending."""
+    v = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)
+    v = np.unique(v.astype(np.float64))
+    return v[np.isfinite(v) & (v > 0)]
+
+
+def spec_scale(block, g):
+    """The f32 scale of one block (see the module docstring)."""
+    v = np.asarray(block, np.float64)
+    v = v[~np.isnan(v)]
+    absmax = F32(np.minimum(np.abs(v), FLT_MAX).max()) if v.size else F32(0)
+    g = F32(g)
+    with np.errstate(over="ignore"):
+        t = F32(F32(absmax / F32(6)) / g)
+    sb = float(np.float32(min(float(t), 448.0)).astype(
+        ml_dtypes.float8_e4m3fn))
+    if sb == 0:
+        sb = 2.0 ** -9
+    return F32(F32(sb) * g)
+
+
+def make_input(g, rng):
+    e2m1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float64)
+    e2m1_mids = (e2m1[:-1] + e2m1[1:]) / 2
+    e4m3 = e4m3_values()
+    e4m3_mids = (e4m3[:-1] + e4m3[1:]) / 2
+    x = np.zeros((ROWS, BLOCKS * B), np.float64)
+    blocks = [(r, b) for r in range(ROWS) for b in range(BLOCKS)]
+    rng.shuffle(blocks)
+    kinds = ["random", "saturate", "round_to_zero", "e4m3_tie",
+             "e2m1_ties", "e4m3_subnormal", "inf", "neg_inf", "nan", "zero",
+             "all_nan", "flt_max"]
+    for i, (r, b) in enumerate(blocks):
+        kind = kinds[i % len(kinds)] if i < 3 * len(kinds) else "random"
+        blk = rng.standard_normal(B) * 6 * g * 2.0 ** rng.uniform(-8, 9)
+        if kind == "saturate":
+            blk = rng.standard_normal(B) * 2688 * g * 2.0 ** rng.uniform(1, 6)
+        elif kind == "round_to_zero":
+            blk = rng.standard_normal(B) * 6 * g * 2.0 ** -13
+        elif kind == "e4m3_tie":
+            # (absmax / 6) / g exactly halfway between two E4M3 values
+            # (exact in f32 for a power-of-two g; otherwise near it).
+            m = float(rng.choice(e4m3_mids))
+            am = float(F32(m * 6 * g))
+            blk = np.clip(blk, -am, am) * 0.5
+            blk[rng.integers(B)] = am * rng.choice([-1.0, 1.0])
+        elif kind == "e2m1_ties":
+            # With a power-of-two g, a block of absmax 6 g * 2^k has scale
+            # g * 2^k: the midpoints between E2M1 codes are exact ties.
+            k = int(rng.integers(-5, 6))
+            s = g * 2.0 ** k
+            blk = rng.choice(e2m1_mids, B) * s * rng.choice([-1.0, 1.0], B)
+            blk[0] = 6 * s
+        elif kind == "e4m3_subnormal":
+            blk = rng.standard_normal(B) * 6 * g * 2.0 ** -8
+        elif kind == "inf":
+            blk[rng.integers(B)] = np.inf
+        elif kind == "neg_inf":
+            blk[rng.integers(B)] = -np.inf
+        elif kind == "nan":
+            blk[rng.integers(B, size=3)] = np.nan
+        elif kind == "zero":
+            blk = np.zeros(B)
+            blk[::3] = -0.0
+        elif kind == "all_nan":
+            blk = np.full(B, np.nan)
+        elif kind == "flt_max":
+            blk[rng.integers(B)] = FLT_MAX
+        x[r, b * B:(b + 1) * B] = blk
+    with np.errstate(over="ignore"):
+        return x.astype(F32)
+
+
+def run_global(g, ck, rng, workdir):
+    x = make_input(g, rng)
+    shape = x.shape
+    scheme = o.Scheme("f4E2M1FN", "per_group", 1, B, e4m3=True, glob=g)
+    want_s = np.array([[spec_scale(x[r, b * B:(b + 1) * B], g)
+                        for b in range(BLOCKS)] for r in range(ROWS)], F32)
+    want_q = o.quantize(x, scheme, want_s)
+    want_d = o.dequantize(want_q, scheme, want_s)
+    storage = scheme.format.storage
+    st = o.tensor_type(shape, storage)
+    xt = o.tensor_type(shape, "f32")
+    pt = o.tensor_type(scheme.param_shape(shape), "f32")
+    for how in ("argument", "constant"):
+        fb = o.FunctionBuilder("case")
+        xs = fb.arg("%x", xt, x) if how == "argument" else \
+            fb.const(x, shape, "f32", stem="xc")
+        fb.lines.append("%%s = octet.compute_params %s as %s : %s -> %s" % (
+            xs, scheme.attr(), xt, pt))
+        fb.lines.append("%%q = octet.quantize %s scale(%%s : %s) as %s : "
+                        "%s -> %s" % (xs, pt, scheme.attr(), xt, st))
+        fb.lines.append("%%d = octet.dequantize %%q scale(%%s : %s) as %s : "
+                        "%s -> %s" % (pt, scheme.attr(), st, xt))
+        fb.result("%s", pt)
+        fb.result("%q", st)
+        fb.result("%d", xt)
+        if how == "constant":  # octet-run needs an argument: a dummy one
+            fb.arg("%unused", o.tensor_type((1,), "f32"),
+                   np.zeros(1, F32))
+        tag = "g%.9g_%s" % (g, how)
+        ck.program()
+        try:
+            got = o.run_octet(fb.text(), "case", fb.inputs(), 3,
+                              workdir=workdir, tag=tag)
+        except o.OctetRunError as e:
+            ck.error(tag, str(e))
+            continue
+        S = scheme.expand(want_s, shape)
+        ck.compare("%s [scale]" % tag, want_s, got[0], [], None)
+        ck.compare("%s [quantize]" % tag, want_q,
+                   o.npy_to_codes(got[1], scheme),
+                   [("x", x, "float"), ("scale", S, "float")], scheme,
+                   kind="code")
+        ck.compare("%s [dequantize]" % tag, want_d, got[2],
+                   [("code", want_q, "code"), ("scale", S, "float")], scheme)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workdir")
+    args = ap.parse_args()
+    ck = o.Checker("dynamic_nvfp4")
+    rng = np.random.default_rng(20261203)
+    for g in GLOBALS:
+        run_global(g, ck, rng, args.workdir)
+    return ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
