@@ -48,6 +48,9 @@ holds Octet's codes exactly (compressed-tensors 0.20):
 |   FP8 weights                                | float-quantized | as above, with input_activations                 |
 | MX on both operands (w8a8-mxfp8, w4a8-mxfp4, | mxfp8-quantized | as the MX weights above, with input_activations  |
 |   w4a4-mxfp4)                                | / mxfp4-pack-q. | {float, 8 or 4 bits, group 32, dynamic, U8}      |
+| NVFP4 on both operands (w4a4-nvfp4)          | nvfp4-pack-     | as NVFP4 weights, input_global_scale (F32: 1 /   |
+|                                              | quantized       | g of the activations); input_activations        |
+|                                              |                 | {float, 4 bits, tensor_group 16, local, E4M3}    |
 
 b is the smaller of 4 and 8 that holds every code of the scheme.
 compressed-tensors' integers are signed: unsigned (asymmetric) codes q with
@@ -331,6 +334,34 @@ def activation_args(name, base, act, tensors, where):
     (static: input_scale, and input_zero_point when asymmetric)."""
     scheme, dynamic = act
     fmt = scheme["format"]
+    if fmt == "f4E2M1FN" and scheme["e4m3"]:
+        # NVFP4 (compressed-tensors' NVFP4 preset): E2M1 per token and
+        # block of 16 along the input, E4M3 block scales computed at run
+        # time ("local") times a static global scale g, written as
+        # input_global_scale = f32(1 / g) (compressed-tensors divides by
+        # it, as by weight_global_scale).
+        if not (scheme["kind"] == "per_group" and scheme["axis"] == 1 and
+                scheme["group"] == 16 and dynamic):
+            raise ExportError("%s: the activations of '%s' are NVFP4 with "
+                              "%s(%d, %d) scales%s; NVFP4 activations have "
+                              "block scales per token and 16 along the "
+                              "input, computed at run time" % (
+                                  where, name, scheme["kind"],
+                                  scheme["axis"], scheme["group"],
+                                  "" if dynamic else " given as constants"))
+        g = np.float32(scheme["global_scale"] or 0)
+        if not (np.isfinite(g) and g > 0):
+            raise ExportError("%s: the activations of '%s' have the NVFP4 "
+                              "global scale %r; a positive finite f32 is "
+                              "needed" % (where, name, scheme["global_scale"]))
+        args = {"num_bits": 4, "type": "float", "symmetric": True,
+                "strategy": "tensor_group", "group_size": 16,
+                "dynamic": "local", "actorder": None,
+                "block_structure": None,
+                "scale_dtype": "torch.float8_e4m3fn",
+                "zp_dtype": "torch.float8_e4m3fn"}
+        return args, {base + ".input_global_scale": (
+            "F32", np.array([1.0 / np.float64(g)], np.float32))}
     # format -> (type, zero-point offset, bits); FP4 only as MXFP4.
     kinds = {"i8": ("int", 0, 8), "u8": ("int", 128, 8),
              "f8E4M3FN": ("float", 0, 8), "f4E2M1FN": ("float", 0, 4)}
@@ -338,7 +369,8 @@ def activation_args(name, base, act, tensors, where):
             fmt == "f4E2M1FN" and not scheme["e8m0"]):
         raise ExportError("%s: the activations of '%s' are %s codes; "
                           "compressed-tensors' activations are int8, FP8 "
-                          "E4M3 or MX (MXFP8 / MXFP4)" % (where, name, fmt))
+                          "E4M3, MX (MXFP8 / MXFP4) or NVFP4"
+                          % (where, name, fmt))
     typ, offset, bits = kinds[fmt]
     group = None
     if scheme["e8m0"]:
@@ -427,9 +459,10 @@ def nvfp4_weight(name, base, scheme, codes, cdtype, scale, strat, group,
                           "groups of 16 along the input" % (
                               where, name, strat,
                               " of %d" % group if group else ""))
-    if input_args is not None:
-        raise ExportError("%s: '%s' is FP4 with quantized activations; "
-                          "FP4 weights are weight-only" % (where, name))
+    if input_args is not None and input_args["strategy"] != "tensor_group":
+        raise ExportError("%s: '%s' is NVFP4 with non-NVFP4 activations; "
+                          "compressed-tensors pairs NVFP4 weights with NVFP4 "
+                          "activations (w4a4-nvfp4)" % (where, name))
     g = np.float32(scheme["global_scale"] or 0)
     if not (np.isfinite(g) and g > 0):
         raise ExportError("%s: '%s' has the NVFP4 global scale %r; a "
@@ -453,7 +486,7 @@ def nvfp4_weight(name, base, scheme, codes, cdtype, scale, strat, group,
         sb.view(np.uint8)))
     out[base + ".weight_global_scale"] = (
         "F32", np.array([1.0 / np.float64(g)], np.float32))
-    return out, "nvfp4-pack-quantized", args, None
+    return out, "nvfp4-pack-quantized", args, input_args
 
 
 def convert_weight(name, hf, scheme, tensors, heads, where, act=None):

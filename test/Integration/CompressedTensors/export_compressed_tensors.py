@@ -624,6 +624,57 @@ def main():
               "128 = 2 expected)" % (n, sc, zp))
     print("w8a8-static: checked")
 
+    # NVFP4 activations (w4a4-nvfp4: E4M3 block scales of 16 computed at run
+    # time, a calibrated global scale g in the scheme): the NVFP4 weights'
+    # file with an "activations" entry per weight as octet-export-safetensors
+    # writes it for that recipe. compressed-tensors' NVFP4 preset: dynamic
+    # "local", tensor_group 16, E4M3 scales, input_global_scale = 1 / g.
+    src_t, src_meta = ct.read_safetensors(os.path.join(
+        work, "nvfp4.safetensors"))
+    names = sorted(n for n in src_t if n + ".scale" in src_t)
+    gs = {n: np.float32(0.0123 * (i + 1)) for i, n in enumerate(names)}
+    acts = {n: {"scheme": "#octet.scheme<f4E2M1FN, per_group(1, 16), "
+                          "e4m3(%.9g)>" % gs[n], "dynamic": True}
+            for n in names}
+    st = os.path.join(work, "w4a4-nvfp4.safetensors")
+    ct.write_safetensors(st, src_t, dict(src_meta,
+                                         activations=json.dumps(acts)))
+    d = os.path.join(work, "w4a4-nvfp4")
+    ct.export(src_path, st, d, log=log)
+    with open(os.path.join(d, "config.json")) as f:
+        qc = json.load(f)["quantization_config"]
+    g = list(qc["config_groups"].values())
+    act = g[0]["input_activations"] if len(g) == 1 else None
+    check(qc["format"] == "nvfp4-pack-quantized" and act is not None and
+          (act["type"], act["strategy"], act["dynamic"], act["group_size"],
+           act["num_bits"], act["symmetric"], act["scale_dtype"]) ==
+          ("float", "tensor_group", "local", 16, 4, True,
+           "torch.float8_e4m3fn"),
+          "w4a4-nvfp4: format %r, input_activations %r" % (qc["format"], act))
+    t, _ = read_checkpoint(os.path.join(d, "model.safetensors"))
+    for n in names:
+        base = ct.hf_name(n)[:-len(".weight")]
+        want = np.float32(1.0 / np.float64(gs[n]))
+        got = t.get(base + ".input_global_scale")
+        check(got is not None and got[0] == "F32" and
+              got[1].view(np.uint32).tolist() == [want.view(np.uint32)],
+              "w4a4-nvfp4 %s: input_global_scale %r, want [%r] (1 / g)"
+              % (n, got, want))
+    # Static NVFP4 activation scales (constant block scales) are not the
+    # preset's: refused, naming the weight.
+    acts_static = {n: dict(a, dynamic=False) for n, a in acts.items()}
+    st = os.path.join(work, "w4a4-nvfp4-static.safetensors")
+    ct.write_safetensors(st, src_t, dict(src_meta,
+                                         activations=json.dumps(acts_static)))
+    try:
+        ct.export(src_path, st, os.path.join(work, "w4a4-nvfp4-static"),
+                  log=log)
+        check(False, "w4a4-nvfp4-static: accepted")
+    except ct.ExportError as e:
+        check("NVFP4" in str(e) and any(n in str(e) for n in names),
+              "w4a4-nvfp4-static: refusal %s" % e)
+    print("w4a4-nvfp4: checked")
+
     # Refusals, each naming the tensor.
     q = os.path.join(work, "e5m2.mlirbc")
     st = os.path.join(work, "e5m2.safetensors")
