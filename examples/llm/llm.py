@@ -12,7 +12,9 @@ with a recipe, compiled for this CPU and run.
 Recipes: WEIGHTS[+kv-i8|+kv-fp8][+head][+embed][+monitor] with WEIGHTS one of float,
 w8a16, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a8-fp8-block, w8a8-mxfp8
 (MXFP8 weights and run-time MXFP8 activations), w4a8-mxfp4 / w4a4-mxfp4
-(MXFP4 weights, MXFP8 / MXFP4 activations), w4a16 (per output channel),
+(MXFP4 weights, MXFP8 / MXFP4 activations), w4a4-nvfp4 (NVFP4 weights and
+activations: run-time E4M3 block scales, calibrated global scale),
+w4a16 (per output channel),
 w4a16-g64, w3a16, w3a16-g64 (3-bit codes in 4-bit storage) and their
 GPTQ / AWQ / SmoothQuant variants, the llama.cpp block recipes (q8_0, q4_0,
 ...), FP8 weight-only ones (fp8-channel, fp8-g32, mxfp8, mxfp8-e5m2, mxfp8-ceil)

@@ -269,6 +269,10 @@ WEIGHT_RECIPES = {
     # MXFP4 weights with MXFP8 (W4A8) or MXFP4 (W4A4) run-time activations.
     "w4a8-mxfp4": "recipe=w4a8-mxfp4",
     "w4a4-mxfp4": "recipe=w4a4-mxfp4",
+    # NVFP4 on both operands: the activations' global scale calibrated on
+    # the model with NVFP4 weights, their E4M3 block scales (16 along K)
+    # computed at run time.
+    "w4a4-nvfp4": "recipe=w4a4-nvfp4",
     "w4a16": "recipe=w4a16 group-size=0",
     "w4a16-g64": "recipe=w4a16 group-size=64",
     # GPTQ (octet-quantize-weights algorithm=gptq) on the second moments of
@@ -551,18 +555,22 @@ class Builder:
              "--emit-bytecode", "-o", out], "octet-opt --octet-smooth-quant")
         return out
 
-    def calibration_stats(self, src, report):
-        """w8a8-static: weights quantized (their report in `report`) and
+    def calibration_stats(self, src, report, weights=""):
+        """w8a8-static / w4a4-nvfp4: weights quantized (octet-quantize-
+        weights with the options `weights`; their report in `report`) and
         observers on the activations, run by octet-run --calibrate on the
         calibration text."""
-        stats = self.path("stats-%s.json" % os.path.basename(src))
-        inst = src + ".instrumented"
+        tag = weights.replace("=", "-").replace(" ", "_")
+        stats = self.path("stats-%s%s.json" % (
+            os.path.basename(src), "-" + tag if tag else ""))
+        inst = src + (".%s" % tag if tag else "") + ".instrumented"
         if os.path.exists(stats) and os.path.exists(report):
             return inst, stats
         # Bytecode keeps the locations: the second pass names layers (and
         # finds the output head to skip) by them.
         run([tool(self.bindir, "octet-opt"), src,
-             "--octet-quantize-weights=report=" + report,
+             "--octet-quantize-weights=%sreport=%s" % (
+                 weights + " " if weights else "", report),
              "--octet-instrument", "--emit-bytecode", "-o", inst],
             "octet-instrument")
         args, n = self.calibration_inputs()
@@ -638,11 +646,14 @@ class Builder:
                 src = self.smoothed(src, SMOOTH_ALPHA[recipe.weights])
                 if self.lean:
                     temporary.append(src)
-            if recipe.weights in ("w8a8-static", "w8a8-smoothquant"):
+            if recipe.weights in ("w8a8-static", "w8a8-smoothquant",
+                                  "w4a4-nvfp4"):
                 # The weights are quantized before the observers go in;
                 # the recipe's pass then sees them quantized (its report,
                 # beside, lists what it adds: the head with +head).
-                src, stats = self.calibration_stats(src, report)
+                src, stats = self.calibration_stats(
+                    src, report, "format=nvfp4"
+                    if recipe.weights == "w4a4-nvfp4" else "")
                 opts += " stats=%s" % stats
                 if self.lean:
                     temporary.append(src)

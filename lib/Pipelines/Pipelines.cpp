@@ -116,8 +116,8 @@ template <typename Derived>
 struct RecipeOptions : public PassPipelineOptions<Derived> {
   PassOpts::Option<std::string> stats{
       *this, "stats",
-      llvm::cl::desc("w8a8-static: calibration statistics from octet-run "
-                     "--calibrate; algorithm=gptq: the same with "
+      llvm::cl::desc("w8a8-static and w4a4-nvfp4: calibration statistics "
+                     "from octet-run --calibrate; algorithm=gptq: the same with "
                      "--second-moment, algorithm=awq with --second-moment "
                      "--channel-stats, smooth= with --channel-stats, of the "
                      "float model instrumented with "
@@ -199,7 +199,11 @@ struct QuantizeOptions : public RecipeOptions<QuantizeOptions> {
                      "MXFP8 activations: E8M0 scales per token and block "
                      "of 32) | w4a8-mxfp4 (MXFP4 weights, MXFP8 "
                      "activations) | w4a4-mxfp4 (MXFP4 weights and "
-                     "activations)"),
+                     "activations) | w4a4-nvfp4 (NVFP4 weights and "
+                     "activations: E4M3 block scales per token and 16 "
+                     "along K computed at run time, a calibrated global "
+                     "scale; needs stats= of the instrumented model with "
+                     "the NVFP4 weights)"),
       llvm::cl::init("w8a16")};
 };
 } // namespace
@@ -253,6 +257,11 @@ constexpr RecipeInfo kRecipes[] = {
      "dynamic", "mxfp8", "w8a8"},
     {QuantRecipe::w4a4_mxfp4, "w4a4-mxfp4", "mxfp4", "w8a16", "per-group",
      "dynamic", "mxfp4", "w8a8"},
+    // NVFP4 on both operands (Blackwell's kind::mxf4nvf4): the activations'
+    // global scale is calibrated (octet-quantize-activations mode=static
+    // format=nvfp4), their E4M3 block scales computed at run time.
+    {QuantRecipe::w4a4_nvfp4, "w4a4-nvfp4", "nvfp4", "w8a16", "per-group",
+     "static", "nvfp4", "w8a8"},
 };
 
 const RecipeInfo &getRecipeInfo(QuantRecipe recipe) {
@@ -288,9 +297,11 @@ std::string octet::getValidQuantRecipeNames() {
 std::string octet::checkQuantizeSpec(const QuantizeSpec &spec,
                                      StringRef who) {
   bool stats = spec.algorithm == "gptq" || spec.algorithm == "awq";
-  if (stats && spec.recipe == QuantRecipe::w8a8_static)
+  bool staticActs = getRecipeInfo(spec.recipe).activationMode == "static";
+  if (stats && staticActs)
     return (who + ": algorithm=" + spec.algorithm +
-            " does not combine with w8a8-static in one step (each needs its "
+            " does not combine with " + stringifyQuantRecipe(spec.recipe) +
+            " in one step (each needs its "
             "own statistics: the float model's, then the quantized model's "
             "activation ranges); run octet-quantize-weights algorithm=" +
             spec.algorithm +
@@ -307,11 +318,13 @@ std::string octet::checkQuantizeSpec(const QuantizeSpec &spec,
     return (who + ": smooth= is for recipes that quantize activations; '" +
             stringifyQuantRecipe(spec.recipe) + "' does not")
         .str();
-  if (spec.recipe == QuantRecipe::w8a8_static)
-    return (who + ": smooth= does not combine with w8a8-static in one step "
-                  "(the activation ranges must be measured after smoothing); "
-                  "run octet-smooth-quant, then octet-instrument, octet-run "
-                  "--calibrate and octet-quantize recipe=w8a8-static")
+  if (staticActs)
+    return (who + ": smooth= does not combine with " +
+            stringifyQuantRecipe(spec.recipe) +
+            " in one step (the activation ranges must be measured after "
+            "smoothing); run octet-smooth-quant, then octet-instrument, "
+            "octet-run --calibrate and octet-quantize recipe=" +
+            stringifyQuantRecipe(spec.recipe))
         .str();
   if (stats)
     return (who + ": smooth= does not combine with algorithm=" +
@@ -332,7 +345,8 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   // 16.
   if (info.weightFormat.starts_with("mx"))
     weights.groupSize = 32;
-  if (spec.recipe == QuantRecipe::w4a16_nvfp4)
+  if (spec.recipe == QuantRecipe::w4a16_nvfp4 ||
+      spec.recipe == QuantRecipe::w4a4_nvfp4)
     weights.groupSize = 16;
   if (spec.recipe == QuantRecipe::w8a8_fp8_block) {
     weights.groupSize = spec.groupSize;
@@ -367,7 +381,7 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
     activations.recipe = info.activationRecipe.str();
     if (spec.recipe == QuantRecipe::w8a8_fp8_block)
       activations.granularity = "per-token-group";
-    if (spec.recipe == QuantRecipe::w8a8_static) {
+    if (info.activationMode == "static") {
       activations.stats = spec.stats;
       activations.method = spec.method;
     }

@@ -133,7 +133,12 @@ struct OctetQuantizeActivationsPass
     // OCP MX activations: the element format, E8M0 scales per block of 32.
     std::optional<StorageFormat> fmt = parseMxFormatName(format);
     mx = fmt.has_value();
-    if (!mx)
+    // NVFP4: E2M1 in blocks of 16 along K, E4M3 block scales computed at
+    // run time times a calibrated per-tensor global scale.
+    nvfp4 = format == "nvfp4";
+    if (nvfp4)
+      fmt = StorageFormat::f4E2M1FN;
+    if (!mx && !nvfp4)
       fmt = parseFormat(format);
     if (format == "auto") {
       // The chip and the recipe choose (e.g. W8A8 is FP8 E4M3 on sm_89+,
@@ -164,7 +169,7 @@ struct OctetQuantizeActivationsPass
       getOperation()->emitError()
           << "octet-quantize-activations: unknown format '" << format
           << "'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8, "
-             "mxfp8-e5m2 or mxfp4";
+             "mxfp8-e5m2, mxfp4 or nvfp4";
       return signalPassFailure();
     }
     if (num::isNf4(toNumerics(*fmt))) {
@@ -173,11 +178,12 @@ struct OctetQuantizeActivationsPass
              "(NF4 weights are weight-only: the activations stay float)";
       return signalPassFailure();
     }
-    if (num::isFloat4(toNumerics(*fmt)) && !mx) {
+    if (num::isFloat4(toNumerics(*fmt)) && !mx && !nvfp4) {
       getOperation()->emitError()
           << "octet-quantize-activations: f4E2M1FN activations need block "
              "scales; use format=mxfp4 (E2M1 in blocks of 32 with E8M0 "
-             "scales)";
+             "scales) or nvfp4 (blocks of 16 with E4M3 scales and a "
+             "calibrated global scale)";
       return signalPassFailure();
     }
     if (num::isFloatFormat(toNumerics(*fmt)) && !symmetric) {
@@ -186,6 +192,16 @@ struct OctetQuantizeActivationsPass
              "symmetric; drop symmetric=false";
       return signalPassFailure();
     }
+    if (nvfp4 && mode != "static") {
+      getOperation()->emitError()
+          << "octet-quantize-activations: nvfp4 activations need a "
+             "calibrated per-tensor global scale: use mode=static with "
+             "stats=FILE.json (the E4M3 block scales are computed at run "
+             "time)";
+      return signalPassFailure();
+    }
+    if (nvfp4)
+      return runNvfp4();
     if (mode == "dynamic")
       return runDynamic(*fmt);
     if (mode == "static" && mx) {
@@ -203,8 +219,11 @@ struct OctetQuantizeActivationsPass
     signalPassFailure();
   }
 
-  /// An OCP MX format (mxfp8, mxfp8-e4m3, mxfp8-e5m2, mxfp4).
+  /// An OCP MX format (mxfp8, mxfp8-e5m2, mxfp4).
   bool mx = false;
+  /// format=nvfp4.
+  bool nvfp4 = false;
+  static constexpr int64_t kNvfp4Block = 16;
 
   SchemeAttr makeScheme(StorageFormat fmt, Granularity g, int64_t axis,
                         int64_t group) {
@@ -433,6 +452,93 @@ struct OctetQuantizeActivationsPass
       out[key.str()] = std::move(s);
     }
     return success();
+  }
+
+  /// format=nvfp4 (mode=static): each observed activation of a contraction
+  /// whose weight is FP4 in blocks of 16 along K becomes E2M1 per token and
+  /// block of 16 along K, the block's E4M3 scale computed at run time
+  /// (octet.compute_params) times the global scale g = absmax / (6 * 448)
+  /// of the calibrated absmax (numerics::nvfp4GlobalScale, as for NVFP4
+  /// weights). Other observers are removed (the activation stays float),
+  /// with a remark.
+  void runNvfp4() {
+    SmallVector<ObserveOp> observers;
+    getOperation()->walk([&](ObserveOp op) { observers.push_back(op); });
+    if (observers.empty()) {
+      getOperation()->emitError()
+          << "octet-quantize-activations: format=nvfp4 found no "
+             "octet.observe ops; run octet-instrument and calibrate first";
+      return signalPassFailure();
+    }
+    if (method != "minmax") {
+      getOperation()->emitError()
+          << "octet-quantize-activations: format=nvfp4 takes method=minmax "
+             "(the global scale maps the calibrated absmax to 6 x 448; the "
+             "block scales adapt at run time)";
+      return signalPassFailure();
+    }
+    llvm::StringMap<cal::TensorStats> table;
+    if (failed(readStats(table)))
+      return signalPassFailure();
+    bool failed = false;
+    for (ObserveOp op : observers) {
+      auto it = table.find(op.getName());
+      if (it == table.end()) {
+        op.emitError() << "calibration statistics '" << stats
+                       << "' have no entry for observed tensor '"
+                       << op.getName() << "'";
+        failed = true;
+        continue;
+      }
+      // The contraction the observer feeds (its lhs).
+      std::optional<ActivationSite> site;
+      for (Operation *user : op->getUsers())
+        if (auto l = dyn_cast<linalg::LinalgOp>(user))
+          if (auto s = matchSite(l, /*requireQuantizedWeight=*/true);
+              s && s->c.lhs == op.getResult())
+            site = s;
+      if (!site || !site->weight.getScheme().isFloat4() ||
+          weightGroupAlongK(*site) != kNvfp4Block || !op->hasOneUse()) {
+        op.emitRemark()
+            << "octet-quantize-activations: nvfp4 activations need a single "
+               "contraction whose weight is FP4 in blocks of 16 along K "
+               "(octet-quantize-weights format=nvfp4) and a static K; '"
+            << op.getName() << "' left in float";
+        op.replaceAllUsesWith(op.getInput());
+        op.erase();
+        continue;
+      }
+      const cal::TensorStats &st = it->second;
+      float g = num::nvfp4GlobalScale(static_cast<float>(st.absmax));
+      auto type = cast<RankedTensorType>(op.getType());
+      int64_t rank = type.getRank();
+      int64_t kDim = site->c.lhsPerm.empty() ? rank - 1 : rank - 2;
+      SchemeAttr scheme = SchemeAttr::get(
+          &getContext(), StorageFormat::f4E2M1FN, Granularity::per_group,
+          kDim, kNvfp4Block, /*symmetric=*/true, /*saturate=*/true,
+          ScaleFormat::e4m3, num::bitsOf(g));
+      if (remarks)
+        op.emitRemark() << "octet-quantize-activations: '" << op.getName()
+                        << "' nvfp4, calibrated absmax "
+                        << fmtNum("%.6g", st.absmax) << ", global scale "
+                        << fmtNum("%.6g", g);
+      OpBuilder b(op);
+      Location loc = NameLoc::get(op.getNameAttr(), op.getLoc());
+      RankedTensorType scaleType =
+          getScaleType(scheme, type.getShape(), b.getF32Type());
+      auto params = ComputeParamsOp::create(b, loc, TypeRange{scaleType},
+                                            op.getInput(), scheme);
+      auto storage = RankedTensorType::get(type.getShape(),
+                                           scheme.getStorageElementType());
+      Value q = QuantizeOp::create(b, loc, storage, op.getInput(),
+                                   params.getScale(), Value(), scheme);
+      Value d = DequantizeOp::create(b, loc, type, q, params.getScale(),
+                                     Value(), scheme);
+      op.replaceAllUsesWith(d);
+      op.erase();
+    }
+    if (failed)
+      signalPassFailure();
   }
 
   void runStatic(StorageFormat fmt) {

@@ -45,7 +45,7 @@
 // RUN: not octet-opt %s --octet-pipeline="target=sm_99" 2>&1 | FileCheck %s --check-prefix=BADTARGET
 // BADTARGET: error: octet-pipeline: unknown target 'sm_99'; valid targets: host, sm_75, sm_80,
 // RUN: not octet-opt %s --octet-pipeline="recipe=w9a9 target=host" 2>&1 | FileCheck %s --check-prefix=BADRECIPE
-// BADRECIPE: error: octet-pipeline: unknown recipe 'w9a9'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, w8a8-fp8-block, w8a8-mxfp8, w4a8-mxfp4 or w4a4-mxfp4
+// BADRECIPE: error: octet-pipeline: unknown recipe 'w9a9'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, w8a8-fp8-block, w8a8-mxfp8, w4a8-mxfp4, w4a4-mxfp4 or w4a4-nvfp4
 // RUN: not octet-opt %s --octet-pipeline="target=sm_90a cuda-format=elf" 2>&1 | FileCheck %s --check-prefix=BADFORMAT
 // BADFORMAT: error: octet-pipeline: unknown cuda-format 'elf'; expected bin or isa
 

@@ -34,7 +34,7 @@
 // BLOCK: %[[P:.*]] = octet.compute_params %{{.*}} as <f8E4M3FN, per_group(1, 32)> : tensor<4x64xf32> -> tensor<4x2xf32>
 // BLOCK: octet.matmul %{{.*}}, %{{.*}} lhs_scale(%[[P]] : tensor<4x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32)> rhs_scale(%[[S]] : tensor<2x16xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32)>
 // BLOCK128: error: group-size 128 does not divide the reduction dimension (dimension 0, size 64)
-// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, w8a8-fp8-block, w8a8-mxfp8, w4a8-mxfp4 or w4a4-mxfp4
+// BAD: octet-quantize: unknown recipe 'w3a3'; expected w8a16, w4a16, w3a16, w8a8, w8a8-dynamic, w8a8-static, w8a8-fp8, w8a16-mxfp8, w4a16-mxfp4, w4a16-nvfp4, w8a8-fp8-block, w8a8-mxfp8, w4a8-mxfp4, w4a4-mxfp4 or w4a4-nvfp4
 func.func @main(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
   %w = arith.constant dense<0.25> : tensor<64x16xf32>
   %z = arith.constant dense<0.0> : tensor<4x16xf32>

@@ -54,14 +54,17 @@ enum class QuantRecipe {
                   ///< blocks, dynamic 1 x 128 activation groups.
   w8a8_mxfp8,     ///< OCP MXFP8 weights and dynamic MXFP8 activations.
   w4a8_mxfp4,     ///< OCP MXFP4 weights, dynamic MXFP8 activations.
-  w4a4_mxfp4      ///< OCP MXFP4 weights and dynamic MXFP4 activations.
+  w4a4_mxfp4,     ///< OCP MXFP4 weights and dynamic MXFP4 activations.
+  w4a4_nvfp4      ///< NVFP4 weights and activations (calibrated global
+                  ///< scale, E4M3 block scales computed at run time).
 };
 /// "w8a16", "w4a16", "w3a16", "w8a8", "w8a8-dynamic", "w8a8-static",
 /// "w8a8-fp8", "w8a16-mxfp8", "w4a16-mxfp4", "w4a16-nvfp4",
-/// "w8a8-fp8-block", "w8a8-mxfp8", "w4a8-mxfp4", "w4a4-mxfp4".
+/// "w8a8-fp8-block", "w8a8-mxfp8", "w4a8-mxfp4", "w4a4-mxfp4",
+/// "w4a4-nvfp4".
 llvm::StringRef stringifyQuantRecipe(QuantRecipe recipe);
 std::optional<QuantRecipe> symbolizeQuantRecipe(llvm::StringRef name);
-/// "w8a16, w4a16, ..., w4a8-mxfp4 or w4a4-mxfp4" (the recipes in
+/// "w8a16, w4a16, ..., w4a4-mxfp4 or w4a4-nvfp4" (the recipes in
 /// order).
 std::string getValidQuantRecipeNames();
 

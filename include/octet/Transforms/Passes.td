@@ -484,6 +484,15 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
       weight must be FP8 or FP4 in blocks of 32 along K, e.g.
       `octet-quantize-weights format=mxfp8` or `mxfp4`: W8A8, W4A8 or W4A4
       MX; otherwise the activation stays float with a remark).
+    - `format=nvfp4` (with `mode=static`): NVFP4 activations, E2M1 per
+      token and block of 16 along K, each block's E4M3 scale computed at
+      run time by `octet.compute_params` (`e4m3((absmax / 6) / g)`) times a
+      per-tensor global scale `g = absmax / (6 * 448)` of the calibrated
+      absmax in `stats=FILE.json` (compressed-tensors' and NVIDIA's NVFP4
+      activations: static global scale, dynamic block scales). The weight
+      must be FP4 in blocks of 16 along K (`octet-quantize-weights
+      format=nvfp4`): W4A4 NVFP4; other observed activations stay float
+      with a remark.
     - `mode=static`: every `octet.observe` (see `octet-instrument`) is
       replaced by a quantize/dequantize pair with frozen per-tensor
       parameters computed from `stats=FILE.json` (written by `octet-run
@@ -512,7 +521,9 @@ def OctetQuantizeActivations : Pass<"octet-quantize-activations"> {
            "Activation format: i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8 / "
            "mxfp8-e5m2 / mxfp4 (OCP MXFP8 / MXFP4: dynamic E8M0 scales per "
            "token and block of 32 along K, for FP8 or FP4 weights in blocks "
-           "of 32), or auto (from the module's #octet.target and "
+           "of 32), nvfp4 (mode=static: E4M3 block scales per token and "
+           "16 along K computed at run time, a calibrated global scale; for "
+           "NVFP4 weights), or auto (from the module's #octet.target and "
            "`recipe`)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"w8a8\"",
            "format=auto: the recipe the format is chosen for (w8a8, fp8)">,

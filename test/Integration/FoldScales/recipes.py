@@ -26,7 +26,13 @@ Checks:
     fc2 lies within fc1's accumulation bound of a rounding midpoint either
     code is accepted (both folded and unfolded are held to those
     candidates), so the check does not depend on which way f32 rounding
-    happens to go;
+    happens to go. w4a4-nvfp4 (NVFP4 on both operands: E2M1 in blocks of
+    16 along K, each block's E4M3 scale times a per-tensor global scale;
+    the weights' global scale from their absmax, the activations' from the
+    calibrated absmax, their block scales computed at run time) is checked
+    the same way, with an oracle written from the NVFP4 rule (ml_dtypes
+    float8_e4m3fn for the block scales, f32 division and float4_e2m1fn
+    for the codes);
   * unfolded result == folded result within the reassociation bound
     |d| <= 2 K eps32 sum_k |a_k b_k| (+ one rounding of the result);
   * output SQNR against the float model above a floor per recipe.
@@ -105,15 +111,19 @@ def write_inputs(tmp):
     return model, xp, cal
 
 
+STATIC_RECIPES = {"w8a8-static": "", "w4a4-nvfp4": "=format=nvfp4"}
+
+
 def recipe_source(recipe, model, cal, tmp, opt, octet_run):
-    """(source, extra recipe options): w8a8-static quantizes the weights,
-    instruments and calibrates first (stats in tmp/stats.json)."""
-    if recipe != "w8a8-static":
+    """(source, extra recipe options): w8a8-static and w4a4-nvfp4 quantize
+    the weights, instrument and calibrate first (stats in
+    tmp/stats-<recipe>.json)."""
+    if recipe not in STATIC_RECIPES:
         return model, ""
-    inst = os.path.join(tmp, "inst.mlir")
-    stats = os.path.join(tmp, "stats.json")
-    run([opt, model, "--octet-quantize-weights", "--octet-instrument",
-         "-o", inst])
+    inst = os.path.join(tmp, "inst-%s.mlir" % recipe)
+    stats = os.path.join(tmp, "stats-%s.json" % recipe)
+    run([opt, model, "--octet-quantize-weights" + STATIC_RECIPES[recipe],
+         "--octet-instrument", "-o", inst])
     run([octet_run, inst, "--calibrate=" + stats, "--input", ",".join(cal)])
     return inst, " stats=" + stats
 
@@ -210,6 +220,39 @@ def mx_quantize(v, axis, elem):
             np.moveaxis(s, -1, axis))
 
 
+# --- NVFP4 on both operands (w4a4-nvfp4) -------------------------------------
+# Written from NVIDIA's two-level NVFP4 recipe as octet documents it: a
+# tensor's global scale g = absmax / (6 * 448) (f32, at least FLT_MIN, 1 for
+# a zero tensor); each block of 16 along K has the E4M3 scale
+# sb = e4m3((absmax_block / 6) / g) (ml_dtypes, round to nearest even,
+# saturated at 448; 2^-9 if it rounds to 0) and the f32 scale sb * g; the
+# elements are E2M1(x / s) (f32 division, saturated at 6, ml_dtypes).
+def nvfp4_global(absmax):
+    a = F32(min(float(absmax), 3.4028234663852886e38))
+    if not a > 0:
+        return F32(1)
+    return max(F32(a / F32(2688)), F32(2.0 ** -126))
+
+
+def nvfp4_quantize(v, axis, g):
+    """(element values as f64, scales as f64 expanded to v's shape): blocks
+    of 16 along `axis` of `v` (f32 values)."""
+    g = F32(g)
+    vb = np.moveaxis(np.asarray(v, F32), axis, -1)
+    shape = vb.shape
+    blocks = vb.reshape(shape[:-1] + (shape[-1] // 16, 16))
+    absmax = np.abs(blocks).max(axis=-1).astype(F32)
+    t = ((absmax / F32(6)).astype(F32) / g).astype(F32)
+    sb = np.minimum(t, F32(448)).astype(ml_dtypes.float8_e4m3fn).astype(F32)
+    sb = np.where(sb == 0, F32(2.0 ** -9), sb)
+    s = (sb * g).astype(F32)
+    s = np.repeat(s, 16, axis=-1).reshape(shape)
+    q = np.clip((vb / s).astype(F32), F32(-6), F32(6)).astype(
+        ml_dtypes.float4_e2m1fn)
+    return (np.moveaxis(q.astype(np.float64), -1, axis),
+            np.moveaxis(s.astype(np.float64), -1, axis))
+
+
 def mx_row_codes(y, e, elem):
     """The codes fc2's input can take, per row: relu(v) quantized for any v
     in [y - e, y + e] (y the exact fc1 output, e its accumulation bound).
@@ -218,9 +261,13 @@ def mx_row_codes(y, e, elem):
     rounding midpoint could go either way in f32). Returns, per row, the
     list of candidate (codes * scales) rows; None when a block scale is
     undecided or a row has too many undecided codes to enumerate."""
-    q0, s0 = mx_quantize(np.maximum(y, 0), 1, elem)
-    qlo, slo = mx_quantize(np.maximum(y - e, 0), 1, elem)
-    qhi, shi = mx_quantize(np.maximum(y + e, 0), 1, elem)
+    quant = elem if callable(elem) else \
+        (lambda v: mx_quantize(v, 1, elem))
+    # f32 inputs for NVFP4 (its scales are not powers of two: the f32
+    # division rounds); the MX quantizer takes the f64 values.
+    q0, s0 = quant(np.maximum(y, 0))
+    qlo, slo = quant(np.maximum(y - e, 0))
+    qhi, shi = quant(np.maximum(y + e, 0))
     if not (np.array_equal(slo, s0) and np.array_equal(shi, s0)):
         return None
     rows = []
@@ -246,20 +293,32 @@ def mx_oracle(recipe):
     scales are exact, so each layer is an exact f64 sum with the Bounds
     promise for its f32 accumulation (K products and sums, K / 32 group
     totals, the bias)."""
-    we, ae = MX_RECIPES[recipe]
-    wq1, ws1 = mx_quantize(w1.astype(np.float64), 0, we)
-    wq2, ws2 = mx_quantize(w2.astype(np.float64), 0, we)
+    if recipe == "w4a4-nvfp4":
+        # fc2's activation quantizer, and the block count per K.
+        g1, g2 = nvfp4_act_globals
+        wq1, ws1 = nvfp4_quantize(w1, 0, nvfp4_global(np.abs(w1).max()))
+        wq2, ws2 = nvfp4_quantize(w2, 0, nvfp4_global(np.abs(w2).max()))
+        xq, xs = nvfp4_quantize(x, 1, g1)
+        ae = lambda v: nvfp4_quantize(v.astype(F32), 1, g2)  # noqa: E731
+        blk = 16
+    else:
+        we, ae = MX_RECIPES[recipe]
+        wq1, ws1 = mx_quantize(w1.astype(np.float64), 0, we)
+        wq2, ws2 = mx_quantize(w2.astype(np.float64), 0, we)
+        xq, xs = mx_quantize(x.astype(np.float64), 1, ae)
+        blk = 32
     W1, W2 = wq1 * ws1, wq2 * ws2
-    xq, xs = mx_quantize(x.astype(np.float64), 1, ae)
     X = xq * xs
     y1 = X @ W1 + b1[None, :]
+    # NVFP4's products of two f32 scales and a code round in f32 (a few
+    # more roundings per block than MX's exact powers of two: 3 per block).
     e1 = o.accumulation_bound(np.abs(X) @ np.abs(W1) + np.abs(b1)[None, :],
-                              K + K // 32 + 3)
+                              K + 3 * (K // blk) + 3)
     rows = mx_row_codes(y1, e1, ae)
     if rows is None:
         return None
     return [[(h @ W2, o.accumulation_bound(np.abs(h) @ np.abs(W2),
-                                           H + H // 32 + 3))
+                                           H + 3 * (H // blk) + 3))
              for h in cands] for cands in rows]
 
 
@@ -316,23 +375,28 @@ def static_scales(stats):
 
 # Output SQNR floors (dB), about 2 dB under the measured values (w8a16
 # 42.1, w4a16 14.4, w8a8-dynamic 38.1, w8a8-static 14.2, w8a8-fp8 26.8,
-# w8a8-mxfp8 24.7, w4a8-mxfp4 13.9, w4a4-mxfp4 9.3).
+# w8a8-mxfp8 24.7, w4a8-mxfp4 13.9, w4a4-mxfp4 9.3, w4a4-nvfp4 12.9: E4M3
+# block scales of 16 track the blocks more closely than E8M0 ones of 32).
 # Static per-tensor activation scales suffer from the outlier channel of W1,
 # which makes fc2's input range 20x wider than most of its values: the
 # reason dynamic per-token (and per-channel weight) scales exist.
 RECIPES = {"w8a16": 40.0, "w4a16": 12.0, "w8a8-dynamic": 36.0,
            "w8a8-static": 12.0, "w8a8-fp8": 24.5, "w8a8-mxfp8": 22.5,
-           "w4a8-mxfp4": 12.0, "w4a4-mxfp4": 7.5}
+           "w4a8-mxfp4": 12.0, "w4a4-mxfp4": 7.5, "w4a4-nvfp4": 11.0}
+# The activations' global scales of w4a4-nvfp4 (fc1, fc2), from the
+# calibrated absmax (set in main).
+nvfp4_act_globals = None
 
 
 def main():
+    global nvfp4_act_globals
     opt = o.find_tool("octet-opt")
     octet_run = o.find_tool("octet-run")
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         model, xp, cal = write_inputs(tmp)
         y_float = o.run_octet(MODEL, "main", [x], 1)[0]
-        stats = os.path.join(tmp, "stats.json")
+        stats = os.path.join(tmp, "stats-w8a8-static.json")
         for recipe, floor in RECIPES.items():
             src, extra = recipe_source(recipe, model, cal, tmp, opt,
                                        octet_run)
@@ -352,6 +416,8 @@ def main():
                                "group-size=32", "mode=dynamic format=mxfp8"),
                 "w4a4-mxfp4": ("format=mxfp4 granularity=per-group "
                                "group-size=32", "mode=dynamic format=mxfp4"),
+                "w4a4-nvfp4": ("format=nvfp4",
+                               "mode=static format=nvfp4" + extra),
             }[recipe]
             unfolded_passes = "--pass-pipeline=builtin.module(octet-quantize-weights{%s}%s)" % (
                 weights, (",octet-quantize-activations{%s}" % acts) if acts else "")
@@ -362,7 +428,12 @@ def main():
             assert "linalg.matmul" not in folded, recipe
             y_unf = o.run_octet(unfolded, "main", [x], 1, tag=recipe + "_u")[0]
             y_fold = o.run_octet(folded, "main", [x], 1, tag=recipe + "_f")[0]
-            if recipe in MX_RECIPES:
+            if recipe == "w4a4-nvfp4":
+                t = json.load(open(extra.split("=", 1)[1]))["tensors"]
+                nvfp4_act_globals = tuple(
+                    nvfp4_global(t[n]["absmax"])
+                    for n in ("fc1.input", "fc2.input"))
+            if recipe in MX_RECIPES or recipe == "w4a4-nvfp4":
                 cands = mx_oracle(recipe)
                 if cands is None:
                     sys.exit("%s: fc2's inputs lie too close to rounding "
@@ -394,7 +465,7 @@ def main():
                 np.abs(np.maximum(a1, 0)) @ np.abs(w2) + np.abs(want)) + 1e-6
             diff = np.abs(y_unf.astype(np.float64) - y_fold)
             close = bool((diff <= bound).all())
-            if recipe in MX_RECIPES:
+            if recipe in MX_RECIPES or recipe == "w4a4-nvfp4":
                 # The two may pick different codes at a midpoint: each is
                 # held to the oracle's candidates instead (above).
                 close = mx_check(cands, y_unf)[0]

@@ -23,7 +23,7 @@
 // PCT: error: octet-quantize-activations: bad percentile 'percentile:120'; expected percentile:P with 0 < P <= 100
 // FP8MSE: error: octet-quantize-activations: method=mse models uniform integer steps; use minmax or percentile:P for FP8
 // MODE: error: octet-quantize-activations: unknown mode 'sometimes'; expected dynamic or static
-// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8, mxfp8-e5m2 or mxfp4
+// FORMAT: error: octet-quantize-activations: unknown format 'i16'; expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, mxfp8, mxfp8-e5m2, mxfp4 or nvfp4
 // FP8ASYM: error: octet-quantize-activations: FP8 and FP4 activations are symmetric; drop symmetric=false
 // GRAN: error: octet-quantize-activations: unknown granularity 'per-channel'; expected per-token, per-token-group or per-tensor
 // BADJSON: error: '{{.*}}.bad.json' has no "tensors" object; is it a file written by octet-run --calibrate?

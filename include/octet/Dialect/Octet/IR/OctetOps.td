@@ -146,7 +146,11 @@ def Octet_ComputeParamsOp : Octet_Op<"compute_params", [Pure]> {
       format's largest normal exponent (8 for E4M3FN, 15 for E5M2, 2 for
       E2M1), clamped to 2^-127 .. 2^127 (the spec's shared-scale rule; the
       block's largest values may then saturate). An all-zero group gets
-      scale 1. E4M3 (NVFP4) scales are not computed at run time.
+      scale 1.
+    - E4M3 scales (`e4m3(g)`, NVFP4 activation blocks of 16): `scale =
+      e4m3((absmax / 6) / g) * g` with the scheme's static global scale g
+      (E4M3 rounded to nearest even and saturating at 448; 2^-9 where it
+      rounds to 0). A block above 2688 g saturates and clips.
 
     NaN elements are ignored and +-inf count as the largest finite float.
     The scale is guarded so that it is always a positive, finite, normal
