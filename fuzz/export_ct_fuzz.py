@@ -324,6 +324,16 @@ def check_scale(got, suffix, want_dtype, ct_shape, perm, name):
     return gs if len(ct_shape) == 1 else perm(gs)
 
 
+def check_mx_scales(got, base, s, strat, group, args, scale, ct_shape, perm,
+                    name):
+    """An MX weight's scales: groups of 32, U8 E8M0 bytes equal to the
+    file's."""
+    assert strat == "group" and group == 32, (name, s["text"])
+    assert args.get("scale_dtype") == "torch.uint8", (name, args)
+    gs = check_scale(got, base + ".weight_scale", "U8", ct_shape, perm, name)
+    assert np.array_equal(gs, scale), (name, "E8M0 scales differ")
+
+
 def check_weight(name, base, s, tensors, got, args, perm):
     """Check one quantized weight's tensors and weights args; returns
     ((format, strategy, group_size, block rows), its tensor names)."""
@@ -352,12 +362,9 @@ def check_weight(name, base, s, tensors, got, args, perm):
         assert np.array_equal(perm(w), codes), (name, "FP8 codes differ")
         assert (args["type"], args["num_bits"]) == ("float", 8), (name, args)
         if s["e8m0"]:
-            assert strat == "group" and group == 32, (name, s["text"])
-            assert args.get("scale_dtype") == "torch.uint8", (name, args)
+            check_mx_scales(got, base, s, strat, group, args, scale,
+                            ct_shape, perm, name)
             form = "mxfp8-quantized"
-            gs = check_scale(got, base + ".weight_scale", "U8", ct_shape,
-                             perm, name)
-            assert np.array_equal(gs, scale), (name, "E8M0 scales differ")
         else:
             form = "float-quantized"
             if args["strategy"] == "block":
@@ -410,12 +417,9 @@ def check_weight(name, base, s, tensors, got, args, perm):
                     (name, "sb / global is not within one f32 step")
         else:
             assert s["e8m0"], (name, "FP4 with F32 scales accepted")
-            assert strat == "group" and group == 32, (name, s["text"])
-            assert args.get("scale_dtype") == "torch.uint8", (name, args)
+            check_mx_scales(got, base, s, strat, group, args, scale,
+                            ct_shape, perm, name)
             form = "mxfp4-pack-quantized"
-            gs = check_scale(got, base + ".weight_scale", "U8", ct_shape,
-                             perm, name)
-            assert np.array_equal(gs, scale), (name, "E8M0 scales differ")
     else:
         assert fmt in INT_RANGE and not s["e8m0"] and s["g"] is None, \
             (name, "accepted", s["text"])

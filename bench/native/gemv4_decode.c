@@ -23,7 +23,7 @@
  *   clang -O3 -mavx2 -mfma -mf16c -DK=64 -DCOPIES=1 ... # weights in L2
  *
  * Measured on the AMD EPYC Zen 3 VM, quiet, 4 rounds (docs/cpu-performance
- * .md): all four within the VM's noise of each other (A 9.1-12.5, B
+ * .md): all four within the VM's noise of each other (A 9.4-12.5, B
  * 9.2-11.6, C 8.7-10.0, D 10.2-11.5 G weights/s; read loop 8.4-10.6 GB/s),
  * and the same in L2. Run it on a quiet machine: a second job halves any
  * row at random. */

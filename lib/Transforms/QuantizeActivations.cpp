@@ -373,6 +373,32 @@ struct OctetQuantizeActivationsPass
     }
   }
 
+  /// The module's octet.observe ops; an error naming `who` (what needs
+  /// them) when there are none.
+  LogicalResult collectObservers(StringRef who,
+                                 SmallVectorImpl<ObserveOp> &out) {
+    getOperation()->walk([&](ObserveOp op) { out.push_back(op); });
+    if (!out.empty())
+      return success();
+    return getOperation()->emitError()
+           << "octet-quantize-activations: " << who
+           << " found no octet.observe ops; run octet-instrument and "
+              "calibrate first";
+  }
+
+  /// The calibration statistics of `op`'s tensor, or null after an error
+  /// at `op` naming the file.
+  const cal::TensorStats *
+  statsOf(ObserveOp op, const llvm::StringMap<cal::TensorStats> &table) {
+    auto it = table.find(op.getName());
+    if (it != table.end())
+      return &it->second;
+    op.emitError() << "calibration statistics '" << stats
+                   << "' have no entry for observed tensor '" << op.getName()
+                   << "'";
+    return nullptr;
+  }
+
   /// Reads the statistics file.
   LogicalResult readStats(llvm::StringMap<cal::TensorStats> &out) {
     auto emitErr = [&]() { return getOperation()->emitError(); };
@@ -463,13 +489,8 @@ struct OctetQuantizeActivationsPass
   /// with a remark.
   void runNvfp4() {
     SmallVector<ObserveOp> observers;
-    getOperation()->walk([&](ObserveOp op) { observers.push_back(op); });
-    if (observers.empty()) {
-      getOperation()->emitError()
-          << "octet-quantize-activations: format=nvfp4 found no "
-             "octet.observe ops; run octet-instrument and calibrate first";
+    if (failed(collectObservers("format=nvfp4", observers)))
       return signalPassFailure();
-    }
     if (method != "minmax") {
       getOperation()->emitError()
           << "octet-quantize-activations: format=nvfp4 takes method=minmax "
@@ -482,11 +503,8 @@ struct OctetQuantizeActivationsPass
       return signalPassFailure();
     bool failed = false;
     for (ObserveOp op : observers) {
-      auto it = table.find(op.getName());
-      if (it == table.end()) {
-        op.emitError() << "calibration statistics '" << stats
-                       << "' have no entry for observed tensor '"
-                       << op.getName() << "'";
+      const cal::TensorStats *entry = statsOf(op, table);
+      if (!entry) {
         failed = true;
         continue;
       }
@@ -508,7 +526,7 @@ struct OctetQuantizeActivationsPass
         op.erase();
         continue;
       }
-      const cal::TensorStats &st = it->second;
+      const cal::TensorStats &st = *entry;
       float g = num::nvfp4GlobalScale(static_cast<float>(st.absmax));
       auto type = cast<RankedTensorType>(op.getType());
       int64_t rank = type.getRank();
@@ -543,13 +561,8 @@ struct OctetQuantizeActivationsPass
 
   void runStatic(StorageFormat fmt) {
     SmallVector<ObserveOp> observers;
-    getOperation()->walk([&](ObserveOp op) { observers.push_back(op); });
-    if (observers.empty()) {
-      getOperation()->emitError()
-          << "octet-quantize-activations: mode=static found no octet.observe "
-             "ops; run octet-instrument and calibrate first";
+    if (failed(collectObservers("mode=static", observers)))
       return signalPassFailure();
-    }
     llvm::StringMap<cal::TensorStats> table;
     if (failed(readStats(table)))
       return signalPassFailure();
@@ -587,15 +600,12 @@ struct OctetQuantizeActivationsPass
 
     bool failed = false;
     for (ObserveOp op : observers) {
-      auto it = table.find(op.getName());
-      if (it == table.end()) {
-        op.emitError() << "calibration statistics '" << stats
-                       << "' have no entry for observed tensor '"
-                       << op.getName() << "'";
+      const cal::TensorStats *entry = statsOf(op, table);
+      if (!entry) {
         failed = true;
         continue;
       }
-      const cal::TensorStats &s = it->second;
+      const cal::TensorStats &s = *entry;
       double t = s.absmax;
       if (methodName == "percentile")
         t = cal::percentileThreshold(s, percent);

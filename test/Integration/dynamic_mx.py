@@ -113,47 +113,10 @@ def make_input(fmt, rng):
 
 def run_format(fmt, ck, rng, workdir):
     x = make_input(fmt, rng)
-    shape = x.shape
     scheme = o.Scheme(fmt, "per_group", 1, B, e8m0=True)
     want_s = np.array([[spec_scale(x[r, b * B:(b + 1) * B], fmt)
                         for b in range(BLOCKS)] for r in range(ROWS)], F32)
-    want_q = o.quantize(x, scheme, want_s)
-    want_d = o.dequantize(want_q, scheme, want_s)
-    storage = scheme.format.storage
-    st = o.tensor_type(shape, storage)
-    xt = o.tensor_type(shape, "f32")
-    pt = o.tensor_type(scheme.param_shape(shape), "f32")
-    for how in ("argument", "constant"):
-        fb = o.FunctionBuilder("case")
-        xs = fb.arg("%x", xt, x) if how == "argument" else \
-            fb.const(x, shape, "f32", stem="xc")
-        fb.lines.append("%%s = octet.compute_params %s as %s : %s -> %s" % (
-            xs, scheme.attr(), xt, pt))
-        fb.lines.append("%%q = octet.quantize %s scale(%%s : %s) as %s : "
-                        "%s -> %s" % (xs, pt, scheme.attr(), xt, st))
-        fb.lines.append("%%d = octet.dequantize %%q scale(%%s : %s) as %s : "
-                        "%s -> %s" % (pt, scheme.attr(), st, xt))
-        fb.result("%s", pt)
-        fb.result("%q", st)
-        fb.result("%d", xt)
-        if how == "constant":  # octet-run needs an argument: a dummy one
-            fb.arg("%unused", o.tensor_type((1,), "f32"),
-                   np.zeros(1, F32))
-        tag = "%s_%s" % (fmt, how)
-        ck.program()
-        try:
-            got = o.run_octet(fb.text(), "case", fb.inputs(), 3,
-                              workdir=workdir, tag=tag)
-        except o.OctetRunError as e:
-            ck.error(tag, str(e))
-            continue
-        S = scheme.expand(want_s, shape)
-        ck.compare("%s [scale]" % tag, want_s, got[0], [], None)
-        ck.compare("%s [quantize]" % tag, want_q, o.npy_to_codes(got[1], scheme),
-                   [("x", x, "float"), ("scale", S, "float")], scheme,
-                   kind="code")
-        ck.compare("%s [dequantize]" % tag, want_d, got[2],
-                   [("code", want_q, "code"), ("scale", S, "float")], scheme)
+    o.check_dynamic_params(ck, x, scheme, want_s, workdir, fmt)
 
 
 def main():

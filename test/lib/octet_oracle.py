@@ -929,3 +929,48 @@ def pick_zero_points(scheme, shape, rng):
                             else lo, lo + 2, hi - 2}), np.int32)
     cand = cand[(cand >= lo) & (cand <= hi)]
     return rng.choice(cand, size=shape).astype(np.int32)
+
+
+def check_dynamic_params(ck, x, scheme, want_s, workdir, prefix):
+    """octet.compute_params of `x` under `scheme`, then octet.quantize and
+    octet.dequantize with those scales, JIT-run by octet-run twice (the
+    input as a function argument: the lowering; as a constant: the
+    folder) and compared bit for bit with the oracle's scales `want_s` and
+    the codes and values they give (quantize / dequantize above). Results
+    are tagged PREFIX_argument / PREFIX_constant in the Checker `ck`."""
+    shape = x.shape
+    want_q = quantize(x, scheme, want_s)
+    want_d = dequantize(want_q, scheme, want_s)
+    st = tensor_type(shape, scheme.format.storage)
+    xt = tensor_type(shape, "f32")
+    pt = tensor_type(scheme.param_shape(shape), "f32")
+    for how in ("argument", "constant"):
+        fb = FunctionBuilder("case")
+        xs = fb.arg("%x", xt, x) if how == "argument" else \
+            fb.const(x, shape, "f32", stem="xc")
+        fb.lines.append("%%s = octet.compute_params %s as %s : %s -> %s" % (
+            xs, scheme.attr(), xt, pt))
+        fb.lines.append("%%q = octet.quantize %s scale(%%s : %s) as %s : "
+                        "%s -> %s" % (xs, pt, scheme.attr(), xt, st))
+        fb.lines.append("%%d = octet.dequantize %%q scale(%%s : %s) as %s : "
+                        "%s -> %s" % (pt, scheme.attr(), st, xt))
+        fb.result("%s", pt)
+        fb.result("%q", st)
+        fb.result("%d", xt)
+        if how == "constant":  # octet-run needs an argument: a dummy one
+            fb.arg("%unused", tensor_type((1,), "f32"), np.zeros(1, F32))
+        tag = "%s_%s" % (prefix, how)
+        ck.program()
+        try:
+            got = run_octet(fb.text(), "case", fb.inputs(), 3,
+                            workdir=workdir, tag=tag)
+        except OctetRunError as e:
+            ck.error(tag, str(e))
+            continue
+        S = scheme.expand(want_s, shape)
+        ck.compare("%s [scale]" % tag, want_s, got[0], [], None)
+        ck.compare("%s [quantize]" % tag, want_q, npy_to_codes(got[1], scheme),
+                   [("x", x, "float"), ("scale", S, "float")], scheme,
+                   kind="code")
+        ck.compare("%s [dequantize]" % tag, want_d, got[2],
+                   [("code", want_q, "code"), ("scale", S, "float")], scheme)

@@ -23,8 +23,8 @@ Checks, per recipe and CPU:
   * w8a8-mxfp8 (MX blocks on both operands): octet-run and IREE each
     within the Bounds of exact sums of the oracle's codes (recipes.py's
     mx_oracle; "octet-run == oracle" means within it there). The FP4
-    recipes (w4a8-mxfp4, w4a4-mxfp4) are skipped: iree-compile cannot
-    serialize f4E2M1FN constants.
+    recipes (w4a8-mxfp4, w4a4-mxfp4, w4a4-nvfp4) are skipped: iree-compile
+    cannot serialize f4E2M1FN constants.
 """
 
 import os
@@ -80,10 +80,11 @@ def main():
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         model, xp, cal = r.write_inputs(tmp)
-        stats = os.path.join(tmp, "stats.json")
+        stats = os.path.join(tmp, "stats-w8a8-static.json")
         a1 = np.abs(r.x) @ np.abs(r.w1)
         for recipe in r.RECIPES:
-            if recipe in r.MX_RECIPES and "e2m1" in r.MX_RECIPES[recipe]:
+            if recipe == "w4a4-nvfp4" or (recipe in r.MX_RECIPES and
+                                          "e2m1" in r.MX_RECIPES[recipe]):
                 # iree-compile cannot serialize f4E2M1FN constants
                 # ("unhandled float element bit width 4").
                 print("%-13s skipped: IREE does not take FP4 constants"
