@@ -52,14 +52,7 @@ def spec_scale(block, g):
     v = np.asarray(block, np.float64)
     v = v[~np.isnan(v)]
     absmax = F32(np.minimum(np.abs(v), FLT_MAX).max()) if v.size else F32(0)
-    g = F32(g)
-    with np.errstate(over="ignore"):
-        t = F32(F32(absmax / F32(6)) / g)
-    sb = float(np.float32(min(float(t), 448.0)).astype(
-        ml_dtypes.float8_e4m3fn))
-    if sb == 0:
-        sb = 2.0 ** -9
-    return F32(F32(sb) * g)
+    return o.nvfp4_block_scale(absmax, g)
 
 
 def make_input(g, rng):

@@ -307,6 +307,30 @@ def e8m0_scale(absmax, fmt, ceil=False):
     return np.float32(float(v))
 
 
+
+def nvfp4_global(absmax):
+    """NVFP4's per-tensor global scale g: f32(absmax / (6 * 448)), the
+    absmax saturated at FLT_MAX first; 1 for a zero (or NaN) range (the
+    zero-range guard); at least FLT_MIN."""
+    a = F32(min(float(absmax), float(np.finfo(F32).max)))
+    if not a > 0:
+        return F32(1)
+    return max(F32(a / F32(2688)), np.finfo(F32).tiny)
+
+
+def nvfp4_block_scale(absmax, g):
+    """NVFP4 block scales for block absmax values `absmax` (f32, scalar or
+    array) and global scale g: sb = E4M3(f32(f32(absmax / 6) / g)) by
+    ml_dtypes (round to nearest even; saturated at 448 first), 2^-9 where
+    that is 0; the scale f32(sb * g)."""
+    g = F32(g)
+    with np.errstate(over="ignore"):
+        t = (np.asarray(absmax, F32) / F32(6)).astype(F32) / g
+    sb = np.minimum(t.astype(F32), F32(448)).astype(
+        ml_dtypes.float8_e4m3fn).astype(F32)
+    sb = np.where(sb == 0, F32(2.0 ** -9), sb)
+    return (sb * g).astype(F32)[()]
+
 # DESIGN.md's "Bounds" promise for float accumulation (f32 contractions,
 # weight-only and FP8-decoded kernels): with FMA and any summation order,
 # |y - y_exact| <= c * n * u * sum|terms|, u = 2^-24 (f32), n the number of

@@ -227,11 +227,7 @@ def mx_quantize(v, axis, elem):
 # sb = e4m3((absmax_block / 6) / g) (ml_dtypes, round to nearest even,
 # saturated at 448; 2^-9 if it rounds to 0) and the f32 scale sb * g; the
 # elements are E2M1(x / s) (f32 division, saturated at 6, ml_dtypes).
-def nvfp4_global(absmax):
-    a = F32(min(float(absmax), 3.4028234663852886e38))
-    if not a > 0:
-        return F32(1)
-    return max(F32(a / F32(2688)), F32(2.0 ** -126))
+nvfp4_global = o.nvfp4_global
 
 
 def nvfp4_quantize(v, axis, g):
@@ -241,11 +237,7 @@ def nvfp4_quantize(v, axis, g):
     vb = np.moveaxis(np.asarray(v, F32), axis, -1)
     shape = vb.shape
     blocks = vb.reshape(shape[:-1] + (shape[-1] // 16, 16))
-    absmax = np.abs(blocks).max(axis=-1).astype(F32)
-    t = ((absmax / F32(6)).astype(F32) / g).astype(F32)
-    sb = np.minimum(t, F32(448)).astype(ml_dtypes.float8_e4m3fn).astype(F32)
-    sb = np.where(sb == 0, F32(2.0 ** -9), sb)
-    s = (sb * g).astype(F32)
+    s = o.nvfp4_block_scale(np.abs(blocks).max(axis=-1).astype(F32), g)
     s = np.repeat(s, 16, axis=-1).reshape(shape)
     q = np.clip((vb / s).astype(F32), F32(-6), F32(6)).astype(
         ml_dtypes.float4_e2m1fn)

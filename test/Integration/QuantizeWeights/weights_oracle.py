@@ -127,24 +127,8 @@ MX_EMAX = oo.MX_EMAX
 e8m0_scale = oo.e8m0_scale
 
 
-def nvfp4_global(absmax):
-    """NVFP4's per-tensor global scale: absmax / (6 * 448) in f32, 1 for a
-    zero tensor (the zero-range guard), at least FLT_MIN."""
-    if not absmax > 0:
-        return F32(1)
-    return max(F32(min(float(absmax), float(np.finfo(np.float32).max)))
-               / F32(2688), np.finfo(np.float32).tiny)
-
-
-def nvfp4_block_scale(absmax, g):
-    """The block's f32 scale: E4M3(absmax / 6 / g) by ml_dtypes (round to
-    nearest even; saturated at 448 first), 2^-9 if that is 0, times g."""
-    t = F32(F32(absmax) / F32(6)) / F32(g)
-    sb = float(np.float32(min(float(t), 448.0)).astype(
-        ml_dtypes.float8_e4m3fn))
-    if sb == 0:
-        sb = 2.0 ** -9
-    return F32(F32(sb) * F32(g))
+nvfp4_global = oo.nvfp4_global
+nvfp4_block_scale = oo.nvfp4_block_scale
 
 
 def group_params(x, scheme, clip):
