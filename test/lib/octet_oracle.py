@@ -307,7 +307,6 @@ def e8m0_scale(absmax, fmt, ceil=False):
     return np.float32(float(v))
 
 
-
 def nvfp4_global(absmax):
     """NVFP4's per-tensor global scale g: f32(absmax / (6 * 448)), the
     absmax saturated at FLT_MAX first; 1 for a zero (or NaN) range (the
@@ -326,10 +325,11 @@ def nvfp4_block_scale(absmax, g):
     g = F32(g)
     with np.errstate(over="ignore"):
         t = (np.asarray(absmax, F32) / F32(6)).astype(F32) / g
-    sb = np.minimum(t.astype(F32), F32(448)).astype(
+    sb = np.minimum(t, F32(448)).astype(
         ml_dtypes.float8_e4m3fn).astype(F32)
     sb = np.where(sb == 0, F32(2.0 ** -9), sb)
     return (sb * g).astype(F32)[()]
+
 
 # DESIGN.md's "Bounds" promise for float accumulation (f32 contractions,
 # weight-only and FP8-decoded kernels): with FMA and any summation order,
