@@ -214,7 +214,10 @@ def OctetQuantizeWeights
     grid) that minimizes its d^T H_b d over its block of the scaled input's
     second moment (per channel: all of it). The statistics need `channels` (`octet-run --channel-stats`)
     and `second_moment` entries; groups whose activation cannot absorb a
-    scale are left unscaled; the report lists each group's alpha, error
+    scale (no norm or producer to fold into, e.g. an attention output) are
+    left unscaled, and with `awq-clip=true` their weights still get the
+    clip search, on the unscaled input's second moment (`clip_only` in the
+    report; llm-awq clips every linear layer too); the report lists each group's alpha, error
     curve and scales (`awq`). The report's SQNR is against the scaled
     weight.
 
@@ -310,7 +313,8 @@ def OctetQuantizeWeights
            "algorithm=awq, per-group or per-channel: each group's (or "
            "output channel's) range clipped to the ratio (1, 0.95, ..., "
            "0.55) that minimizes its output error on the calibration "
-           "statistics (AWQ's clip search)">,
+           "statistics (AWQ's clip search; also for the layers whose scales "
+           "cannot be folded)">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
            "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
            "fraction of its mean (0 < damp <= 1)">,

@@ -166,6 +166,7 @@ private:
   /// awq-clip=true: the clip search's inputs per searched contraction.
   DenseMap<Operation *, AwqClipJob> awqClipJobs;
   LogicalResult runAwq(ModuleOp module);
+  LogicalResult clipOnlyGroup(ScaleGroup &g, AwqRecord &rec);
   LogicalResult awqGroup(ScaleGroup &g, const llvm::StringMap<ChannelEntry> &ch,
                          AwqRecord &rec, SmallVectorImpl<Operation *> &replaced);
 };
@@ -744,7 +745,8 @@ LogicalResult QuantizeWeightsPass::runAwq(ModuleOp module) {
       ok = false;
     if (!rec.skipReason.empty() && cfg.remarks)
       emitRemark(g.weights.front().op->getLoc())
-          << "AWQ leaves '" << rec.layers << "' unscaled: " << rec.skipReason;
+          << "AWQ leaves '" << rec.layers << "' unscaled: " << rec.skipReason
+          << (rec.clipOnly ? " (its ranges from the clip search)" : "");
     awqRecords.push_back(std::move(rec));
     if (llvm::errs().is_displayed() && groups.size() > 8) {
       llvm::errs() << "\roctet-quantize-weights: AWQ group " << i + 1 << "/"
@@ -760,13 +762,53 @@ LogicalResult QuantizeWeightsPass::runAwq(ModuleOp module) {
   return success(ok);
 }
 
+/// awq-clip on a group without a fold target: AWQ's clip search for its
+/// weights with unit scales, on the observed activation's second moment
+/// when the statistics have one (else the weights stay round to nearest).
+LogicalResult QuantizeWeightsPass::clipOnlyGroup(ScaleGroup &g,
+                                                 AwqRecord &rec) {
+  auto mo = moments.find(g.observer);
+  if (mo == moments.end())
+    return success();
+  const ScaledWeight &sw0 = g.weights.front();
+  auto type = cast<RankedTensorType>(
+      currentConstant(sw0.op, sw0.operand).getType());
+  int64_t k = type.getDimSize(sw0.inAxis);
+  auto err = [&]() {
+    return sw0.op->emitError() << "octet-quantize-weights algorithm=awq: '"
+                               << rec.layers << "': ";
+  };
+  if (mo->second.dim != k)
+    return err() << "the second moment of '" << g.observer << "' is "
+                 << mo->second.dim << "x" << mo->second.dim
+                 << "; the weights' input dimension is " << k;
+  if (mo->second.rows == 0)
+    return err() << "the second moment of '" << g.observer
+                 << "' was accumulated over no rows";
+  std::string why;
+  FailureOr<std::vector<double>> h = loadSecondMoment(mo->second.file, k, why);
+  if (failed(h))
+    return err() << why;
+  auto shared = std::make_shared<const std::vector<double>>(std::move(*h));
+  for (const ScaledWeight &sw : g.weights)
+    awqClipJobs[sw.op] = AwqClipJob{shared, std::vector<float>(k, 1.0f)};
+  rec.clipOnly = true;
+  return success();
+}
+
 /// One AWQ group: the search and the rewrite, or a skip reason in `rec`.
 /// Fails (with an error) when the statistics do not match the module.
 LogicalResult QuantizeWeightsPass::awqGroup(
     ScaleGroup &g, const llvm::StringMap<ChannelEntry> &channels,
     AwqRecord &rec, SmallVectorImpl<Operation *> &replaced) {
   if (!g.fold) {
+    // No op to fold scales into: the weights keep their scales of 1, and
+    // with awq-clip AWQ's clip search still picks their ranges (llm-awq
+    // clips every linear layer; without it these layers stay plain round
+    // to nearest).
     rec.skipReason = g.why;
+    if (cfg.awqClip)
+      return clipOnlyGroup(g, rec);
     return success();
   }
   rec.fold = g.fold->kindName();

@@ -455,6 +455,8 @@ struct AwqRecord {
   std::string layers, observer, fold, foldInto, skipReason;
   std::vector<std::string> names; ///< The layers, one by one.
   AwqResult result;
+  /// Skipped (no fold target), but its weights get AWQ's clip search.
+  bool clipOnly = false;
 };
 
 /// The GPTQ part of a weight job: the factor of its layer's inputs and the

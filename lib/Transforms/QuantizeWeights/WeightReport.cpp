@@ -189,6 +189,8 @@ static void writeAwq(llvm::json::OStream &j, const AwqRecord &r) {
     j.attribute("observer", r.observer);
     if (!r.skipReason.empty()) {
       j.attribute("skip_reason", r.skipReason);
+      if (r.clipOnly)
+        j.attribute("clip_only", true);
       return;
     }
     j.attribute("fold", r.fold);

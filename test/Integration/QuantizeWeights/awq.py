@@ -58,7 +58,8 @@ forward with the oracle's dequantized weights and folded g (1e-4 of max
 
 Usage: awq.py CASE... (CASE = octet-quantize-weights options without
 algorithm, stats and report, e.g. "format=i4 granularity=per-group
-group-size=16 awq-grid=20", "... awq-clip=false").
+group-size=16 awq-grid=20", "... awq-clip=false"; "nofold OPTIONS": the
+model without fold targets, check_nofold: no scales, clip search only).
 """
 
 import dataclasses
@@ -440,6 +441,85 @@ def check_case(chk, opts, ctx, tag):
     print("%s: %s" % (tag, "; ".join(summary)))
 
 
+def check_nofold(chk, opts, workdir, p, batches, tag):
+    """The model without fold targets (cm.module_text nofold=True: norm
+    uses g twice, swiglu adds u): both groups are left unscaled (a skip
+    reason each); with awq-clip=true (per group or channel) the groups are
+    "clip_only" and every weight's ranges are AWQ's clip search with unit
+    scales on its observer's second moment (clip_expected with sf = 1);
+    with awq-clip=false, plain round to nearest."""
+    fmt, gran, group, sym, clip = qw.parse_options(opts)
+    d = dict(kv.split("=", 1) for kv in opts.split())
+    awq_clip = gran in ("per-group", "per-channel") and \
+        d.get("awq-clip", "true") in ("true", "1")
+    scheme = row_scheme(fmt, gran, group, sym)
+    inst = cm.instrument(workdir, cm.module_text(p, nofold=True), tag)
+    stats = cm.calibrate(workdir, inst, batches, tag, second_moment=True)
+    st = cm.load_stats(stats)
+    rep_path = os.path.join(workdir, tag + ".report.json")
+    out, _ = cm.opt(workdir, inst, "--octet-quantize-weights=%s "
+                    "algorithm=awq stats=%s report=%s" % (opts, stats,
+                                                          rep_path), tag)
+    rep = cm.load_stats(rep_path)
+    groups = rep.get("awq", [])
+    got = sorted(cm.group_of(g.get("layers", [])) or "?" for g in groups)
+    chk.ok(got == ["h", "m"], tag + ": two groups",
+           str([g.get("layers") for g in groups]))
+    chk.ok(all(g.get("skip_reason") and "alpha" not in g for g in groups),
+           tag + ": both unscaled, with a reason", str(groups)[:300])
+    chk.ok(all(g.get("clip_only", False) is awq_clip for g in groups),
+           tag + ": clip_only %s" % awq_clip,
+           str([g.get("clip_only") for g in groups]))
+    tens = st["tensors"]
+    hmats = {}
+    for l in cm.LAYERS:
+        t = tens[l + ".input"]
+        hmats[l] = np.load(os.path.join(os.path.dirname(stats),
+                                        t["second_moment"]["file"]))
+    deqs = cm.dequantizes_of(out)
+    by_name = {l.get("name"): l for l in rep.get("layers", [])}
+    clipped, searched = 0, 0
+    for l, (wname, layout) in cm.LAYERS.items():
+        label = "%s[%s]" % (tag, l)
+        sch = layer_scheme(fmt, gran, group, sym, layout)
+        dq = deqs.get(l)
+        chk.ok(dq is not None, label + " quantized")
+        if dq is None:
+            continue
+        if awq_clip:
+            ones = np.ones(hmats[l].shape[0], F32)
+            exp, ratios, info = clip_expected(p[wname], layout, sch, scheme,
+                                              hmats[l], ones, dq)
+            chk.ok(info["unmatched"] == 0, label + " clip = the oracle's "
+                   "(unit scales, up to ties)", "%d of %d groups: %s" % (
+                       info["unmatched"], ratios.size, info["first"]))
+            clipped += int(np.sum(ratios < 1))
+            searched += ratios.size
+        else:
+            exp = wo.quantize_weight(p[wname], sch, clip)
+            ratios = np.ones(exp["scale"].size, F32)
+        cr = by_name.get(l, {}).get("clip_ratio", {})
+        chk.ok(cr.get("min") == float(np.min(ratios)) and
+               cr.get("max") == float(np.max(ratios)),
+               label + " report clip_ratio = the oracle's", str(cr))
+        codes = wo.storage_to_codes(dq["codes"], sch).astype(np.int64)
+        zp = None if sym else exp["zp"]
+        near = oo.near_ties(p[wname], sch, exp["scale"], zp,
+                            rel_tol=1e-6)[0]
+        diff = codes != exp["codes"].astype(np.int64)
+        bad = diff & ~(near & (np.abs(codes - exp["codes"]) <= 1))
+        chk.ok(not bad.any(), label + " codes", "%d of %d differ" % (
+            bad.sum(), bad.size))
+        chk.bits_equal(label + " scales", exp["scale"], dq["scale"])
+        if not sym:
+            chk.bits_equal(label + " zero points", exp["zp"], dq["zp"])
+    if awq_clip:
+        chk.ok(0 < clipped < searched, tag + ": some groups clipped",
+               "%d of %d" % (clipped, searched))
+    print("%s: no fold target, clip only: %d of %d groups below the full "
+          "range" % (tag, clipped, searched))
+
+
 def main():
     cases = sys.argv[1:]
     rng = np.random.default_rng(2026)
@@ -456,7 +536,11 @@ def main():
         st = cm.load_stats(stats)
         ctx = (workdir, inst, stats, st, p, xh)
         for i, opts in enumerate(cases):
-            check_case(chk, opts, ctx, "case%d" % i)
+            if opts.startswith("nofold "):
+                check_nofold(chk, opts[len("nofold "):], workdir, p, [a, b],
+                             "case%d" % i)
+            else:
+                check_case(chk, opts, ctx, "case%d" % i)
     print("awq oracle: %d checks, %d failures" % (chk.n, len(chk.failures)))
     return 1 if chk.failures else 0
 
