@@ -284,6 +284,12 @@ WEIGHT_RECIPES = {
     # the up projections.
     "w4a16-awq": "recipe=w4a16 group-size=0 algorithm=awq",
     "w4a16-g64-awq": "recipe=w4a16 group-size=64 algorithm=awq",
+    # AWQ's scales and clip ranges, then GPTQ (act-order) rounding the
+    # scaled weights on the scaled inputs' second moments.
+    "w4a16-awq-gptq": "recipe=w4a16 group-size=0 algorithm=awq-gptq "
+                      "act-order=true",
+    "w4a16-g64-awq-gptq": "recipe=w4a16 group-size=64 algorithm=awq-gptq "
+                          "act-order=true",
     # SmoothQuant (octet-smooth-quant, alpha SMOOTH_ALPHA[recipe]) on the
     # float model, then W8A8 with static activation scales calibrated on
     # the smoothed model, or with dynamic ones.
@@ -298,6 +304,10 @@ WEIGHT_RECIPES = {
                       "act-order=true",
     "w3a16-awq": "recipe=w3a16 group-size=0 algorithm=awq",
     "w3a16-g64-awq": "recipe=w3a16 group-size=64 algorithm=awq",
+    "w3a16-awq-gptq": "recipe=w3a16 group-size=0 algorithm=awq-gptq "
+                      "act-order=true",
+    "w3a16-g64-awq-gptq": "recipe=w3a16 group-size=64 algorithm=awq-gptq "
+                          "act-order=true",
     # Per channel with MSE-searched scales (clip=mse: each channel's range
     # shrunk to the ratio with the least squared rounding error), alone and
     # as the grid GPTQ rounds to (the GPTQ reference code's mse option).
@@ -317,6 +327,9 @@ WEIGHT_RECIPES = {
                        "act-order=true",
     "w4a16-asym-awq": "weights:format=u4 symmetric=false "
                       "granularity=per-channel algorithm=awq",
+    "w4a16-asym-awq-gptq": "weights:format=u4 symmetric=false "
+                           "granularity=per-channel algorithm=awq-gptq "
+                           "act-order=true",
     # llama.cpp's block formats for `llm.py gguf` / octet_export_gguf.py:
     # groups of 32 along K; i5 / u5 are 5-bit codes in 8-bit storage (Q5_0 /
     # Q5_1). "weights:" runs octet-quantize-weights with these options

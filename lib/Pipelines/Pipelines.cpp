@@ -117,18 +117,18 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
   PassOpts::Option<std::string> stats{
       *this, "stats",
       llvm::cl::desc("w8a8-static and w4a4-nvfp4: calibration statistics "
-                     "from octet-run --calibrate; algorithm=gptq: the same with "
-                     "--second-moment, algorithm=awq with --second-moment "
-                     "--channel-stats, smooth= with --channel-stats, of the "
-                     "float model instrumented with "
-                     "octet-instrument{all=true}"),
+                     "from octet-run --calibrate; algorithm=gptq: the same "
+                     "with --second-moment, algorithm=awq and awq-gptq with "
+                     "--second-moment --channel-stats, smooth= with "
+                     "--channel-stats, of the float model instrumented "
+                     "with octet-instrument{all=true}"),
       llvm::cl::init("")};
   PassOpts::Option<std::string> algorithm{
       *this, "algorithm",
       llvm::cl::desc("Weight rounding: rtn (round to nearest), gptq (GPTQ "
-                     "error feedback) or awq (AWQ's per-channel scales); "
-                     "gptq and awq need stats= and do not go with "
-                     "w8a8-static"),
+                     "error feedback), awq (AWQ's per-channel scales) or "
+                     "awq-gptq (AWQ's scales, then GPTQ); all but rtn need "
+                     "stats= and do not go with w8a8-static"),
       llvm::cl::init("rtn")};
   PassOpts::Option<double> smooth{
       *this, "smooth",
@@ -139,13 +139,15 @@ struct RecipeOptions : public PassPipelineOptions<Derived> {
       llvm::cl::init(-1.0)};
   PassOpts::Option<double> damp{
       *this, "damp",
-      llvm::cl::desc("algorithm=gptq: Hessian dampening, a fraction of its "
-                     "mean diagonal"),
+      llvm::cl::desc(
+          "algorithm=gptq|awq-gptq: Hessian dampening, a fraction of its "
+          "mean diagonal"),
       llvm::cl::init(0.01)};
   PassOpts::Option<bool> actOrder{
       *this, "act-order",
-      llvm::cl::desc("algorithm=gptq: inputs in descending order of their "
-                     "second moment"),
+      llvm::cl::desc(
+          "algorithm=gptq|awq-gptq: inputs in descending order of their "
+          "second moment"),
       llvm::cl::init(false)};
   PassOpts::Option<std::string> method{
       *this, "method",
@@ -296,7 +298,8 @@ std::string octet::getValidQuantRecipeNames() {
 
 std::string octet::checkQuantizeSpec(const QuantizeSpec &spec,
                                      StringRef who) {
-  bool stats = spec.algorithm == "gptq" || spec.algorithm == "awq";
+  bool stats = spec.algorithm == "gptq" || spec.algorithm == "awq" ||
+               spec.algorithm == "awq-gptq";
   bool staticActs = getRecipeInfo(spec.recipe).activationMode == "static";
   if (stats && staticActs)
     return (who + ": algorithm=" + spec.algorithm +
@@ -365,7 +368,8 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.damp = spec.damp;
   weights.actOrder = spec.actOrder;
   weights.clip = spec.clip;
-  if (spec.algorithm == "gptq" || spec.algorithm == "awq")
+  if (spec.algorithm == "gptq" || spec.algorithm == "awq" ||
+      spec.algorithm == "awq-gptq")
     weights.stats = spec.stats;
   if (spec.smooth >= 0) {
     OctetSmoothQuantOptions smooth;

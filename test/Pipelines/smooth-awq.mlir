@@ -4,6 +4,9 @@
 // RUN: octet-opt %s --octet-pipeline="recipe=w8a8 target=avx2 smooth=0.5 stats=%t/stats.json lower=false" | FileCheck %s --check-prefix=SMOOTH
 // RUN: octet-opt %s --octet-quantize="recipe=w4a16 group-size=32 algorithm=awq stats=%t/stats.json report=%t/report.json" | FileCheck %s --check-prefix=AWQ
 // RUN: FileCheck %s --check-prefix=REPORT < %t/report.json
+// RUN: octet-opt %s --octet-quantize="recipe=w4a16 group-size=32 algorithm=awq-gptq act-order=true stats=%t/stats.json report=%t/ag.json" | FileCheck %s --check-prefix=AWQ
+// RUN: FileCheck %s --check-prefix=AGREPORT < %t/ag.json
+// RUN: not octet-opt %s --octet-quantize="recipe=w8a8-static algorithm=awq-gptq stats=%t/stats.json" 2>&1 | FileCheck %s --check-prefix=AGSTATIC
 // RUN: not octet-opt %s --octet-quantize="recipe=w8a8-static smooth=0.5 stats=%t/stats.json" 2>&1 | FileCheck %s --check-prefix=STATIC
 // RUN: not octet-opt %s --octet-quantize="recipe=w8a8-static algorithm=awq stats=%t/stats.json" 2>&1 | FileCheck %s --check-prefix=AWQSTATIC
 // RUN: not octet-opt %s --octet-pipeline="recipe=w8a8-static target=avx2 algorithm=awq stats=%t/stats.json" 2>&1 | FileCheck %s --check-prefix=AWQSTATIC-PIPE
@@ -28,6 +31,13 @@
 // REPORT-NEXT: ]
 // REPORT: "fold": "multiplier"
 // REPORT: "fold_into": "norm"
+// AGREPORT: "algorithm": "awq-gptq"
+// AGREPORT: "stats":
+// AGREPORT-NOT: "stats":
+// AGREPORT: "act_order": true
+// AGREPORT: "awq": [
+// AGREPORT: "fold_into": "norm"
+// AGSTATIC: octet-quantize: algorithm=awq-gptq does not combine with w8a8-static in one step
 // STATIC: octet-quantize: smooth= does not combine with w8a8-static in one step (the activation ranges must be measured after smoothing); run octet-smooth-quant, then octet-instrument, octet-run --calibrate and octet-quantize recipe=w8a8-static
 // AWQSTATIC: octet-quantize: algorithm=awq does not combine with w8a8-static in one step
 // AWQSTATIC-PIPE: octet-pipeline: algorithm=awq does not combine with w8a8-static in one step

@@ -78,8 +78,8 @@ struct QuantizeSpec {
   std::string report;           ///< Weight quantization report (JSON).
   std::string skip;             ///< Layers (regex) kept float.
   bool skipLmHead = true;       ///< Keep the vocabulary projection float.
-  std::string algorithm = "rtn"; ///< Weights: rtn, gptq or awq (need
-                                 ///< stats).
+  std::string algorithm = "rtn"; ///< Weights: rtn, gptq, awq or
+                                 ///< awq-gptq (need stats).
   double damp = 0.01;           ///< algorithm=gptq: Hessian dampening.
   bool actOrder = false;        ///< algorithm=gptq: act-order.
   double smooth = -1.0;         ///< >= 0: octet-smooth-quant first, with

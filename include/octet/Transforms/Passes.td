@@ -221,6 +221,16 @@ def OctetQuantizeWeights
     curve and scales (`awq`). The report's SQNR is against the scaled
     weight.
 
+    **AWQ then GPTQ** (`algorithm=awq-gptq`, with the options of both): AWQ
+    searches and folds its scales as above, then GPTQ rounds the scaled
+    weights with its error feedback, on the second moment of the scaled
+    input, H_ij / (s_i s_j) (factored once per group; unit scales for the
+    groups AWQ leaves unscaled). With `awq-clip=true` the grid is the clip
+    search's: each group's (or channel's) range is chosen first, on the
+    scaled weight, and stays fixed (static groups, as with act-order);
+    with `awq-clip=false` it is GPTQ's own. `act-order` and `damp` apply.
+    The weights of contractions that are in no AWQ group get plain GPTQ.
+
     Example (`format=i8 granularity=per-channel`):
 
     ```mlir
@@ -298,28 +308,30 @@ def OctetQuantizeWeights
            "Emit a remark per quantized or skipped layer and a summary remark">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"rtn\"",
            "rtn (round to nearest), gptq (error feedback through the "
-           "inverse Hessian of each layer's calibration inputs) or awq "
+           "inverse Hessian of each layer's calibration inputs), awq "
            "(per-input-channel scales searched on the calibration "
-           "statistics, folded into the previous op); gptq and awq need "
+           "statistics, folded into the previous op) or awq-gptq (AWQ's "
+           "scales and clip ranges, then GPTQ's rounding); all but rtn need "
            "stats=">,
     Option<"stats", "stats", "std::string", /*default=*/"\"\"",
-           "algorithm=gptq|awq: calibration statistics written by octet-run "
-           "--calibrate=FILE --second-moment (awq: and --channel-stats) on a "
+           "algorithm=gptq|awq|awq-gptq: calibration statistics written by "
+           "octet-run --calibrate=FILE --second-moment (awq, awq-gptq: and "
+           "--channel-stats) on a "
            "module instrumented with octet-instrument{all=true}">,
     Option<"awqGrid", "awq-grid", "int64_t", /*default=*/"20",
-           "algorithm=awq: alphas tried, 0, 1/N, ..., (N-1)/N (1 <= N <= "
+           "algorithm=awq|awq-gptq: alphas tried, 0, 1/N, ..., (N-1)/N (1 <= N <= "
            "1000)">,
     Option<"awqClip", "awq-clip", "bool", /*default=*/"true",
-           "algorithm=awq, per-group or per-channel: each group's (or "
+           "algorithm=awq|awq-gptq, per-group or per-channel: each group's (or "
            "output channel's) range clipped to the ratio (1, 0.95, ..., "
            "0.55) that minimizes its output error on the calibration "
            "statistics (AWQ's clip search; also for the layers whose scales "
            "cannot be folded)">,
     Option<"damp", "damp", "double", /*default=*/"0.01",
-           "algorithm=gptq: dampening added to the Hessian's diagonal, as a "
+           "algorithm=gptq|awq-gptq: dampening added to the Hessian's diagonal, as a "
            "fraction of its mean (0 < damp <= 1)">,
     Option<"actOrder", "act-order", "bool", /*default=*/"false",
-           "algorithm=gptq: quantize the inputs in descending order of their "
+           "algorithm=gptq|awq-gptq: quantize the inputs in descending order of their "
            "second moment (per-group scales then come from the original "
            "weight: static groups)">
   ];

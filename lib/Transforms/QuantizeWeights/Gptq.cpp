@@ -75,8 +75,15 @@ loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
   FailureOr<std::vector<double>> moment = loadSecondMoment(file, dim, why);
   if (failed(moment))
     return failure();
+  return factorGptq(ctx, std::move(*moment), dim, "'" + file + "'", damp,
+                    actOrder, why);
+}
+
+FailureOr<std::shared_ptr<const GptqFactor>>
+factorGptq(MLIRContext *ctx, std::vector<double> h, int64_t dim,
+           const std::string &what, double damp, bool actOrder,
+           std::string &why) {
   const int64_t k = dim;
-  std::vector<double> h = std::move(*moment);
   auto factor = std::make_shared<GptqFactor>();
   factor->dim = k;
   factor->dead.assign(k, 0);
@@ -121,8 +128,8 @@ loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
       } else if (s > 0 && std::isfinite(s)) {
         li[i] = std::sqrt(s);
       } else {
-        why = "the damped Hessian of '" + file +
-              "' is not positive definite (pivot " + std::to_string(k - 1 - i) +
+        why = "the damped Hessian of " + what +
+              " is not positive definite (pivot " + std::to_string(k - 1 - i) +
               "); raise damp";
         return failure();
       }

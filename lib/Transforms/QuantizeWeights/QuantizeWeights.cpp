@@ -165,6 +165,12 @@ private:
   std::vector<AwqRecord> awqRecords;
   /// awq-clip=true: the clip search's inputs per searched contraction.
   DenseMap<Operation *, AwqClipJob> awqClipJobs;
+  /// algorithm=awq-gptq: GPTQ's factor of each scaled (or clip-searched)
+  /// contraction's input, H_ij / (s_i s_j).
+  DenseMap<Operation *, std::shared_ptr<const GptqFactor>> awqFactors;
+  LogicalResult setAwqFactor(ScaleGroup &g, const std::string &layers,
+                             const std::vector<double> &h,
+                             ArrayRef<float> scales);
   LogicalResult runAwq(ModuleOp module);
   LogicalResult clipOnlyGroup(ScaleGroup &g, AwqRecord &rec);
   LogicalResult awqGroup(ScaleGroup &g, const llvm::StringMap<ChannelEntry> &ch,
@@ -314,18 +320,23 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("unknown nonfinite '" + nonfinite +
                 "' (expected error or clip)");
   cfg.remarks = remarks;
-  if (algorithm == "gptq") {
+  if (algorithm == "gptq" || algorithm == "awq-gptq") {
     cfg.gptq = true;
     if (stats.empty())
-      return fail("algorithm=gptq needs stats=FILE.json (octet-run "
-                  "--calibrate=FILE.json --second-moment on a module "
-                  "instrumented with octet-instrument{all=true})");
+      return fail("algorithm=" + algorithm +
+                  " needs stats=FILE.json (octet-run "
+                  "--calibrate=FILE.json --second-moment" +
+                  (algorithm == "gptq" ? "" : " --channel-stats") +
+                  " on a module instrumented with "
+                  "octet-instrument{all=true})");
     if (!(damp > 0.0 && damp <= 1.0))
       return fail("damp must be in (0, 1], got " + std::to_string(damp));
     if (cfg.nonfiniteClip)
-      return fail("algorithm=gptq does not take nonfinite=clip (a non-finite "
+      return fail("algorithm=" + algorithm +
+                  " does not take nonfinite=clip (a non-finite "
                   "weight would spread through the error feedback)");
-  } else if (algorithm == "awq") {
+  }
+  if (algorithm == "awq" || algorithm == "awq-gptq") {
     cfg.awq = true;
     if (stats.empty())
       return fail("algorithm=awq needs stats=FILE.json (octet-run "
@@ -336,9 +347,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     if (cfg.nonfiniteClip)
       return fail("algorithm=awq does not take nonfinite=clip (a non-finite "
                   "weight has no error to minimize)");
-  } else if (algorithm != "rtn") {
+  } else if (algorithm != "rtn" && algorithm != "gptq") {
     return fail("unknown algorithm '" + algorithm +
-                "' (expected rtn, gptq or awq)");
+                "' (expected rtn, gptq, awq or awq-gptq)");
   }
   if (cfg.awq && cfg.nvfp4)
     return fail("format=nvfp4 does not take algorithm=awq yet (AWQ's "
@@ -353,7 +364,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   cfg.stats = stats;
   cfg.damp = damp;
   if (actOrder && !cfg.gptq)
-    return fail("act-order=true needs algorithm=gptq");
+    return fail("act-order=true needs algorithm=gptq or awq-gptq");
   cfg.actOrder = actOrder;
   if (channelBlock < 0)
     return fail("channel-block must not be negative, got " +
@@ -662,8 +673,9 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
                                                const std::string &name,
                                                WeightJob &job) {
   auto err = [&]() {
-    return op->emitError() << "octet-quantize-weights algorithm=gptq: '"
-                           << name << "': ";
+    return op->emitError() << "octet-quantize-weights algorithm="
+                           << (cfg.awq ? "awq-gptq" : "gptq") << ": '" << name
+                           << "': ";
   };
   if (job.type.getRank() != 2 || !axes.reduction)
     return err() << "GPTQ takes 2-D weights (matmuls), this one is "
@@ -705,6 +717,13 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
   if (it->second.rows == 0)
     return err() << "the second moment of '" << observe.getName()
                  << "' was accumulated over no rows";
+  auto awqFactor = awqFactors.find(op);
+  if (awqFactor != awqFactors.end()) {
+    // algorithm=awq-gptq: the factor of the scaled input's second moment;
+    // with AWQ's clip search its ranges are the grid.
+    job.gptq = GptqJob{awqFactor->second, *raxis, awqClipJobs.count(op) != 0};
+    return success();
+  }
   std::shared_ptr<const GptqFactor> &factor = factors[it->second.file];
   if (!factor) {
     std::string why;
@@ -789,10 +808,38 @@ LogicalResult QuantizeWeightsPass::clipOnlyGroup(ScaleGroup &g,
   FailureOr<std::vector<double>> h = loadSecondMoment(mo->second.file, k, why);
   if (failed(h))
     return err() << why;
+  std::vector<float> unit(k, 1.0f);
+  if (cfg.gptq && failed(setAwqFactor(g, rec.layers, *h, unit)))
+    return failure();
   auto shared = std::make_shared<const std::vector<double>>(std::move(*h));
   for (const ScaledWeight &sw : g.weights)
-    awqClipJobs[sw.op] = AwqClipJob{shared, std::vector<float>(k, 1.0f)};
+    awqClipJobs[sw.op] = AwqClipJob{shared, unit};
   rec.clipOnly = true;
+  return success();
+}
+
+/// algorithm=awq-gptq: GPTQ's factor of the input of `g`'s weights after
+/// AWQ divided its channels by `scales` (H_ij / (s_i s_j)), shared by them.
+LogicalResult QuantizeWeightsPass::setAwqFactor(ScaleGroup &g,
+                                                const std::string &layers,
+                                                const std::vector<double> &h,
+                                                ArrayRef<float> scales) {
+  const int64_t k = static_cast<int64_t>(scales.size());
+  std::vector<double> hs(k * k);
+  for (int64_t a = 0; a < k; ++a)
+    for (int64_t b = 0; b < k; ++b)
+      hs[a * k + b] = h[a * k + b] / (static_cast<double>(scales[a]) *
+                                      static_cast<double>(scales[b]));
+  std::string why;
+  auto factor = factorGptq(&getContext(), std::move(hs), k,
+                           "'" + g.observer + "' (AWQ-scaled)", cfg.damp,
+                           cfg.actOrder, why);
+  if (failed(factor))
+    return g.weights.front().op->emitError()
+           << "octet-quantize-weights algorithm=awq-gptq: '" << layers
+           << "': " << why;
+  for (const ScaledWeight &sw : g.weights)
+    awqFactors[sw.op] = *factor;
   return success();
 }
 
@@ -879,6 +926,8 @@ LogicalResult QuantizeWeightsPass::awqGroup(
   if (failed(h))
     return err() << why;
   rec.result = awqSearch(&getContext(), cfg, ws, *h, ch->second.meanAbs);
+  if (cfg.gptq && failed(setAwqFactor(g, rec.layers, *h, rec.result.scales)))
+    return failure();
   if (cfg.awqClip) {
     auto shared = std::make_shared<const std::vector<double>>(std::move(*h));
     for (const ScaledWeight &sw : g.weights)
@@ -993,6 +1042,7 @@ void QuantizeWeightsPass::runOnOperation() {
   factors.clear();
   awqRecords.clear();
   awqClipJobs.clear();
+  awqFactors.clear();
   if (cfg.gptq || cfg.awq) {
     std::string why;
     auto entries = readMomentEntries(cfg.stats, why);
@@ -1016,6 +1066,7 @@ void QuantizeWeightsPass::runOnOperation() {
     // The observers were there for calibration only.
     removeObservers(module);
     factors.clear();
+    awqFactors.clear();
   }
 
   if (failed(writeReport(module, cfg, records, awqRecords)))

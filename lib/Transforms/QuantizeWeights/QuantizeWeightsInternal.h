@@ -91,12 +91,14 @@ struct Config {
   /// block share each group's scale (B x group-size blocks; 0: off).
   int64_t channelBlock = 0;
   bool remarks = false;
-  /// algorithm=gptq, its statistics file and dampening.
+  /// algorithm=gptq (or awq-gptq), its statistics file and dampening.
   bool gptq = false;
   std::string stats;
   double damp = 0.01;
   bool actOrder = false;
-  /// algorithm=awq and its grid of alphas (0, 1/grid, ...).
+  /// algorithm=awq (or awq-gptq: AWQ's scales and clip ranges, then GPTQ
+  /// on the scaled input's second moment) and its grid of alphas (0,
+  /// 1/grid, ...).
   bool awq = false;
   int64_t awqGrid = 20;
   /// algorithm=awq: per-group clip ranges searched by output error.
@@ -324,6 +326,13 @@ FailureOr<std::shared_ptr<const GptqFactor>>
 loadGptqFactor(MLIRContext *ctx, const std::string &file, int64_t dim,
                double damp, bool actOrder, std::string &why);
 
+/// The factor of the second moment `h` (dim x dim, row-major), dampened
+/// as loadGptqFactor does; `what` names it in `why` on failure.
+FailureOr<std::shared_ptr<const GptqFactor>>
+factorGptq(MLIRContext *ctx, std::vector<double> h, int64_t dim,
+           const std::string &what, double damp, bool actOrder,
+           std::string &why);
+
 //===----------------------------------------------------------------------===//
 // Per-input-channel scaling: SmoothQuant and AWQ (ChannelScaling.cpp)
 //===----------------------------------------------------------------------===//
@@ -465,6 +474,10 @@ struct AwqRecord {
 struct GptqJob {
   std::shared_ptr<const GptqFactor> factor;
   int64_t reductionAxis = 0;
+  /// algorithm=awq-gptq with AWQ's clip search: every group's range is the
+  /// search's (computed before the error feedback), not recomputed from
+  /// the corrected values when the group starts.
+  bool staticGroups = false;
 };
 
 /// AWQ's clip search for one weight (per-group schemes): the second moment

@@ -743,9 +743,10 @@ static void gptqValues(const Kernel &k, Read read, const GptqJob &job,
   const int64_t strideIn = raxis == 0 ? rows : 1;
   // Per-group scales follow the corrected values when the inputs go in
   // index order; with act-order the groups are static (the original
-  // weight's, computed by the caller, like per-channel scales).
+  // weight's, computed by the caller, like per-channel scales), and so
+  // they are with AWQ's clip search (its ranges).
   const bool perGroup = k.layout.kind == Granularity::per_group;
-  const bool dynamicGroups = perGroup && !k.cfg.actOrder;
+  const bool dynamicGroups = perGroup && !k.cfg.actOrder && !job.staticGroups;
   const int64_t group = perGroup ? k.layout.group : kdim;
   const int64_t *order = f.order.data();
   out.assign(rows * kdim, 0.0f);

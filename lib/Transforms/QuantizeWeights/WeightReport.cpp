@@ -94,13 +94,15 @@ static void writeOptions(llvm::json::OStream &j, const Config &cfg) {
     j.attribute("skip_lm_head", cfg.skipLmHead);
     j.attribute("min_elements", cfg.minElements);
     j.attribute("nonfinite", cfg.nonfiniteName);
-    j.attribute("algorithm", cfg.gptq ? "gptq" : cfg.awq ? "awq" : "rtn");
-    if (cfg.awq) {
+    j.attribute("algorithm", cfg.gptq && cfg.awq ? "awq-gptq"
+                             : cfg.gptq          ? "gptq"
+                             : cfg.awq           ? "awq"
+                                                 : "rtn");
+    if (cfg.awq || cfg.gptq)
       j.attribute("stats", cfg.stats);
+    if (cfg.awq)
       j.attribute("awq_grid", cfg.awqGrid);
-    }
     if (cfg.gptq) {
-      j.attribute("stats", cfg.stats);
       j.attribute("damp", cfg.damp);
       j.attribute("act_order", cfg.actOrder);
     }

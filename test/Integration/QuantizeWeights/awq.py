@@ -56,10 +56,20 @@ octet.observe left; and octet-run of the quantized model equals numpy's
 forward with the oracle's dequantized weights and folded g (1e-4 of max
 |y|).
 
+"gptq OPTIONS" runs algorithm=awq-gptq: the AWQ search is checked as
+above, then each layer's codes and parameters against gptq.py's oracle
+(gptq_oracle_h) on the final f32 weight W' and the scaled input's second
+moment H' = H / (sf sf^T), rounding onto the clip search's ranges (static;
+equal bit for bit) or, with awq-clip=false, GPTQ's own groups, rows allowed
+to diverge by float order as in gptq.py (compare_rows); the layer output
+error d^T H' d below AWQ's alone (the clip-searched round to nearest), and
+the model's outputs equal numpy's with octet's dequantized weights.
+
 Usage: awq.py CASE... (CASE = octet-quantize-weights options without
 algorithm, stats and report, e.g. "format=i4 granularity=per-group
 group-size=16 awq-grid=20", "... awq-clip=false"; "nofold OPTIONS": the
-model without fold targets, check_nofold: no scales, clip search only).
+model without fold targets, check_nofold: no scales, clip search only;
+"gptq OPTIONS": algorithm=awq-gptq).
 """
 
 import dataclasses
@@ -72,6 +82,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import channel_scaling_model as cm  # noqa: E402
+import gptq as gq  # noqa: E402
 import quantize_weights as qw  # noqa: E402
 import weights_oracle as wo  # noqa: E402
 import octet_oracle as oo  # noqa: E402
@@ -270,21 +281,69 @@ def clip_expected(w, layout, sch, rsch, hmat, sf, dq):
             cs["ratio"][pick], info)
 
 
-def check_case(chk, opts, ctx, tag):
+def check_gptq_layer(chk, label, w, layout, dq, sch, hs, grid, opts):
+    """algorithm=awq-gptq, one layer: octet's codes and parameters against
+    gptq.py's oracle on the AWQ-scaled weight w (constant layout) and the
+    scaled input's second moment hs, rounding onto `grid` (AWQ's clip
+    ranges in the constant's parameter layout: static) or, when it is None,
+    GPTQ's own groups. Returns (octet's dequantized weight, its output
+    error sum d^T hs d over the rows)."""
+    fmt, gran, group, sym, clip = qw.parse_options(opts)
+    d = dict(kv.split("=", 1) for kv in opts.split())
+    act_order = d.get("act-order", "false") == "true"
+    damp = float(d.get("damp", "0.01"))
+
+    def as_rows(a):  # parameters as rows x groups
+        if a is None:
+            return None
+        a = np.asarray(a)
+        if gran == "per-channel":
+            return a.reshape(-1, 1)
+        return a.T if layout == "kn" else a
+    rows_w = cm.out_rows(w, layout)
+    rsch = oo.Scheme(fmt, "per_axis", axis=0, symmetric=sym)
+    g = None if grid is None else (as_rows(grid[0]), as_rows(grid[1]))
+    codes, scales, zps, near, order = gq.gptq_oracle_h(
+        rows_w, hs, rsch, clip, gran, group, damp, act_order, g)
+    got = cm.out_rows(wo.storage_to_codes(dq["codes"], sch), layout)
+    got = got.astype(np.int64)
+    gs = as_rows(np.asarray(dq["scale"], F32))
+    gz = None if sym else as_rows(np.asarray(dq["zp"], np.int32))
+    static = act_order or grid is not None
+    if static:
+        chk.bits_equal(label + " static scales", scales, gs)
+    codes, got, near = codes[:, order], got[:, order], near[:, order]
+    diverged, unexplained = gq.compare_rows(codes, scales, zps, near, got,
+                                            gs, gz, static, gran, group)
+    chk.ok(not unexplained, label + " codes and scales = GPTQ oracle on the "
+           "scaled weight and second moment", "rows (row, first code diff, "
+           "first scale diff): %s" % unexplained[:5])
+    chk.ok(diverged <= max(1, rows_w.shape[0] // 20),
+           label + " rows diverging by float order", str(diverged))
+    zp = None if sym else dq["zp"]
+    xh = oo.dequantize(wo.storage_to_codes(dq["codes"], sch), sch,
+                       dq["scale"], zp).astype(F32)
+    dd = cm.out_rows(xh, layout).astype(np.float64) - rows_w.astype(
+        np.float64)
+    return xh, float(np.sum(dd * (dd @ hs)))
+
+
+def check_case(chk, opts, ctx, tag, gptq=False):
     workdir, inst, stats, st, p, xh = ctx
     fmt, gran, group, sym, clip = qw.parse_options(opts)
     d = dict(kv.split("=", 1) for kv in opts.split())
     grid = int(d.get("awq-grid", "20"))
+    algorithm = "awq-gptq" if gptq else "awq"
     awq_clip = gran in ("per-group", "per-channel") and \
         d.get("awq-clip", "true") in ("true", "1")
     scheme = row_scheme(fmt, gran, group, sym)
     rep_path = os.path.join(workdir, tag + ".report.json")
     out, _ = cm.opt(workdir, inst, "--octet-quantize-weights=%s "
-                    "algorithm=awq stats=%s report=%s" % (opts, stats,
-                                                          rep_path), tag)
+                    "algorithm=%s stats=%s report=%s" % (
+                        opts, algorithm, stats, rep_path), tag)
     rep = cm.load_stats(rep_path)
     chk.ok("octet.observe" not in out, tag + ": observers removed")
-    chk.ok(rep.get("options", {}).get("algorithm") == "awq",
+    chk.ok(rep.get("options", {}).get("algorithm") == algorithm,
            tag + ": report algorithm", str(rep.get("options")))
     groups = rep.get("awq", [])
     cm.layers_listed(chk, tag + ":", groups)
@@ -360,6 +419,7 @@ def check_case(chk, opts, ctx, tag):
     by_name = {l.get("name"): l for l in rep.get("layers", [])}
     xhat = {}
     clipped, smallest, searched, exact_ties = 0, 0, 0, 0
+    gptq_err = []  # (awq-gptq error, AWQ's round-to-nearest error)
     for l, (wname, layout) in cm.LAYERS.items():
         label = "%s[%s]" % (tag, l)
         sch = layer_scheme(fmt, gran, group, sym, layout)
@@ -384,6 +444,18 @@ def check_case(chk, opts, ctx, tag):
         chk.ok(dq is not None, label + " quantized")
         if dq is None:
             continue
+        if gptq and which in sfs:
+            sfd = sfs[which].astype(np.float64)
+            hs = hmats[which] / (sfd[:, None] * sfd[None, :])
+            xhat[wname], e_gptq = check_gptq_layer(
+                chk, label, cur[wname], layout, dq, sch, hs,
+                (exp["scale"], exp["zp"]) if awq_clip else None, opts)
+            dr = cm.out_rows(exp["xhat"], layout).astype(np.float64) - \
+                cm.out_rows(cur[wname], layout).astype(np.float64)
+            gptq_err.append((e_gptq, float(np.sum(dr * (dr @ hs)))))
+            chk.ok(e_gptq < gptq_err[-1][1], label + " output error on the "
+                   "calibration rows < AWQ's without GPTQ", "%g vs %g"
+                   % gptq_err[-1])
         cr = by_name.get(l, {}).get("clip_ratio", {})
         rr = ratios.astype(np.float64)
         chk.ok(cr.get("min") == float(np.min(rr)) and
@@ -394,6 +466,11 @@ def check_case(chk, opts, ctx, tag):
                "max %r mean %r" % (cr, np.min(rr), np.max(rr), np.mean(rr)))
         chk.ok(dq["scheme"] == sch.attr(), label + " scheme",
                "%s vs %s" % (dq["scheme"], sch.attr()))
+        lr = by_name.get(l, {})
+        chk.ok(lr.get("quantized") is True, label + " report entry",
+               str(lr)[:200])
+        if gptq:
+            continue  # codes and parameters: check_gptq_layer
         codes = wo.storage_to_codes(dq["codes"], sch).astype(np.int64)
         ecodes = exp["codes"].astype(np.int64)
         zp = None if sym else exp["zp"]
@@ -408,9 +485,6 @@ def check_case(chk, opts, ctx, tag):
         chk.bits_equal(label + " scales", exp["scale"], dq["scale"])
         if not sym:
             chk.bits_equal(label + " zero points", exp["zp"], dq["zp"])
-        lr = by_name.get(l, {})
-        chk.ok(lr.get("quantized") is True, label + " report entry",
-               str(lr)[:200])
     if awq_clip:
         # The search changes something here, and the data has groups
         # (h's DEAD_BLOCK) where only the tie rule picks the range.
@@ -421,6 +495,10 @@ def check_case(chk, opts, ctx, tag):
             chk.ok(exact_ties > 0, tag + ": exact clip ties in the data")
         summary.append("clip: %d of %d groups below the full range (%d at "
                        "the smallest)" % (clipped, searched, smallest))
+    if gptq_err:
+        summary.append("gptq: output error %.3f of AWQ's alone (calibration)"
+                       % (sum(e for e, _ in gptq_err) /
+                          sum(r for _, r in gptq_err)))
     got = cm.weights_of(out)
     chk.ok("g" in got, tag + ": g found")
     if "g" in got:
@@ -539,6 +617,9 @@ def main():
             if opts.startswith("nofold "):
                 check_nofold(chk, opts[len("nofold "):], workdir, p, [a, b],
                              "case%d" % i)
+            elif opts.startswith("gptq "):
+                check_case(chk, opts[len("gptq "):], ctx, "case%d" % i,
+                           gptq=True)
             else:
                 check_case(chk, opts, ctx, "case%d" % i)
     print("awq oracle: %d checks, %d failures" % (chk.n, len(chk.failures)))
