@@ -281,6 +281,23 @@ def clip_expected(w, layout, sch, rsch, hmat, sf, dq):
             cs["ratio"][pick], info)
 
 
+def check_rtn(chk, label, what, w, sch, exp, dq):
+    """octet's codes and parameters `dq` of the weight w against the
+    oracle's round to nearest `exp` (a code may differ by one at a rounding
+    tie); scales and zero points bit for bit."""
+    codes = wo.storage_to_codes(dq["codes"], sch).astype(np.int64)
+    ecodes = exp["codes"].astype(np.int64)
+    zp = None if sch.symmetric else exp["zp"]
+    near = oo.near_ties(w, sch, exp["scale"], zp, rel_tol=1e-6)[0]
+    diff = codes != ecodes
+    bad = diff & ~(near & (np.abs(codes - ecodes) <= 1))
+    chk.ok(not bad.any(), label + what, "%d of %d differ (%d at ties)" % (
+        diff.sum(), diff.size, (diff & near).sum()))
+    chk.bits_equal(label + " scales", exp["scale"], dq["scale"])
+    if not sch.symmetric:
+        chk.bits_equal(label + " zero points", exp["zp"], dq["zp"])
+
+
 def check_gptq_layer(chk, label, w, layout, dq, sch, hs, grid, opts):
     """algorithm=awq-gptq, one layer: octet's codes and parameters against
     gptq.py's oracle on the AWQ-scaled weight w (constant layout) and the
@@ -471,20 +488,9 @@ def check_case(chk, opts, ctx, tag, gptq=False):
                str(lr)[:200])
         if gptq:
             continue  # codes and parameters: check_gptq_layer
-        codes = wo.storage_to_codes(dq["codes"], sch).astype(np.int64)
-        ecodes = exp["codes"].astype(np.int64)
-        zp = None if sym else exp["zp"]
-        near = oo.near_ties(cur[wname], sch, exp["scale"], zp,
-                            rel_tol=1e-6)[0]
-        diff = codes != ecodes
-        bad = diff & ~(near & (np.abs(codes - ecodes) <= 1))
-        chk.ok(not bad.any(), label + " codes = RTN of f32(W sf)" +
-               (" (clip-searched ranges)" if awq_clip else ""),
-               "%d of %d differ (%d at ties)" % (diff.sum(), diff.size,
-                                                 (diff & near).sum()))
-        chk.bits_equal(label + " scales", exp["scale"], dq["scale"])
-        if not sym:
-            chk.bits_equal(label + " zero points", exp["zp"], dq["zp"])
+        check_rtn(chk, label, " codes = RTN of f32(W sf)" +
+                  (" (clip-searched ranges)" if awq_clip else ""),
+                  cur[wname], sch, exp, dq)
     if awq_clip:
         # The search changes something here, and the data has groups
         # (h's DEAD_BLOCK) where only the tie rule picks the range.
@@ -580,17 +586,7 @@ def check_nofold(chk, opts, workdir, p, batches, tag):
         chk.ok(cr.get("min") == float(np.min(ratios)) and
                cr.get("max") == float(np.max(ratios)),
                label + " report clip_ratio = the oracle's", str(cr))
-        codes = wo.storage_to_codes(dq["codes"], sch).astype(np.int64)
-        zp = None if sym else exp["zp"]
-        near = oo.near_ties(p[wname], sch, exp["scale"], zp,
-                            rel_tol=1e-6)[0]
-        diff = codes != exp["codes"].astype(np.int64)
-        bad = diff & ~(near & (np.abs(codes - exp["codes"]) <= 1))
-        chk.ok(not bad.any(), label + " codes", "%d of %d differ" % (
-            bad.sum(), bad.size))
-        chk.bits_equal(label + " scales", exp["scale"], dq["scale"])
-        if not sym:
-            chk.bits_equal(label + " zero points", exp["zp"], dq["zp"])
+        check_rtn(chk, label, " codes", p[wname], sch, exp, dq)
     if awq_clip:
         chk.ok(0 < clipped < searched, tag + ": some groups clipped",
                "%d of %d" % (clipped, searched))
