@@ -358,6 +358,9 @@ WEIGHT_RECIPES = {
     # GGUF export carries (F32).
     "q4_0-awq": "weights:format=i4 granularity=per-group group-size=32 "
                 "algorithm=awq",
+    # AWQ then GPTQ onto AWQ's clip ranges (still plain Q4_0 blocks).
+    "q4_0-awq-gptq": "weights:format=i4 granularity=per-group "
+                     "group-size=32 algorithm=awq-gptq act-order=true",
     # FP8 weights (weight-only): per output channel, per group of 32 with
     # f32 scales, and OCP MXFP8 (groups of 32 with E8M0 power-of-two
     # scales, E4M3 or E5M2 elements).

@@ -720,8 +720,9 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
   auto awqFactor = awqFactors.find(op);
   if (awqFactor != awqFactors.end()) {
     // algorithm=awq-gptq: the factor of the scaled input's second moment;
-    // with AWQ's clip search its ranges are the grid.
-    job.gptq = GptqJob{awqFactor->second, *raxis, awqClipJobs.count(op) != 0};
+    // with AWQ's clip search (processOperand) its ranges are the grid.
+    bool clipped = awqClipJobs.count(op) != 0 && trace.chain.empty();
+    job.gptq = GptqJob{awqFactor->second, *raxis, clipped};
     return success();
   }
   std::shared_ptr<const GptqFactor> &factor = factors[it->second.file];
