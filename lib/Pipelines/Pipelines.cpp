@@ -296,10 +296,14 @@ std::string octet::getValidQuantRecipeNames() {
   return text;
 }
 
+/// The weight algorithms that read calibration statistics (stats=).
+static bool algorithmReadsStats(StringRef algorithm) {
+  return algorithm == "gptq" || algorithm == "awq" || algorithm == "awq-gptq";
+}
+
 std::string octet::checkQuantizeSpec(const QuantizeSpec &spec,
                                      StringRef who) {
-  bool stats = spec.algorithm == "gptq" || spec.algorithm == "awq" ||
-               spec.algorithm == "awq-gptq";
+  bool stats = algorithmReadsStats(spec.algorithm);
   bool staticActs = getRecipeInfo(spec.recipe).activationMode == "static";
   if (stats && staticActs)
     return (who + ": algorithm=" + spec.algorithm +
@@ -368,8 +372,7 @@ void octet::buildQuantizePipeline(OpPassManager &pm,
   weights.damp = spec.damp;
   weights.actOrder = spec.actOrder;
   weights.clip = spec.clip;
-  if (spec.algorithm == "gptq" || spec.algorithm == "awq" ||
-      spec.algorithm == "awq-gptq")
+  if (algorithmReadsStats(spec.algorithm))
     weights.stats = spec.stats;
   if (spec.smooth >= 0) {
     OctetSmoothQuantOptions smooth;

@@ -351,6 +351,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("unknown algorithm '" + algorithm +
                 "' (expected rtn, gptq, awq or awq-gptq)");
   }
+  cfg.algorithmName = algorithm;
   if (cfg.awq && cfg.nvfp4)
     return fail("format=nvfp4 does not take algorithm=awq yet (AWQ's "
                 "channel scales would move the weights past the global "
@@ -674,8 +675,7 @@ LogicalResult QuantizeWeightsPass::prepareGptq(linalg::LinalgOp op,
                                                WeightJob &job) {
   auto err = [&]() {
     return op->emitError() << "octet-quantize-weights algorithm="
-                           << (cfg.awq ? "awq-gptq" : "gptq") << ": '" << name
-                           << "': ";
+                           << cfg.algorithmName << ": '" << name << "': ";
   };
   if (job.type.getRank() != 2 || !axes.reduction)
     return err() << "GPTQ takes 2-D weights (matmuls), this one is "

@@ -105,6 +105,8 @@ struct Config {
   bool awqClip = true;
   /// The options as written, for the report.
   std::string formatName, granularityName, nonfiniteName;
+  /// rtn, gptq, awq or awq-gptq.
+  std::string algorithmName = "rtn";
 };
 
 //===----------------------------------------------------------------------===//

@@ -94,10 +94,7 @@ static void writeOptions(llvm::json::OStream &j, const Config &cfg) {
     j.attribute("skip_lm_head", cfg.skipLmHead);
     j.attribute("min_elements", cfg.minElements);
     j.attribute("nonfinite", cfg.nonfiniteName);
-    j.attribute("algorithm", cfg.gptq && cfg.awq ? "awq-gptq"
-                             : cfg.gptq          ? "gptq"
-                             : cfg.awq           ? "awq"
-                                                 : "rtn");
+    j.attribute("algorithm", cfg.algorithmName);
     if (cfg.awq || cfg.gptq)
       j.attribute("stats", cfg.stats);
     if (cfg.awq)
