@@ -10,7 +10,9 @@
 //  - mma.sync.m16n8k32: the 32 lanes of a warp deposit their fragments, one
 //    lane rebuilds A (16 x 32), B (32 x 8) and C (16 x 8) from the fragment
 //    layouts of the PTX ISA and computes D = A * B + C (s8/u8: exact,
-//    wrapping i32; e4m3/e5m2: decoded exactly, f32 sums);
+//    wrapping i32; e4m3/e5m2: decoded exactly, f32 sums); the MXFP8
+//    block-scaled form (sm_120a) also gathers each row's and column's E8M0
+//    scale and adds (sum_k a b) * 2^(sa - 127) * 2^(sb - 127) to C;
 //  - wgmma.mma_async.m64nNk32: the 128 threads of a warpgroup deposit their
 //    accumulators; A (64 x 32) and B (N x 32) are read from shared memory
 //    through the matrix descriptors (start address, stride byte offset,
@@ -33,11 +35,13 @@
 #include "octet/Runtime/OctetRuntime.h"
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -86,7 +90,7 @@ struct Launch {
   Barrier blockBarrier;
   Barrier warpBarrier[kMaxWarps];
   Barrier groupBarrier[kMaxWarps / 4];
-  uint32_t mmaIn[kMaxWarps][32][10];
+  uint32_t mmaIn[kMaxWarps][32][16];
   uint32_t mmaOut[kMaxWarps][32][4];
   uint32_t shfl[kMaxWarps][32];
   uint32_t *groupAcc[kMaxWarps / 4][128];
@@ -277,11 +281,47 @@ OCTET_RUNTIME_EXPORT float octet_emu_shfl_bfly(float value, int32_t mask) {
   return other;
 }
 
-/// mma.sync.aligned.m16n8k32.row.col: in = A regs (4), B regs (2), C (4);
-/// out = D (4), of lane (g = lane / 4, t = lane % 4):
+/// The A (16 x 32) and B (32 x 8) codes and the C (16 x 8) accumulators of
+/// warp `w`'s deposited mma.sync.m16n8k32 fragments, of lane (g = lane / 4,
+/// t = lane % 4):
 ///   A reg 0: row g, k 4t..4t+3;  1: row g+8, same k;  2: row g, k 16+4t..;
 ///   3: row g+8, k 16+4t..;  B reg 0: k 4t..4t+3, column g;  1: k 16+4t..;
 ///   C/D i: row g (+8 for i >= 2), column 2t + i % 2.
+static void gatherMma(const Launch *l, int w, uint8_t (&a)[16][32],
+                      uint8_t (&b)[32][8], uint32_t (&c)[16][8]) {
+  for (int ln = 0; ln < 32; ++ln) {
+    int g = ln / 4, t = ln % 4;
+    const uint32_t *r = l->mmaIn[w][ln];
+    for (int i = 0; i < 4; ++i) {
+      a[g][4 * t + i] = byteOf(r[0], i);
+      a[g + 8][4 * t + i] = byteOf(r[1], i);
+      a[g][16 + 4 * t + i] = byteOf(r[2], i);
+      a[g + 8][16 + 4 * t + i] = byteOf(r[3], i);
+      b[4 * t + i][g] = byteOf(r[4], i);
+      b[16 + 4 * t + i][g] = byteOf(r[5], i);
+    }
+    for (int i = 0; i < 4; ++i)
+      c[g + (i / 2) * 8][2 * t + i % 2] = r[6 + i];
+  }
+}
+
+/// Hands D (16 x 8) back to the lanes of warp `w` (layout as gatherMma's C)
+/// and waits for the warp.
+static void scatterMma(Launch *l, int w, int lane, const uint32_t (&c)[16][8],
+                       uint32_t *out) {
+  if (lane == 0)
+    for (int ln = 0; ln < 32; ++ln) {
+      int g = ln / 4, t = ln % 4;
+      for (int i = 0; i < 4; ++i)
+        l->mmaOut[w][ln][i] = c[g + (i / 2) * 8][2 * t + i % 2];
+    }
+  l->warpBarrier[w].wait();
+  std::memcpy(out, l->mmaOut[w][lane], sizeof(uint32_t) * 4);
+  l->warpBarrier[w].wait();
+}
+
+/// mma.sync.aligned.m16n8k32.row.col: in = A regs (4), B regs (2), C (4);
+/// out = D (4) (fragment layouts: gatherMma).
 OCTET_RUNTIME_EXPORT void octet_emu_mma_sync(const uint32_t *in,
                                              uint32_t *out, int32_t typeA,
                                              int32_t typeB,
@@ -290,36 +330,62 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync(const uint32_t *in,
   int w = warpIndex(), lane = laneIndex();
   std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 10);
   l->warpBarrier[w].wait();
+  uint8_t a[16][32], b[32][8];
+  uint32_t c[16][8];
   if (lane == 0) {
-    uint8_t a[16][32], b[32][8];
-    uint32_t c[16][8];
-    for (int ln = 0; ln < 32; ++ln) {
-      int g = ln / 4, t = ln % 4;
-      const uint32_t *r = l->mmaIn[w][ln];
-      for (int i = 0; i < 4; ++i) {
-        a[g][4 * t + i] = byteOf(r[0], i);
-        a[g + 8][4 * t + i] = byteOf(r[1], i);
-        a[g][16 + 4 * t + i] = byteOf(r[2], i);
-        a[g + 8][16 + 4 * t + i] = byteOf(r[3], i);
-        b[4 * t + i][g] = byteOf(r[4], i);
-        b[16 + 4 * t + i][g] = byteOf(r[5], i);
-      }
-      for (int i = 0; i < 4; ++i)
-        c[g + (i / 2) * 8][2 * t + i % 2] = r[6 + i];
-    }
+    gatherMma(l, w, a, b, c);
     for (int m = 0; m < 16; ++m)
       for (int n = 0; n < 8; ++n)
         for (int k = 0; k < 32; ++k)
           multiplyAdd(c[m][n], a[m][k], b[k][n], typeA, typeB, floatAcc);
-    for (int ln = 0; ln < 32; ++ln) {
-      int g = ln / 4, t = ln % 4;
-      for (int i = 0; i < 4; ++i)
-        l->mmaOut[w][ln][i] = c[g + (i / 2) * 8][2 * t + i % 2];
-    }
   }
+  scatterMma(l, w, lane, c, out);
+}
+
+/// mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32
+/// .row.col.f32.<a>.<b>.f32.ue8m0 on FP8 codes: in = A regs (4), B regs
+/// (2), C (4), then A's scale register and its {byte-id, thread-id}, B's
+/// and its. With the selectors {0, 0} (the only ones emulated) row g of A
+/// takes byte 0 of lane 4g's register, row g + 8 lane 4g + 1's, column g
+/// of B lane 4g's. D = C + (sum_k a b) * 2^(sa - 127) * 2^(sb - 127): the
+/// block's f32 sum (exact products) scaled in double and rounded once; an
+/// E8M0 code of 0xFF (NaN) gives NaN.
+OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
+                                                uint32_t *out, int32_t typeA,
+                                                int32_t typeB) {
+  Launch *l = current;
+  int w = warpIndex(), lane = laneIndex();
+  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 16);
+  if (in[11] != 0 || in[12] != 0 || in[14] != 0 || in[15] != 0)
+    die("block-scaled mma.sync: only the scale selectors {0, 0} are "
+        "emulated");
   l->warpBarrier[w].wait();
-  std::memcpy(out, l->mmaOut[w][lane], sizeof(uint32_t) * 4);
-  l->warpBarrier[w].wait();
+  uint8_t a[16][32], b[32][8];
+  uint32_t c[16][8];
+  if (lane == 0) {
+    gatherMma(l, w, a, b, c);
+    int sa[16], sb[8];
+    for (int g = 0; g < 8; ++g) {
+      sa[g] = byteOf(l->mmaIn[w][4 * g][10], 0);
+      sa[g + 8] = byteOf(l->mmaIn[w][4 * g + 1][10], 0);
+      sb[g] = byteOf(l->mmaIn[w][4 * g][13], 0);
+    }
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < 8; ++n) {
+        uint32_t sum = 0;
+        for (int k = 0; k < 32; ++k)
+          multiplyAdd(sum, a[m][k], b[k][n], typeA, typeB, /*floatAcc=*/1);
+        float s, acc;
+        std::memcpy(&s, &sum, 4);
+        std::memcpy(&acc, &c[m][n], 4);
+        double scaled = sa[m] == 0xFF || sb[n] == 0xFF
+                            ? std::numeric_limits<double>::quiet_NaN()
+                            : std::ldexp(double(s), sa[m] + sb[n] - 254);
+        float d = float(double(acc) + scaled);
+        std::memcpy(&c[m][n], &d, 4);
+      }
+  }
+  scatterMma(l, w, lane, c, out);
 }
 
 /// The byte at (row, kbyte) of a K-major operand in shared memory described

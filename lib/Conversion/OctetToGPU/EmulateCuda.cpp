@@ -99,9 +99,12 @@ private:
 
   LogicalResult convertKernel(gpu::GPUFuncOp kernel);
   LogicalResult rewriteKernelBody(func::FuncOp func);
+  /// `scales`: the block-scaled form's scale registers and selectors
+  /// (A's register, byte-id, thread-id, then B's), or empty.
   Value emulateMma(func::FuncOp func, Location loc, Type structType,
                    ValueRange a, ValueRange bRegs, ValueRange c,
-                   OperandType typeA, OperandType typeB);
+                   OperandType typeA, OperandType typeB,
+                   ValueRange scales = {});
   LogicalResult rewriteHost(func::FuncOp func);
 
   ModuleOp module;
@@ -148,21 +151,30 @@ OperandType ptxTypeCode(StringRef t) {
 
 Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
                            ValueRange a, ValueRange bRegs, ValueRange c,
-                           OperandType typeA, OperandType typeB) {
+                           OperandType typeA, OperandType typeB,
+                           ValueRange scales) {
   Type i32 = b.getI32Type();
   bool floatAcc = isa<FloatType>(c[0].getType());
-  Value in = stackArray(func, i32, 10);
+  int64_t count = 10 + static_cast<int64_t>(scales.size());
+  Value in = stackArray(func, i32, count);
   Value out = stackArray(func, i32, 4);
   SmallVector<Value> all(a.begin(), a.end());
   all.append(bRegs.begin(), bRegs.end());
   for (Value v : c)
     all.push_back(floatAcc ? Value(arith::BitcastOp::create(b, loc, i32, v))
                            : v);
+  for (Value v : scales)
+    all.push_back(
+        v.getType() == i32 ? v : Value(arith::ExtUIOp::create(b, loc, i32, v)));
   for (auto [i, v] : llvm::enumerate(all))
-    LLVM::StoreOp::create(b, loc, v, element(loc, in, i32, 10, i));
-  call(loc, "octet_emu_mma_sync", {},
-       {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB)),
-        cst32(loc, floatAcc)});
+    LLVM::StoreOp::create(b, loc, v, element(loc, in, i32, count, i));
+  if (scales.empty())
+    call(loc, "octet_emu_mma_sync", {},
+         {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB)),
+          cst32(loc, floatAcc)});
+  else
+    call(loc, "octet_emu_mma_sync_mx", {},
+         {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB))});
   Value result = LLVM::UndefOp::create(b, loc, structType);
   for (int64_t i = 0; i < 4; ++i) {
     Value v = LLVM::LoadOp::create(b, loc, i32, element(loc, out, i32, 4, i));
@@ -244,19 +256,25 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
                          mmaTypeCode(*mma.getMultiplicandAPtxType()),
                          mmaTypeCode(*mma.getMultiplicandBPtxType())));
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
-      // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 {...}
+      // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 {...}, or the
+      // MXFP8 block-scaled form (sm_120a) with its scale operands.
       StringRef text = asmOp.getAsmString();
-      if (!text.starts_with("mma.sync.aligned.m16n8k32.row.col.f32."))
+      StringRef mxPrefix = "mma.sync.aligned.kind::mxf8f6f4.block_scale."
+                           "scale_vec::1X.m16n8k32.row.col.f32.";
+      bool mx = text.starts_with(mxPrefix);
+      if (!mx && !text.starts_with("mma.sync.aligned.m16n8k32.row.col.f32."))
         return asmOp.emitError() << "octet-emulate-cuda: cannot emulate "
                                     "inline PTX '"
                                  << text << "'";
       SmallVector<StringRef> parts;
       text.split(' ').first.split(parts, '.');
+      size_t typeAt = mx ? 10 : 7;
       ValueRange operands = asmOp.getOperands();
       replace(emulateMma(func, loc, asmOp.getResult(0).getType(),
                          operands.take_front(4), operands.slice(4, 2),
-                         operands.slice(6, 4), ptxTypeCode(parts[7]),
-                         ptxTypeCode(parts[8])));
+                         operands.slice(6, 4), ptxTypeCode(parts[typeAt]),
+                         ptxTypeCode(parts[typeAt + 1]),
+                         mx ? operands.slice(10, 6) : ValueRange()));
     } else if (auto wg = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
       auto structType = cast<LLVM::LLVMStructType>(wg.getType());
       int64_t n = structType.getBody().size();

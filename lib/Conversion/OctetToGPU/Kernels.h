@@ -136,6 +136,15 @@ struct MatmulConfig {
            lhsScheme->getGranularity() == Granularity::per_group &&
            lhsScheme->getGroupSize() == rhsScheme.getGroupSize();
   }
+  /// OCP MX blocks on both operands (FP8 codes, E8M0 scales per block of
+  /// 32 along K): the mma_sync kernel applies the scales inside the MMA
+  /// (sm_120a's mma.sync ... kind::mxf8f6f4.block_scale).
+  bool mxBlockScaled() const {
+    return lhsGrouped() && lhsScheme->hasE8M0Scales() &&
+           rhsScheme.hasE8M0Scales() && rhsScheme.getGroupSize() == 32 &&
+           fp8() && lhsScheme->getStorageBits() == 8 &&
+           rhsScheme.getStorageBits() == 8;
+  }
   std::string key() const;
 };
 

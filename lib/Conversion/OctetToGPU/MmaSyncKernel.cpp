@@ -8,6 +8,12 @@
 // shared-memory tiles. Integer results match the CPU bit for bit; FP8 sums
 // differ from it only in the order of the additions.
 //
+// With OCP MX blocks on both operands (MXFP8: E8M0 scales per block of 32
+// along K, MatmulConfig::mxBlockScaled) on sm_120a, the same tiles run
+// mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32, which
+// multiplies each 32-deep block product by 2^(sa - 127) * 2^(sb - 127)
+// inside the MMA: one instruction per block instead of a SIMT loop.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulCommon.h"
@@ -46,17 +52,59 @@ StringRef ptxType(SchemeAttr scheme) {
   }
 }
 
-/// One mma.sync.m16n8k32 on 4 A registers, 2 B registers and 4 accumulators.
-SmallVector<Value> emitMmaSync(KernelBuilder &kb, const MatmulConfig &c,
-                               ArrayRef<Value> a, ArrayRef<Value> bRegs,
-                               ArrayRef<Value> acc) {
+/// The E8M0 code of a scale of an `e8m0` scheme (an f32 power of two):
+/// its exponent byte, 0x00400000 (2^-127, the one subnormal) giving 0. A
+/// value that is not an E8M0 value (zero, negative, not a power of two,
+/// infinite: nothing octet's quantizers or compute_params write) becomes
+/// 0xFF, E8M0's NaN, so the outputs it scales are NaN rather than silently
+/// rescaled.
+Value e8m0Code(KernelBuilder &kb, Value scale) {
+  Value bits = kb.bitcast(scale, kb.i32);
+  Value pow2 = kb.andB(kb.eq(kb.andI(bits, kb.c32(0x807FFFFF)), kb.c32(0)),
+                       kb.ne(bits, kb.c32(0)));
+  Value code = kb.select(pow2, kb.shrU(bits, kb.c32(23)), kb.c32(0xFF));
+  return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
+}
+
+/// One mma.sync.m16n8k32 on 4 A registers, 2 B registers and 4
+/// accumulators; with `scales` (the E8M0 codes in byte 0 of this thread's
+/// A and B scale registers) the block-scaled MXFP8 form.
+SmallVector<Value>
+emitMmaSync(KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
+            ArrayRef<Value> bRegs, ArrayRef<Value> acc,
+            std::optional<std::pair<Value, Value>> scales = std::nullopt) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type accT = c.intAcc() ? Type(kb.i32) : Type(kb.f32);
   auto structTy = LLVM::LLVMStructType::getLiteral(
       kb.ctx, SmallVector<Type>(4, accT));
   Value result;
-  if (c.intAcc()) {
+  if (scales) {
+    // PTX ISA 8.7, sm_120a. The selectors {byte-id, thread-id} are 0: byte
+    // 0 of the scale register; A's row g from lane 4g, row g + 8 from lane
+    // 4g + 1; B's column g from lane 4g.
+    std::string asmStr =
+        ("mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X."
+         "m16n8k32.row.col.f32." +
+         ptxType(*c.lhsScheme) + "." + ptxType(c.rhsScheme) +
+         ".f32.ue8m0 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+         "{$10,$11,$12,$13}, {$14}, {$15,$16}, {$17}, {$18,$19};")
+            .str();
+    Value zero16 = kb.cInt(kb.i16, 0);
+    SmallVector<Value> operands(a.begin(), a.end());
+    operands.append(bRegs.begin(), bRegs.end());
+    operands.append(acc.begin(), acc.end());
+    operands.append(
+        {scales->first, zero16, zero16, scales->second, zero16, zero16});
+    result = LLVM::InlineAsmOp::create(
+                 b, loc, structTy, operands, asmStr,
+                 "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3,r,h,h,r,h,h",
+                 /*has_side_effects=*/false, /*is_align_stack=*/false,
+                 LLVM::tailcallkind::TailCallKind::None,
+                 LLVM::AsmDialectAttr::get(kb.ctx, LLVM::AsmDialect::AD_ATT),
+                 ArrayAttr())
+                 .getResult(0);
+  } else if (c.intAcc()) {
     result = NVVM::MmaOp::create(
         b, loc, structTy, a, bRegs, acc, {16, 8, 32}, std::nullopt,
         NVVM::MMAIntOverflow::wrapped,
@@ -100,6 +148,7 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
                     kNt = kWarpN / 8;
   constexpr int64_t kTileBytes = kBM * kPitch, kStageBytes = 2 * kTileBytes;
 
+  const bool mx = c.mxBlockScaled();
   Value tid = kb.tid();
   Value warp = kb.divU(tid, kb.c32(32));
   Value lane = kb.remU(tid, kb.c32(32));
@@ -141,6 +190,36 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
               kb.mul(next, kb.c64(kBK)));
         NVVM::CpAsyncCommitGroupOp::create(kb.b, kb.loc);
 
+        // MX: this thread's E8M0 codes for the tile's two blocks of 32
+        // (A: row g for lane t = 0, row g + 8 for t = 1; B: column g),
+        // 0x7F (2^0) outside the matrix, where the codes are zero.
+        SmallVector<Value> sfa, sfb;
+        if (mx) {
+          Value groups = kb.divU(p.K, kb.c64(32));
+          Value aRow =
+              kb.add(kb.add(kb.mul(wm, kb.c32(kWarpM)), g),
+                     kb.select(kb.eq(t, kb.c32(1)), kb.c32(8), kb.c32(0)));
+          Value bCol = kb.add(kb.mul(wn, kb.c32(kWarpN)), g);
+          auto code = [&](Value base, Value ok, Value index) {
+            Value v =
+                kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
+            return kb.select(ok, e8m0Code(kb, v), kb.c32(0x7F));
+          };
+          for (int64_t kk = 0; kk < kBK / 32; ++kk) {
+            Value gi = kb.add(kb.mul(kt, kb.c64(kBK / 32)), kb.c64(kk));
+            Value gOk = kb.ult(gi, groups);
+            for (int64_t mt = 0; mt < kMt; ++mt) {
+              Value m = kb.add(bm, kb.wide(kb.add(aRow, kb.c32(mt * 16))));
+              sfa.push_back(code(p.sa, kb.andB(gOk, kb.ult(m, p.M)),
+                                 kb.add(kb.mul(m, groups), gi)));
+            }
+            for (int64_t nt = 0; nt < kNt; ++nt) {
+              Value n = kb.add(bn, kb.wide(kb.add(bCol, kb.c32(nt * 8))));
+              sfb.push_back(code(p.sb, kb.andB(gOk, kb.ult(n, p.N)),
+                                 kb.add(kb.mul(gi, p.N), n)));
+            }
+          }
+        }
         Value base =
             stageBase(kb.trunc(kb.remU(kt, kb.c64(kStages)), kb.i32));
         Value aTile = base;
@@ -171,9 +250,12 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
           for (int64_t mt = 0; mt < kMt; ++mt)
             for (int64_t nt = 0; nt < kNt; ++nt) {
               int64_t at = (mt * kNt + nt) * 4;
-              SmallVector<Value> r = emitMmaSync(
-                  kb, c, aFrag[mt], bFrag[nt],
-                  ArrayRef<Value>(accs).slice(at, 4));
+              std::optional<std::pair<Value, Value>> scales;
+              if (mx)
+                scales = {sfa[kk * kMt + mt], sfb[kk * kNt + nt]};
+              SmallVector<Value> r =
+                  emitMmaSync(kb, c, aFrag[mt], bFrag[nt],
+                              ArrayRef<Value>(accs).slice(at, 4), scales);
               for (int64_t i = 0; i < 4; ++i)
                 accs[at + i] = r[i];
             }

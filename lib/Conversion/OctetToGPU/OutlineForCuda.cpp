@@ -217,6 +217,28 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     return MatmulKernelKind::simt; // octet-select-lowering warned already.
   std::string unit = stringifyKernelUnit(strategy.getUnit()).str();
   if (grouped) {
+    // MXFP8 on both operands: sm_120a's block-scaled mma.sync applies the
+    // E8M0 scales inside the MMA (MmaSyncKernel.cpp).
+    auto isFp8 = [](StorageFormat f) {
+      return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
+    };
+    if (strategy.getUnit() == KernelUnit::mma_sync &&
+        strategy.getShape() == "m16n8k32" &&
+        strategy.getInstruction().contains("kind::mxf8f6f4.block_scale") &&
+        lhs.hasE8M0Scales() && rhs.hasE8M0Scales() &&
+        lhs.getGranularity() == Granularity::per_group &&
+        lhs.getGroupSize() == 32 && rhs.getGroupSize() == 32 &&
+        isFp8(lhs.getFormat()) && isFp8(rhs.getFormat()))
+      return MatmulKernelKind::mmaSync;
+    if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
+        strategy.getInstruction().contains("block_scale")) {
+      // ptxas: "Instruction 'mma with block scale' not supported on .target
+      // 'sm_100a'": sm_100a has only tcgen05's form.
+      why = "block-scaled tcgen05.mma kernels are not implemented (and "
+            "sm_100a has no block-scaled mma.sync); the octet.matmul runs "
+            "on the SIMT kernel";
+      return MatmulKernelKind::simt;
+    }
     why = "octet.matmul with per-group rhs scales runs on the SIMT kernel "
           "on CUDA instead of " +
           unit;
