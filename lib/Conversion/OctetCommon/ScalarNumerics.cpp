@@ -207,6 +207,11 @@ Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,
   Type storage = e.like(scheme.getStorageElementType());
 
   if (scheme.isFloat()) {
+    // A NaN input keeps its sign (the contract: -NaN -> 0xFF in E4M3). The
+    // quotient's sign is not enough: a GPU's division returns the canonical
+    // NaN 0x7FFFFFFF whatever the operand's sign, x86's keeps it.
+    Value xNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    v = e.select(xNan, x, v);
     Value bits =
         emitF32ToFp8Bits(b, loc, v, scheme.getFormat(), scheme.getSaturate());
     Value code = arith::TruncIOp::create(

@@ -8,7 +8,9 @@
 //    are dropped; NVVM operations become calls of the emulator (special
 //    registers, barriers, cp.async, mma.sync and its inline-PTX FP8 form,
 //    wgmma, shfl, prmt); the cp.async/wgmma waits and the proxy fence are
-//    no-ops because the emulated operations complete at once;
+//    no-ops because the emulated operations complete at once; f32
+//    add/sub/mul/div results that are NaN become the canonical NaN
+//    0x7FFFFFFF, as the GPU's do (x86 keeps the operand's sign);
 //  - gpu.launch_func becomes octet_emu_launch of a trampoline that unpacks
 //    the arguments; gpu.alloc/memcpy/memset/dealloc become memref ops on
 //    host memory; gpu.wait disappears.
@@ -212,7 +214,22 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
     auto sreg = [&](SpecialRegister r) {
       replace(call(loc, "octet_emu_sreg", {i32}, {cst32(loc, int32_t(r))}));
     };
-    if (auto asCast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(op) &&
+        op->getResult(0).getType().isF32()) {
+      // The GPU's f32 add/sub/mul/div return the canonical NaN 0x7FFFFFFF
+      // whatever the NaN operand's sign and payload; x86 keeps the
+      // operand's. Model the GPU: a NaN result becomes the canonical one.
+      Value r = op->getResult(0);
+      b.setInsertionPointAfter(op);
+      Value isNan =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, r, r);
+      Value canonical = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                                 cst32(loc, 0x7FFFFFFF));
+      Value v = arith::SelectOp::create(b, loc, isNan, canonical, r);
+      SmallPtrSet<Operation *, 2> keep{isNan.getDefiningOp(),
+                                       v.getDefiningOp()};
+      r.replaceAllUsesExcept(v, keep);
+    } else if (auto asCast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
       replace(asCast.getArg());
     } else if (isa<LLVM::AddressOfOp>(op)) {
       replace(call(loc, "octet_emu_shared", {ptr}, {}));
@@ -247,8 +264,8 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
       op->erase();
     } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
                    NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
-                   NVVM::WgmmaGroupSyncAlignedOp,
-                   NVVM::WgmmaWaitGroupSyncOp>(op)) {
+                   NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp>(
+                   op)) {
       op->erase();
     } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
       replace(emulateMma(func, loc, mma.getType(), mma.getOperandA(),
@@ -317,8 +334,7 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
       rmw.setSyncscopeAttr(StringAttr()); // host atomics are system-wide
     } else if (auto fence = dyn_cast<LLVM::FenceOp>(op)) {
       fence.setSyncscopeAttr(StringAttr());
-    } else if (op->getDialect() &&
-               op->getDialect()->getNamespace() == "nvvm") {
+    } else if (op->getDialect() && op->getDialect()->getNamespace() == "nvvm") {
       return op->emitError() << "octet-emulate-cuda: cannot emulate "
                              << op->getName();
     }
