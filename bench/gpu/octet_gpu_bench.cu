@@ -56,16 +56,6 @@ int failures = 0;
     }                                                                          \
   } while (0)
 
-#define LT_CHECK(expr)                                                         \
-  do {                                                                         \
-    cublasStatus_t st_ = (expr);                                               \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      std::fprintf(stderr, "%s:%d: %s failed: status %d\n", __FILE__,         \
-                   __LINE__, #expr, static_cast<int>(st_));                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 #define OCTET_CHECK(expr)                                                      \
   do {                                                                         \
     if ((expr) != 0) {                                                         \
@@ -209,6 +199,30 @@ __global__ void fillFloat(float *p, int64_t n, float lo, float hi,
 }
 
 /// Reference W8A16 GEMV: y[n] = half(sum_k x[k] * w[k, n] * s[n]).
+/// Reads `n` 16-byte vectors (4 independent loads in flight per thread and
+/// iteration, read-only path) and folds them into one word, written only
+/// if it equals `never`, so the loads are live: the read-only bandwidth
+/// the weight-only GEMV is measured against (the copy counts read +
+/// write).
+__global__ void readOnly(const uint4 *__restrict__ p, int64_t n,
+                         uint32_t never, uint32_t *sink) {
+  uint32_t acc = 0;
+  int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    uint4 v0 = __ldg(p + i), v1 = __ldg(p + i + stride),
+          v2 = __ldg(p + i + 2 * stride), v3 = __ldg(p + i + 3 * stride);
+    acc ^= v0.x ^ v0.y ^ v0.z ^ v0.w ^ v1.x ^ v1.y ^ v1.z ^ v1.w;
+    acc ^= v2.x ^ v2.y ^ v2.z ^ v2.w ^ v3.x ^ v3.y ^ v3.z ^ v3.w;
+  }
+  for (; i < n; i += stride) {
+    uint4 v = __ldg(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == never)
+    sink[0] = acc;
+}
+
 __global__ void refGemv(const __half *x, const int8_t *w, const float *s,
                         float *y, int64_t N, int64_t K) {
   int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -267,76 +281,95 @@ const char *verdict(double ratio, double target) {
 
 /// D = A^T B in cuBLASLt's column-major terms with A stored K x M and B
 /// K x N (both K-contiguous), i.e. row-major A [M x K] times B^T [N x K].
+/// A failing cuBLASLt call is reported and makes the baseline absent (its
+/// row still prints octet's numbers), not fatal: `error` holds the call and
+/// status.
+#define LT_TRY(expr)                                                           \
+  do {                                                                         \
+    cublasStatus_t st_ = (expr);                                               \
+    if (st_ != CUBLAS_STATUS_SUCCESS && error.empty()) {                       \
+      error = std::string(#expr).substr(0, std::string(#expr).find('(')) +     \
+              " returned status " + std::to_string(static_cast<int>(st_));     \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
+
 struct LtGemm {
-  cublasLtHandle_t lt;
-  cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t la, lb, lc;
+  std::string error; ///< Empty while cuBLASLt works.
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulAlgo_t algo;
-  void *workspace;
+  void *workspace = nullptr;
   size_t workspaceBytes = 64ull << 20;
   bool fp8;
 
-  LtGemm(int64_t M, int64_t N, int64_t K, bool fp8, const float *scaleA,
-         const float *scaleB)
-      : fp8(fp8) {
-    LT_CHECK(cublasLtCreate(&lt));
+  // The benchmark's scales are 1.0 on both sides, so cuBLASLt runs without
+  // A/B scale pointers: on the H200 (CUDA 13, 2026-12-01) cublasLtMatmul
+  // returned NOT_SUPPORTED (15) for e4m3 -> bf16 with them set, and 1544
+  // TFLOP/s without.
+  LtGemm(int64_t M, int64_t N, int64_t K, bool fp8) : fp8(fp8) { init(M, N, K); }
+  void init(int64_t M, int64_t N, int64_t K) {
+    LT_TRY(cublasLtCreate(&lt));
     cublasComputeType_t compute = fp8 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32I;
     cudaDataType_t scaleType = fp8 ? CUDA_R_32F : CUDA_R_32I;
-    LT_CHECK(cublasLtMatmulDescCreate(&desc, compute, scaleType));
+    LT_TRY(cublasLtMatmulDescCreate(&desc, compute, scaleType));
     cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-    LT_CHECK(cublasLtMatmulDescSetAttribute(
-        desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t)));
-    LT_CHECK(cublasLtMatmulDescSetAttribute(
-        desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof(n)));
-    if (fp8) {
-      LT_CHECK(cublasLtMatmulDescSetAttribute(
-          desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scaleA,
-          sizeof(scaleA)));
-      LT_CHECK(cublasLtMatmulDescSetAttribute(
-          desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scaleB,
-          sizeof(scaleB)));
-    }
+    LT_TRY(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                          &t, sizeof(t)));
+    LT_TRY(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                          &n, sizeof(n)));
     cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_8I;
     cudaDataType_t out = fp8 ? CUDA_R_16BF : CUDA_R_32I;
-    LT_CHECK(cublasLtMatrixLayoutCreate(&la, in, K, M, K));
-    LT_CHECK(cublasLtMatrixLayoutCreate(&lb, in, K, N, K));
-    LT_CHECK(cublasLtMatrixLayoutCreate(&lc, out, M, N, M));
+    LT_TRY(cublasLtMatrixLayoutCreate(&la, in, K, M, K));
+    LT_TRY(cublasLtMatrixLayoutCreate(&lb, in, K, N, K));
+    LT_TRY(cublasLtMatrixLayoutCreate(&lc, out, M, N, M));
     CUDA_CHECK(cudaMalloc(&workspace, workspaceBytes));
     cublasLtMatmulPreference_t pref;
-    LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
+    LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
+    LT_TRY(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
         sizeof(workspaceBytes)));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    LT_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1,
-                                            &result, &found));
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+        lt, desc, la, lb, lc, lc, pref, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    LT_TRY(st);
     if (found == 0) {
-      std::fprintf(stderr, "cuBLASLt has no algorithm for this GEMM\n");
-      std::exit(1);
+      error = "cuBLASLt has no algorithm for this GEMM";
+      return;
     }
     algo = result.algo;
-    cublasLtMatmulPreferenceDestroy(pref);
   }
   ~LtGemm() {
     cudaFree(workspace);
-    cublasLtMatrixLayoutDestroy(la);
-    cublasLtMatrixLayoutDestroy(lb);
-    cublasLtMatrixLayoutDestroy(lc);
-    cublasLtMatmulDescDestroy(desc);
-    cublasLtDestroy(lt);
+    if (la)
+      cublasLtMatrixLayoutDestroy(la);
+    if (lb)
+      cublasLtMatrixLayoutDestroy(lb);
+    if (lc)
+      cublasLtMatrixLayoutDestroy(lc);
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+    if (lt)
+      cublasLtDestroy(lt);
   }
+  /// One product, unless cuBLASLt already failed (then nothing).
   void run(const void *a, const void *b, void *d, cudaStream_t s) {
+    if (!error.empty())
+      return;
     float alphaF = 1, betaF = 0;
     int32_t alphaI = 1, betaI = 0;
     const void *alpha = fp8 ? static_cast<const void *>(&alphaF)
                             : static_cast<const void *>(&alphaI);
     const void *beta = fp8 ? static_cast<const void *>(&betaF)
                            : static_cast<const void *>(&betaI);
-    LT_CHECK(cublasLtMatmul(lt, desc, alpha, a, la, b, lb, beta, d, lc, d, lc,
-                            &algo, workspace, workspaceBytes, s));
+    LT_TRY(cublasLtMatmul(lt, desc, alpha, a, la, b, lb, beta, d, lc, d, lc,
+                          &algo, workspace, workspaceBytes, s));
   }
 };
+#undef LT_TRY
 
 //===----------------------------------------------------------------------===//
 // The measurements
@@ -359,8 +392,26 @@ double benchCopy(cudaStream_t s, bool quick) {
   return gbps;
 }
 
+double benchRead(cudaStream_t s, bool quick, int sms) {
+  const int64_t bytes = 1ll << 30;
+  char *src = deviceAlloc<char>(bytes);
+  uint32_t *sink = deviceAlloc<uint32_t>(1);
+  CUDA_CHECK(cudaMemset(src, 1, bytes));
+  Timer t;
+  double ms = t.time(2, quick ? 5 : 10, s, [&](int) {
+    readOnly<<<sms * 8, 512, 0, s>>>(reinterpret_cast<const uint4 *>(src),
+                                     bytes / 16, 0x9e3779b9u, sink);
+  });
+  double gbps = bytes / (ms * 1e-3) / 1e9;
+  std::printf("read        1 GiB read-only (ld.global.nc.v4)  %8.1f GB/s\n",
+              gbps);
+  cudaFree(src);
+  cudaFree(sink);
+  return gbps;
+}
+
 void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
-               bool quick) {
+               double readGbps, bool quick) {
   const KernelInfo *k = mod.find("gemv", 1);
   if (!k)
     k = mod.find("gemv");
@@ -420,13 +471,13 @@ void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
   }
   bool ok = worst < 1e-2;
   failures += !ok;
-  double ratio = gbps / copyGbps;
+  double ratio = gbps / readGbps;
   std::printf("gemv-w8a16  %lldx%lld int8, f16 x, 1 GiB rotated %8.1f GB/s  "
-              "%.2fx copy (target >= 0.80: %s)  %s (max rel err %.1e)  "
-              "[%s, %.1f us]\n",
-              (long long)K, (long long)N, gbps, ratio, verdict(ratio, 0.8),
-              ok ? "check ok" : "CHECK FAILED", worst, k->name.c_str(),
-              ms * 1e3);
+              "%.2fx read-only (target >= 0.85: %s), %.2fx copy  %s (max rel "
+              "err %.1e)  [%s, %.1f us]\n",
+              (long long)K, (long long)N, gbps, ratio, verdict(ratio, 0.85),
+              gbps / copyGbps, ok ? "check ok" : "CHECK FAILED", worst,
+              k->name.c_str(), ms * 1e3);
   for (int8_t *p : w)
     cudaFree(p);
   cudaFree(x);
@@ -473,15 +524,32 @@ void benchGemm(const OctetModule &mod, const char *label, bool fp8, int64_t n,
   args.ints[MatmulArgs::N] = N;
   args.ints[MatmulArgs::K] = K;
   args.ints[MatmulArgs::Batch] = 1;
-  LtGemm lt(M, N, K, fp8, one, one + 1);
+  LtGemm lt(M, N, K, fp8);
 
   Timer t;
   int iters = quick ? 5 : (n >= 8192 ? 10 : 30);
   double octetMs = t.time(2, iters, s, [&](int) { launchMatmul(*k, args, s); });
-  double ltMs = t.time(2, iters, s, [&](int) { lt.run(a, b, ltOut, s); });
   double flop = 2.0 * M * N * K;
-  double octetT = flop / (octetMs * 1e-3) / 1e12,
-         ltT = flop / (ltMs * 1e-3) / 1e12;
+  double octetT = flop / (octetMs * 1e-3) / 1e12;
+  double ltMs = 0;
+  if (lt.error.empty())
+    ltMs = t.time(2, iters, s, [&](int) { lt.run(a, b, ltOut, s); });
+  if (!lt.error.empty()) {
+    // The baseline failed: octet's row still prints, the failure is named
+    // and counted.
+    ++failures;
+    std::printf("%s %5lld^3  octet %7.1f TFLOP/s  cuBLASLt FAILED (%s): no "
+                "ratio, no check  [%s, %s]\n",
+                label, (long long)n, octetT, lt.error.c_str(),
+                k->name.c_str(), fp8 ? "e4m3->bf16" : "s8->f32");
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(one);
+    cudaFree(octetOut);
+    cudaFree(ltOut);
+    return;
+  }
+  double ltT = flop / (ltMs * 1e-3) / 1e12;
 
   // octet writes row-major [M x N]; cuBLASLt column-major [M x N].
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -568,11 +636,12 @@ int main(int argc, char **argv) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
   double copy = benchCopy(s, quick);
+  double read = benchRead(s, quick, sms);
   OctetModule gemv, fp8, fp8Wide, int8;
   std::string arch = major == 9 ? "sm90a" : "sm" + std::to_string(major) +
                                                 std::to_string(minor);
   if (loadModule(dir + "/gemv_w8a16_" + arch + ".cubin", gemv))
-    benchGemv(gemv, s, copy, quick);
+    benchGemv(gemv, s, copy, read, quick);
   else
     std::printf("gemv-w8a16  no cubin for %s in %s\n", arch.c_str(),
                 dir.c_str());
