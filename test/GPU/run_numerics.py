@@ -214,6 +214,8 @@ CASES = {
     "w8a16_u8_zp_bf16": (["bf16", "u8", "scale", "zp_u8", "f32"], "close",
                          None),
     "w8_fp8_f32": (["f32", "e4m3", "scale_big"], "close", None),
+    "w8a16_group": (["f16", "i8", "scale"], "close", None),
+    "w8_mxfp8_bf16": (["f32", "e4m3", "e8m0"], "close", None),
     "w4a16_group": (["f16", "i4", "scale"], "exact", None),
     "i8_batched": (["i8", "i8", "scale", "scale"], "exact", None),
     "u8_block_asym": (["u8", "i8", "scale", "zp_u8", "scale"], "exact",

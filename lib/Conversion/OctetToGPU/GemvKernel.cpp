@@ -5,7 +5,10 @@
 // permute into the mantissa of 2^23 (exact), splits K over blocks and
 // reduces the partial sums deterministically in the last block of each
 // column tile. Its f32 sums differ from the CPU's only in the order of the
-// additions.
+// additions. Per-group weight scales (without zero points: W8A16 per group,
+// FP8 / MXFP8 weight-only) multiply each decoded weight by its group's
+// scale before the product, where the CPU scales each group's partial sum
+// (both within the Bounds promise).
 //
 // A block of 256 threads computes `gemvRows` rows x 128 columns over one
 // K slice (blockIdx.y): thread t owns the 16-column chunk t % 8 and every
@@ -224,6 +227,17 @@ SmallVector<Value> GemvBuilder::accumulate() {
         SmallVector<Value> next(it.begin(), it.end());
         for (int64_t u = 0; u < kUnroll; ++u) {
           SmallVector<Value> w = decode(words[u]);
+          if (c.grouped()) {
+            // w * sb[k / G, n] (row k's group; clamped indices outside B,
+            // where the codes are zero).
+            Value g = kb.divU(kb.minU(ks2[u], kb.sub(p.K, kb.c64(1))),
+                              kb.c64(c.rhsScheme.getGroupSize()));
+            for (int64_t j = 0; j < 16; ++j) {
+              Value n = kb.minU(kb.add(n0, kb.c64(j)), kb.sub(p.N, kb.c64(1)));
+              w[j] = kb.mulF(
+                  w[j], kb.loadElem(p.sb, kb.f32, kb.add(kb.mul(g, p.N), n)));
+            }
+          }
           for (int64_t r = 0; r < rowsPerBlock; ++r)
             for (int64_t j = 0; j < 16; ++j) {
               Value &a = next[r * 16 + j];

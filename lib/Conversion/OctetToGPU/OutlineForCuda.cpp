@@ -202,9 +202,12 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     return MatmulKernelKind::simt;
   }
   if (!op.getLhsScheme()) {
-    if (grouped || !isByteFormat(rhs.getFormat())) {
+    // Per-group scales: the gemv scales each weight by its group's scale
+    // (without zero points; those stay on the SIMT kernel).
+    bool groupedZp = grouped && op.getRhsZeroPoint();
+    if (groupedZp || !isByteFormat(rhs.getFormat())) {
       why = "weight-only octet.matmul with " +
-            std::string(grouped ? "per-group scales" : "4-bit weights") +
+            std::string(groupedZp ? "per-group zero points" : "4-bit weights") +
             " runs on the SIMT kernel on CUDA";
       return MatmulKernelKind::simt;
     }

@@ -44,9 +44,30 @@ func.func @int4(%x: tensor<4x64xi4>, %w: tensor<64x8xi4>, %sx: tensor<f32>,
 module attributes {octet.target = #octet.target<"sm_90a">} {
 func.func @w4a16(%x: tensor<1x64xf16>, %w: tensor<64x8xi4>,
                  %sw: tensor<2x8xf32>) -> tensor<1x8xf16> {
-  // expected-remark @below {{weight-only octet.matmul with per-group scales runs on the SIMT kernel on CUDA}}
+  // expected-remark @below {{weight-only octet.matmul with 4-bit weights runs on the SIMT kernel on CUDA}}
   %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <i4, per_group(0, 32)>
          : tensor<1x64xf16>, tensor<64x8xi4> -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+}
+
+// -----
+
+// 8-bit weights per group: the gemv (no remark), unless the groups have
+// zero points.
+module attributes {octet.target = #octet.target<"sm_90a">} {
+func.func @w8a16_group(%x: tensor<1x64xf16>, %w: tensor<64x8xi8>,
+                       %sw: tensor<2x8xf32>) -> tensor<1x8xf16> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <i8, per_group(0, 32)>
+         : tensor<1x64xf16>, tensor<64x8xi8> -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+func.func @w8a16_group_zp(%x: tensor<1x64xf16>, %w: tensor<64x8xi8>,
+                          %sw: tensor<2x8xf32>, %zw: tensor<2x8xi32>) -> tensor<1x8xf16> {
+  // expected-remark @below {{weight-only octet.matmul with per-group zero points runs on the SIMT kernel on CUDA}}
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x8xf32>) rhs_zero_point(%zw : tensor<2x8xi32>)
+         rhs_scheme <u8, per_group(0, 32), asymmetric>
+         : tensor<1x64xf16>, tensor<64x8xi8> -> tensor<1x8xf16>
   return %y : tensor<1x8xf16>
 }
 }

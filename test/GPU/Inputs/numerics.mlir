@@ -104,6 +104,22 @@ func.func @w8_fp8_f32(%x: tensor<?x128xf32>, %w: tensor<128x64xf8E4M3FN>,
   return %y : tensor<?x64xf32>
 }
 
+// gemv: W8A16 with per-group scales (groups of 64 along K; N % 16 != 0).
+func.func @w8a16_group(%x: tensor<?x256xf16>, %w: tensor<256x72xi8>,
+    %sw: tensor<4x72xf32>) -> tensor<?x72xf32> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<4x72xf32>) rhs_scheme <i8, per_group(0, 64)>
+         : tensor<?x256xf16>, tensor<256x72xi8> -> tensor<?x72xf32>
+  return %y : tensor<?x72xf32>
+}
+
+// gemv: MXFP8 weight-only (E4M3, E8M0 scales per block of 32), bf16 out.
+func.func @w8_mxfp8_bf16(%x: tensor<?x160xf32>, %w: tensor<160x48xf8E4M3FN>,
+    %sw: tensor<5x48xf32>) -> tensor<?x48xbf16> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<5x48xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32), e8m0>
+         : tensor<?x160xf32>, tensor<160x48xf8E4M3FN> -> tensor<?x48xbf16>
+  return %y : tensor<?x48xbf16>
+}
+
 // simt: W4A16 with per-group scales.
 func.func @w4a16_group(%x: tensor<?x256xf16>, %w: tensor<256x64xi4>,
     %sw: tensor<4x64xf32>) -> tensor<?x64xf32> {
