@@ -161,6 +161,9 @@ def gen(rng, kind, shape):
         return rng.integers(0, 256, size=shape, dtype=np.int64).astype(np.uint8).view(np.int8)
     if kind == "i4":
         return rng.integers(-8, 8, size=shape, dtype=np.int64).astype(np.int8)
+    if kind == "nf4":
+        # Any of the 16 codes, one per byte (the high nibble 0).
+        return rng.integers(0, 16, size=shape, dtype=np.int64).astype(np.int8)
     if kind == "u4":
         return rng.integers(0, 16, size=shape, dtype=np.int64).astype(np.int8)
     if kind in ("e4m3", "e5m2"):
@@ -170,6 +173,12 @@ def gen(rng, kind, shape):
     if kind == "e8m0":
         # OCP MX scales: powers of two (what an e8m0 scheme's scales are).
         return np.ldexp(np.float32(1), rng.integers(-3, 4, size=shape)).astype(np.float32)
+    if kind == "nvfp4_scale":
+        # NVFP4 block scales: E4M3 values (1 + m/8) 2^e times the scheme's
+        # global scale 0.5.
+        m = rng.integers(0, 8, size=shape)
+        e = rng.integers(-3, 4, size=shape)
+        return (np.ldexp(1 + m / 8.0, e) * 0.5).astype(np.float32)
     if kind == "scale_big":
         return rng.uniform(0.5, 2.0, size=shape).astype(np.float32)
     if kind == "out_scale":
@@ -216,7 +225,10 @@ CASES = {
     "w8_fp8_f32": (["f32", "e4m3", "scale_big"], "close", None),
     "w8a16_group": (["f16", "i8", "scale"], "close", None),
     "w8_mxfp8_bf16": (["f32", "e4m3", "e8m0"], "close", None),
-    "w4a16_group": (["f16", "i4", "scale"], "exact", None),
+    "w4_nf4_group": (["bf16", "nf4", "scale"], "close", None),
+    "w4_mxfp4_f16": (["f16", "f32", "e8m0"], "close", None),
+    "w4_nvfp4_f32": (["f32", "f32", "nvfp4_scale"], "close", None),
+    "w4a16_group": (["f16", "i4", "scale"], "close", None),
     "i8_batched": (["i8", "i8", "scale", "scale"], "exact", None),
     "u8_block_asym": (["u8", "i8", "scale", "zp_u8", "scale"], "exact",
                       "matmul"),

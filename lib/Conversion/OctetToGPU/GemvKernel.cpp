@@ -1,7 +1,8 @@
 //===- GemvKernel.cpp - The gemv kernel for octet.matmul ------------------===//
 //
-// The gemv matmul kernel for weight-only products (float lhs, 8-bit rhs, few
-// rows): streams B with 16-byte loads, converts int8 codes with a byte
+// The gemv matmul kernel for weight-only products (float lhs, 8-bit rhs or
+// 4-bit codes, which the CUDA lowering stores one per byte, few rows):
+// streams B with 16-byte loads, converts integer codes with a byte
 // permute into the mantissa of 2^23 (exact), splits K over blocks and
 // reduces the partial sums deterministically in the last block of each
 // column tile. Its f32 sums differ from the CPU's only in the order of the
@@ -36,10 +37,11 @@ namespace {
 class GemvBuilder {
 public:
   GemvBuilder(KernelBuilder &kb, const MatmulConfig &c, const Params &p)
-      : kb(kb), c(c), p(p), b(kb.b), loc(kb.loc),
-        rowsPerBlock(c.gemvRows), vec4(VectorType::get({4}, kb.i32)),
-        intW(!c.rhsScheme.isFloat8()),
-        signedW(intW && !c.rhsScheme.isUnsigned()) {}
+      : kb(kb), c(c), p(p), b(kb.b), loc(kb.loc), rowsPerBlock(c.gemvRows),
+        vec4(VectorType::get({4}, kb.i32)),
+        intW(!c.rhsScheme.isFloat() && !c.rhsScheme.isNf4()),
+        signedW(intW && !c.rhsScheme.isUnsigned()),
+        nibbles(c.rhsScheme.getStorageBits() == 4) {}
 
   /// Writes the whole body.
   void build();
@@ -69,8 +71,9 @@ private:
   Location loc;
   const int64_t rowsPerBlock;
   VectorType vec4;
-  /// Integer codes (not FP8); signed ones.
-  const bool intW, signedW;
+  /// Integer codes (not FP8 / FP4 / NF4); signed ones; 4-bit codes (one
+  /// per byte, in its low nibble: the high one is masked off).
+  const bool intW, signedW, nibbles;
   /// Entries (row, column) of the block's output tile, and per thread.
   const int64_t entries = rowsPerBlock * kBN;
   const int64_t perThread = (entries + kThreads - 1) / kThreads;
@@ -118,7 +121,7 @@ void GemvBuilder::computeCoordinates() {
 /// codes (flipped to unsigned with ^ 0x80).
 void GemvBuilder::computeCodeOffsets() {
   if (intW) {
-    float base = 8388608.0f + (signedW ? 128.0f : 0.0f);
+    float base = 8388608.0f + (signedW ? (nibbles ? 8.0f : 128.0f) : 0.0f);
     for (int64_t j = 0; j < 16; ++j) {
       Value off = kb.cF32(base);
       if (c.rhsZp) {
@@ -173,8 +176,11 @@ SmallVector<Value> GemvBuilder::decode(Value words) {
   SmallVector<Value> w;
   for (int64_t q = 0; q < 4; ++q) {
     Value word = LLVM::ExtractElementOp::create(b, loc, words, kb.c32(q));
+    if (nibbles)
+      word = kb.andI(word, kb.c32(0x0F0F0F0F));
     if (signedW)
-      word = kb.xorI(word, kb.c32(static_cast<int32_t>(0x80808080u)));
+      word = kb.xorI(word, kb.c32(static_cast<int32_t>(nibbles ? 0x08080808u
+                                                               : 0x80808080u)));
     for (int64_t i = 0; i < 4; ++i) {
       if (intW) {
         Value bits =
@@ -187,7 +193,9 @@ SmallVector<Value> GemvBuilder::decode(Value words) {
       } else {
         Value byte = kb.andI(kb.shrU(word, kb.c32(8 * i)), kb.c32(0xFF));
         w.push_back(
-            emitFp8BitsToF32(b, loc, byte, c.rhsScheme.getFormat()));
+            c.rhsScheme.isNf4()
+                ? emitNf4ToF32(b, loc, byte)
+                : emitFp8BitsToF32(b, loc, byte, c.rhsScheme.getFormat()));
       }
     }
   }

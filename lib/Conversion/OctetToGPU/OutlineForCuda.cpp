@@ -202,13 +202,12 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     return MatmulKernelKind::simt;
   }
   if (!op.getLhsScheme()) {
-    // Per-group scales: the gemv scales each weight by its group's scale
-    // (without zero points; those stay on the SIMT kernel).
-    bool groupedZp = grouped && op.getRhsZeroPoint();
-    if (groupedZp || !isByteFormat(rhs.getFormat())) {
-      why = "weight-only octet.matmul with " +
-            std::string(groupedZp ? "per-group zero points" : "4-bit weights") +
-            " runs on the SIMT kernel on CUDA";
+    // 8- and 4-bit codes (stored one per byte), per-group scales too; the
+    // gemv scales each weight by its group's scale, so per-group zero
+    // points stay on the SIMT kernel.
+    if (grouped && op.getRhsZeroPoint()) {
+      why = "weight-only octet.matmul with per-group zero points runs on the "
+            "SIMT kernel on CUDA";
       return MatmulKernelKind::simt;
     }
     return MatmulKernelKind::gemv;

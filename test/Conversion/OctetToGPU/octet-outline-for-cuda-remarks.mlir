@@ -44,7 +44,7 @@ func.func @int4(%x: tensor<4x64xi4>, %w: tensor<64x8xi4>, %sx: tensor<f32>,
 module attributes {octet.target = #octet.target<"sm_90a">} {
 func.func @w4a16(%x: tensor<1x64xf16>, %w: tensor<64x8xi4>,
                  %sw: tensor<2x8xf32>) -> tensor<1x8xf16> {
-  // expected-remark @below {{weight-only octet.matmul with 4-bit weights runs on the SIMT kernel on CUDA}}
+  // 4-bit codes per group: the gemv (one code per byte), no remark.
   %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <i4, per_group(0, 32)>
          : tensor<1x64xf16>, tensor<64x8xi4> -> tensor<1x8xf16>
   return %y : tensor<1x8xf16>

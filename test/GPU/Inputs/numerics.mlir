@@ -120,7 +120,38 @@ func.func @w8_mxfp8_bf16(%x: tensor<?x160xf32>, %w: tensor<160x48xf8E4M3FN>,
   return %y : tensor<?x48xbf16>
 }
 
-// simt: W4A16 with per-group scales.
+// gemv: NF4 weight-only per group of 64 (4-bit codes, one per byte on the
+// GPU), bf16 activations.
+func.func @w4_nf4_group(%x: tensor<?x128xbf16>, %w: tensor<128x40xi4>,
+    %sw: tensor<2x40xf32>) -> tensor<?x40xf32> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x40xf32>) rhs_scheme <nf4, per_group(0, 64)>
+         : tensor<?x128xbf16>, tensor<128x40xi4> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
+// gemv: MXFP4 weight-only (E2M1, E8M0 scales per block of 32), f16 out;
+// the weights quantized on the device first (E2M1 has no C form).
+func.func @w4_mxfp4_f16(%x: tensor<?x96xf16>, %wf: tensor<96x40xf32>,
+    %sw: tensor<3x40xf32>) -> tensor<?x40xf16> {
+  %w = octet.quantize %wf scale(%sw : tensor<3x40xf32>) as <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<96x40xf32> -> tensor<96x40xf4E2M1FN>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<3x40xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x96xf16>, tensor<96x40xf4E2M1FN> -> tensor<?x40xf16>
+  return %y : tensor<?x40xf16>
+}
+
+// gemv: NVFP4 weight-only (E2M1 per block of 16, E4M3 block scales times
+// the global scale 0.5; the f32 scales are those products), f32 out.
+func.func @w4_nvfp4_f32(%x: tensor<?x64xf32>, %wf: tensor<64x24xf32>,
+    %sw: tensor<4x24xf32>) -> tensor<?x24xf32> {
+  %w = octet.quantize %wf scale(%sw : tensor<4x24xf32>) as <f4E2M1FN, per_group(0, 16), e4m3(0.5)>
+         : tensor<64x24xf32> -> tensor<64x24xf4E2M1FN>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<4x24xf32>) rhs_scheme <f4E2M1FN, per_group(0, 16), e4m3(0.5)>
+         : tensor<?x64xf32>, tensor<64x24xf4E2M1FN> -> tensor<?x24xf32>
+  return %y : tensor<?x24xf32>
+}
+
+// gemv: W4A16 with per-group scales.
 func.func @w4a16_group(%x: tensor<?x256xf16>, %w: tensor<256x64xi4>,
     %sw: tensor<4x64xf32>) -> tensor<?x64xf32> {
   %y = octet.matmul %x, %w rhs_scale(%sw : tensor<4x64xf32>) rhs_scheme <i4, per_group(0, 64)>
