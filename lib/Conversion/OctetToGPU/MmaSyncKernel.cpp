@@ -79,32 +79,7 @@ emitMmaSync(KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
   auto structTy = LLVM::LLVMStructType::getLiteral(
       kb.ctx, SmallVector<Type>(4, accT));
   Value result;
-  if (scales) {
-    // PTX ISA 8.7, sm_120a. The selectors {byte-id, thread-id} are 0: byte
-    // 0 of the scale register; A's row g from lane 4g, row g + 8 from lane
-    // 4g + 1; B's column g from lane 4g.
-    std::string asmStr =
-        ("mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X."
-         "m16n8k32.row.col.f32." +
-         ptxType(*c.lhsScheme) + "." + ptxType(c.rhsScheme) +
-         ".f32.ue8m0 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
-         "{$10,$11,$12,$13}, {$14}, {$15,$16}, {$17}, {$18,$19};")
-            .str();
-    Value zero16 = kb.cInt(kb.i16, 0);
-    SmallVector<Value> operands(a.begin(), a.end());
-    operands.append(bRegs.begin(), bRegs.end());
-    operands.append(acc.begin(), acc.end());
-    operands.append(
-        {scales->first, zero16, zero16, scales->second, zero16, zero16});
-    result = LLVM::InlineAsmOp::create(
-                 b, loc, structTy, operands, asmStr,
-                 "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3,r,h,h,r,h,h",
-                 /*has_side_effects=*/false, /*is_align_stack=*/false,
-                 LLVM::tailcallkind::TailCallKind::None,
-                 LLVM::AsmDialectAttr::get(kb.ctx, LLVM::AsmDialect::AD_ATT),
-                 ArrayAttr())
-                 .getResult(0);
-  } else if (c.intAcc()) {
+  if (c.intAcc()) {
     result = NVVM::MmaOp::create(
         b, loc, structTy, a, bRegs, acc, {16, 8, 32}, std::nullopt,
         NVVM::MMAIntOverflow::wrapped,
@@ -113,18 +88,33 @@ emitMmaSync(KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
   } else {
-    // MLIR 22's nvvm.mma.sync has no FP8 form: inline PTX (PTX ISA 8.4).
+    // MLIR 22's nvvm.mma.sync has no FP8 form: inline PTX, PTX ISA 8.4
+    // (sm_89+). The block-scaled MXFP8 form (PTX ISA 8.7, sm_120a) adds
+    // the scale registers, each with the selectors {byte-id, thread-id} =
+    // {0, 0}: byte 0; A's row g from lane 4g, row g + 8 from lane 4g + 1;
+    // B's column g from lane 4g.
+    std::string types =
+        (ptxType(*c.lhsScheme) + "." + ptxType(c.rhsScheme)).str();
     std::string asmStr =
-        ("mma.sync.aligned.m16n8k32.row.col.f32." + ptxType(*c.lhsScheme) +
-         "." + ptxType(c.rhsScheme) +
-         ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
-            .str();
+        scales ? "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X."
+                 "m16n8k32.row.col.f32." +
+                     types + ".f32.ue8m0 "
+               : "mma.sync.aligned.m16n8k32.row.col.f32." + types + ".f32 ";
+    asmStr += "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13}";
+    std::string constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     SmallVector<Value> operands(a.begin(), a.end());
     operands.append(bRegs.begin(), bRegs.end());
     operands.append(acc.begin(), acc.end());
+    if (scales) {
+      asmStr += ", {$14}, {$15,$16}, {$17}, {$18,$19}";
+      constraints += ",r,h,h,r,h,h";
+      Value zero16 = kb.cInt(kb.i16, 0);
+      operands.append(
+          {scales->first, zero16, zero16, scales->second, zero16, zero16});
+    }
+    asmStr += ";";
     result = LLVM::InlineAsmOp::create(
-                 b, loc, structTy, operands, asmStr,
-                 "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                 b, loc, structTy, operands, asmStr, constraints,
                  /*has_side_effects=*/false, /*is_align_stack=*/false,
                  LLVM::tailcallkind::TailCallKind::None,
                  LLVM::AsmDialectAttr::get(kb.ctx, LLVM::AsmDialect::AD_ATT),
