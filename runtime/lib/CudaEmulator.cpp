@@ -142,12 +142,28 @@ void multiplyAdd(uint32_t &acc, uint8_t a, uint8_t b, int32_t typeA,
   }
 }
 
+/// Copies between host and (emulated) device memory: calls and bytes, host
+/// to device at [0], device to host at [1] (octet_emu_copy_stats).
+std::atomic<int64_t> copyCalls[2], copyBytes[2];
+
 int warpIndex() { return threadIndex / 32; }
 int laneIndex() { return threadIndex % 32; }
 
 } // namespace
 
 extern "C" {
+
+OCTET_RUNTIME_EXPORT void octet_emu_count_copy(int64_t bytes,
+                                               int32_t toDevice) {
+  int d = toDevice ? 0 : 1;
+  copyCalls[d].fetch_add(1);
+  copyBytes[d].fetch_add(bytes);
+}
+
+OCTET_RUNTIME_EXPORT void octet_emu_copy_stats(int64_t stats[4]) {
+  stats[0] = copyCalls[0].load(), stats[1] = copyBytes[0].load();
+  stats[2] = copyCalls[1].load(), stats[3] = copyBytes[1].load();
+}
 
 OCTET_RUNTIME_EXPORT void octet_emu_launch(void (*kernel)(void **),
                                            int64_t gx, int64_t gy, int64_t gz,

@@ -13,7 +13,8 @@
 //    0x7FFFFFFF, as the GPU's do (x86 keeps the operand's sign);
 //  - gpu.launch_func becomes octet_emu_launch of a trampoline that unpacks
 //    the arguments; gpu.alloc/memcpy/memset/dealloc become memref ops on
-//    host memory; gpu.wait disappears.
+//    host memory, each copy counted by octet_emu_count_copy (host to
+//    device or back, for octet_emu_copy_stats); gpu.wait disappears.
 //
 // The integer codes passed to the emulator (operand types, special
 // registers) are declared once, in octet/Runtime/CudaEmulatorAbi.h.
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace mlir {
@@ -385,9 +387,32 @@ LogicalResult Emulator::rewriteHost(func::FuncOp func) {
       gpuOps.push_back(op);
   });
   Type i64t = b.getI64Type();
+  // Uploads (into a gpu.alloc buffer) and downloads, told apart before
+  // the buffers become host ones.
+  llvm::DenseSet<Value> device;
+  llvm::DenseSet<Operation *> uploads;
+  for (Operation *op : gpuOps) {
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op))
+      device.insert(alloc.getMemref());
+    if (auto copy = dyn_cast<gpu::MemcpyOp>(op);
+        copy && device.contains(copy.getDst()))
+      uploads.insert(op);
+  }
   for (Operation *op : gpuOps) {
     Location loc = op->getLoc();
     b.setInsertionPoint(op);
+    if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      // Counted for octet_emu_copy_stats: the bytes the GPU would move.
+      auto type = cast<MemRefType>(copy.getDst().getType());
+      Value bytes = cst64(loc, (type.getElementTypeBitWidth() + 7) / 8);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        bytes = arith::MulIOp::create(
+            b, loc, bytes,
+            arith::IndexCastOp::create(
+                b, loc, i64t, memref::DimOp::create(b, loc, copy.getDst(), d)));
+      call(loc, "octet_emu_count_copy", {},
+           {bytes, cst32(loc, uploads.contains(op) ? 1 : 0)});
+    }
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
       Value m = memref::AllocOp::create(b, loc, alloc.getType(),
                                         alloc.getDynamicSizes());

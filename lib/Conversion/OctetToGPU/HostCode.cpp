@@ -8,6 +8,9 @@
 //   column sums for zero points) -> the kernel -> gpu.memcpy of the result
 //   into a new host buffer -> gpu.dealloc -> gpu.wait
 //
+// Constant inputs (octet.cuda.resident) are uploaded by the stub's first
+// call only and stay on the device (HostCode::resident).
+//
 // The matmul body is written in named steps: the kernel configuration, the
 // kernels, the sizes, the inputs on the device, the zero-point sums, the
 // result buffer, the grid (gemv's K split and workspace), the arguments and
@@ -18,9 +21,89 @@
 #include "HostCode.h"
 #include "KernelCommon.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cuda;
+
+Value HostCode::resident(Value host, StringRef slot) {
+  MLIRContext *ctx = b.getContext();
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  Type i64t = b.getI64Type();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, i64t, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, slot,
+                           b.getI64IntegerAttr(0), /*alignment=*/8);
+  }
+  Value addr = LLVM::AddressOfOp::create(b, loc, ptrType, slot);
+  Value current =
+      LLVM::LoadOp::create(b, loc, i64t, addr, /*alignment=*/8, false, false,
+                           false, false, LLVM::AtomicOrdering::acquire);
+  Value zero = arith::ConstantIntOp::create(b, loc, i64t, 0);
+  Value missing =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, current, zero);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{i64t}, missing,
+                                /*withElseRegion=*/true);
+  {
+    // The first call: upload on a stream of its own, wait, then publish.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    auto type = cast<MemRefType>(host.getType());
+    Value t =
+        gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
+    auto alloc = gpu::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        tokenType, ValueRange{t}, dynamicSizes(host), ValueRange{}, UnitAttr());
+    Value dev = alloc.getMemref();
+    t = gpu::MemcpyOp::create(b, loc, tokenType,
+                              ValueRange{alloc.getAsyncToken()}, dev, host)
+            .getAsyncToken();
+    gpu::WaitOp::create(b, loc, Type(), ValueRange{t});
+    Value mine =
+        i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dev));
+    Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, addr, zero, mine,
+                                               LLVM::AtomicOrdering::acq_rel,
+                                               LLVM::AtomicOrdering::acquire);
+    Value previous = LLVM::ExtractValueOp::create(b, loc, pair, 0);
+    Value won = LLVM::ExtractValueOp::create(b, loc, pair, 1);
+    auto lost =
+        scf::IfOp::create(b, loc,
+                          arith::XOrIOp::create(b, loc, won,
+                                                arith::ConstantIntOp::create(
+                                                    b, loc, b.getI1Type(), 1)));
+    {
+      // Another thread published its copy first: use that one.
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&lost.getThenRegion().front());
+      Value t2 =
+          gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
+      t2 = gpu::DeallocOp::create(b, loc, tokenType, ValueRange{t2}, dev)
+               .getAsyncToken();
+      gpu::WaitOp::create(b, loc, Type(), ValueRange{t2});
+    }
+    scf::YieldOp::create(
+        b, loc,
+        arith::SelectOp::create(b, loc, won, mine, previous).getResult());
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, current);
+  }
+  return LLVM::IntToPtrOp::create(b, loc, ptrType, ifOp.getResult(0),
+                                  LLVM::DereferenceableAttr());
+}
+
+Value cuda::deviceArg(HostCode &h, const StubArgs &args, StringRef role) {
+  Value v = args.get(role);
+  if (!v)
+    return Value();
+  if (args.resident.contains(role))
+    return h.resident(v, (args.stub + "_" + role + "_dev").str());
+  return h.upload(v);
+}
 
 SchemeAttr cuda::schemeOf(func::FuncOp stub, StringRef name) {
   auto dict = stub->getAttrOfType<DictionaryAttr>(kCudaSchemesAttr);
@@ -69,11 +152,8 @@ Value cuda::elementwiseBody(HostCode &h, KernelModule &km, func::FuncOp stub,
         return buildElementwiseKernel(b, h.loc, name, config);
       });
   auto [dims, numel] = sizesOf(h, input);
-  auto dev = [&](StringRef role) -> Value {
-    Value v = args.get(role);
-    return v ? h.upload(v) : Value();
-  };
-  Value in = h.upload(input);
+  auto dev = [&](StringRef role) { return deviceArg(h, args, role); };
+  Value in = dev("input");
   Value is = dev("in_scale"), iz = dev("in_zero_point");
   Value os = dev("out_scale"), oz = dev("out_zero_point");
   SmallVector<Value> outSizes;
@@ -124,7 +204,7 @@ SmallVector<Value> cuda::computeParamsBody(HostCode &h, KernelModule &km,
     return sizes;
   };
   auto scaleType = cast<MemRefType>(stub.getResultTypes()[0]);
-  Value in = h.upload(input);
+  Value in = deviceArg(h, args, "input");
   Value scale = h.alloc(scaleType, paramSizes(scaleType));
   Value zp;
   if (stub.getNumResults() == 2) {
@@ -245,18 +325,18 @@ MatmulSizes matmulSizes(HostCode &h, const StubArgs &args) {
   return {M, N, K, batch};
 }
 
-/// Copies the inputs to the device. The tensor-core kernels read B^T
-/// ([N x K]): a [K x N] rhs is transposed on the device.
+/// The inputs on the device (constants resident, the others copied). The
+/// tensor-core kernels read B^T ([N x K]): a [K x N] rhs is transposed on
+/// the device.
 void uploadInputs(HostCode &h, KernelModule &km, const StubArgs &args,
                   const MatmulSizes &s, bool tensorCore, MatmulBuffers &d) {
   Location loc = h.loc;
-  Value lhs = args.get("lhs");
-  Value rhsNk = args.get("rhs_nk"), rhs = args.get("rhs");
+  Value rhs = args.get("rhs");
   Value N = s.N, K = s.K;
-  d.a = h.upload(lhs);
+  d.a = deviceArg(h, args, "lhs");
   if (tensorCore && rhs) {
     // B -> B^T on the device.
-    Value dRhs = h.upload(rhs);
+    Value dRhs = deviceArg(h, args, "rhs");
     auto nkType = MemRefType::get(
         {ShapedType::kDynamic, ShapedType::kDynamic},
         cast<MemRefType>(rhs.getType()).getElementType());
@@ -268,12 +348,9 @@ void uploadInputs(HostCode &h, KernelModule &km, const StubArgs &args,
     h.launch(transpose, h.ceilDiv(N, 32), h.ceilDiv(K, 32), h.index(1),
              {h.pointer(dRhs), h.pointer(d.b), h.i64(K), h.i64(N)});
   } else {
-    d.b = h.upload(rhs ? rhs : rhsNk);
+    d.b = deviceArg(h, args, rhs ? "rhs" : "rhs_nk");
   }
-  auto dev = [&](StringRef role) -> Value {
-    Value v = args.get(role);
-    return v ? h.upload(v) : Value();
-  };
+  auto dev = [&](StringRef role) { return deviceArg(h, args, role); };
   d.sa = dev("lhs_scale");
   d.za = dev("lhs_zero_point");
   d.sb = dev("rhs_scale");
@@ -308,8 +385,8 @@ void computeZeroPointSums(HostCode &h, KernelModule &km, const StubArgs &args,
              {h.pointer(d.a), h.pointer(d.rowSum), h.i64(M), h.i64(K)});
   }
   if (d.za) {
-    if (Value cs = args.get("colsum")) {
-      d.colSum = h.upload(cs);
+    if (args.get("colsum")) {
+      d.colSum = deviceArg(h, args, "colsum");
     } else {
       d.colSum = h.alloc(vecType, {N});
       h.launch(rowSumKernel(c.rhsScheme, c.rhsElem), h.ceilDiv(N, 256),

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir {
 namespace octet {
@@ -130,6 +131,14 @@ public:
     return dev;
   }
 
+  /// The device copy of the constant host buffer `host`, uploaded by the
+  /// first call only (HostCode.cpp): its address is kept in the i64 global
+  /// `slot` (created here; zero until the upload) and published by a
+  /// compare-and-swap, so that concurrent first calls agree on one copy.
+  /// Returns the device address as a kernel pointer (!llvm.ptr). The copy
+  /// lives as long as the process.
+  Value resident(Value host, StringRef slot);
+
   /// A new host buffer with the contents of the device buffer `dev`.
   Value download(Value dev) {
     auto type = cast<MemRefType>(dev.getType());
@@ -149,10 +158,13 @@ public:
                 .getAsyncToken();
   }
 
-  /// The device address of `dev` as a kernel pointer argument.
+  /// The device address of `dev` (a device buffer, or the pointer of a
+  /// resident one) as a kernel pointer argument.
   Value pointer(Value dev) {
     if (!dev)
       return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+    if (isa<LLVM::LLVMPointerType>(dev.getType()))
+      return dev;
     Value addr =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dev);
     return LLVM::IntToPtrOp::create(
@@ -200,11 +212,19 @@ public:
   SmallVector<Value> buffers;
 };
 
-/// The stub's arguments by role.
+/// The stub's arguments by role, and the roles whose argument is a
+/// constant at the call site (kCudaResidentAttr).
 struct StubArgs {
+  std::string stub;
   llvm::StringMap<Value> byRole;
+  llvm::StringSet<> resident;
   Value get(StringRef role) const { return byRole.lookup(role); }
 };
+
+/// The argument `role` on the device (null if the stub has none): a
+/// constant is uploaded by the stub's first call and kept
+/// (HostCode::resident), anything else is copied by every call.
+Value deviceArg(HostCode &h, const StubArgs &args, StringRef role);
 
 /// The #octet.scheme `name` of the stub's schemes (null if absent).
 SchemeAttr schemeOf(func::FuncOp stub, StringRef name);

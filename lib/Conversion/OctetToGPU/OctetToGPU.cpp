@@ -10,6 +10,10 @@
 //   column sums for zero points) -> the kernel -> gpu.memcpy of the result
 //   into a new host buffer -> gpu.dealloc -> gpu.wait
 //
+// Inputs the stub marks constant (octet.cuda.resident: the weights and
+// their parameters) are not copied per call: the first call uploads them
+// and keeps their device address in a global (HostCode::resident).
+//
 // Kernels take generic pointers and i64 sizes (Kernels.h, docs/cuda.md);
 // identical kernels are shared between stubs. This file checks the stubs
 // and runs the pass; the host code of the bodies is in HostCode.cpp, the
@@ -88,6 +92,15 @@ LogicalResult verifyStubContract(func::FuncOp stub) {
                << "' in " << kCudaSchemesAttr;
     return success();
   };
+  if (Attribute resident = stub->getAttr(kCudaResidentAttr)) {
+    auto list = dyn_cast<ArrayAttr>(resident);
+    if (!list || !llvm::all_of(list, [&](Attribute a) {
+          auto s = dyn_cast<StringAttr>(a);
+          return s && has(s.getValue());
+        }))
+      return stub.emitError() << "launch stub: " << kCudaResidentAttr
+                              << " must list roles of the stub's arguments";
+  }
   unsigned results = stub.getNumResults();
   if (op == "matmul") {
     auto kindAttr = stub->getAttrOfType<StringAttr>(kCudaKernelAttr);
@@ -145,8 +158,12 @@ LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
   OpBuilder b(stub.getContext());
   b.setInsertionPointToStart(entry);
   StubArgs args;
+  args.stub = stub.getSymName().str();
   for (auto [role, arg] : llvm::zip(roles, entry->getArguments()))
     args.byRole[cast<StringAttr>(role).getValue()] = arg;
+  if (auto resident = stub->getAttrOfType<ArrayAttr>(kCudaResidentAttr))
+    for (Attribute r : resident)
+      args.resident.insert(cast<StringAttr>(r).getValue());
   HostCode h(b, stub.getLoc());
   SmallVector<Value> results;
   if (op == "matmul")
@@ -158,7 +175,7 @@ LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
   h.finish();
   func::ReturnOp::create(b, stub.getLoc(), results);
   for (StringRef name : {kCudaOpAttr, kCudaRolesAttr, kCudaSchemesAttr,
-                         kCudaKernelAttr, kCudaReluAttr})
+                         kCudaKernelAttr, kCudaReluAttr, kCudaResidentAttr})
     stub->removeAttr(name);
   // Internal to the compiled library.
   stub->setAttr("llvm.linkage", LLVM::LinkageAttr::get(

@@ -19,6 +19,9 @@
 #include "octet/Target/Strategy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -67,6 +70,14 @@ struct StubFactory {
     for (const std::string &r : roles)
       roleAttrs.push_back(StringAttr::get(ctx, r));
     stub->setAttr(kCudaRolesAttr, ArrayAttr::get(ctx, roleAttrs));
+    // Constants (weights, their scales and sums, static activation
+    // parameters) are uploaded once and stay on the device.
+    SmallVector<Attribute> resident;
+    for (auto [v, r] : llvm::zip(args, roles))
+      if (matchPattern(v, m_Constant()))
+        resident.push_back(StringAttr::get(ctx, r));
+    if (!resident.empty())
+      stub->setAttr(kCudaResidentAttr, ArrayAttr::get(ctx, resident));
     stub->setAttr(kCudaSchemesAttr, schemes);
     for (const NamedAttribute &a : extra)
       stub->setAttr(a.getName(), a.getValue());
@@ -271,14 +282,26 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
   return MatmulKernelKind::simt;
 }
 
-/// The bytes of an 8-bit constant, or none.
+/// The bytes of an 8-bit constant (dense, or a dense_resource blob, as
+/// octet-quantize-weights writes large weights), or none.
 std::optional<SmallVector<uint8_t>> constantBytes(Value v) {
-  DenseElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)))
+  Attribute value;
+  if (!matchPattern(v, m_Constant(&value)))
     return std::nullopt;
-  auto type = cast<RankedTensorType>(attr.getType());
-  if (!type.hasStaticShape() ||
+  auto type = dyn_cast<RankedTensorType>(cast<TypedAttr>(value).getType());
+  if (!type || !type.hasStaticShape() ||
       type.getElementType().getIntOrFloatBitWidth() != 8)
+    return std::nullopt;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob ||
+        blob->getData().size() != static_cast<size_t>(type.getNumElements()))
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    return SmallVector<uint8_t>(data.begin(), data.end());
+  }
+  auto attr = dyn_cast<DenseElementsAttr>(value);
+  if (!attr)
     return std::nullopt;
   SmallVector<uint8_t> bytes;
   bytes.reserve(type.getNumElements());
@@ -316,13 +339,29 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
     if (rhsBytes) {
       // Constant weights are stored transposed (N x K, K contiguous), the
       // layout the tensor-core kernels read.
+      // Weights in a dense_resource blob stay in one (a new blob).
       int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
-      SmallVector<char> t(rhsBytes->size());
-      for (int64_t i = 0; i < k; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          t[j * k + i] = static_cast<char>((*rhsBytes)[i * n + j]);
       auto nkType = RankedTensorType::get({n, k}, rhsType.getElementType());
-      auto attr = DenseElementsAttr::getFromRawBuffer(nkType, t);
+      Attribute rhsValue;
+      matchPattern(rhs, m_Constant(&rhsValue));
+      auto transpose = [&](MutableArrayRef<char> t) {
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            t[j * k + i] = static_cast<char>((*rhsBytes)[i * n + j]);
+      };
+      TypedAttr attr;
+      if (auto res = dyn_cast<DenseResourceElementsAttr>(rhsValue)) {
+        AsmResourceBlob blob =
+            HeapAsmResourceBlob::allocate(rhsBytes->size(), /*align=*/64);
+        transpose(blob.getMutableData());
+        attr = DenseResourceElementsAttr::get(
+            nkType, (res.getRawHandle().getKey() + "_nk").str(),
+            std::move(blob));
+      } else {
+        SmallVector<char> t(rhsBytes->size());
+        transpose(t);
+        attr = DenseElementsAttr::getFromRawBuffer(nkType, t);
+      }
       args.add(arith::ConstantOp::create(rewriter, loc, nkType, attr),
                "rhs_nk");
     } else {

@@ -41,3 +41,10 @@ func.func private @octet_cuda_quantize_0(%x: memref<4xf32>, %s: memref<f32>) -> 
   return %0 : memref<4xi8>
 }
 }
+
+// -----
+
+module attributes {octet.target = #octet.target<"sm_80">} {
+// expected-error @below {{launch stub: octet.cuda.resident must list roles of the stub's arguments}}
+func.func private @octet_cuda_quantize_0(memref<4xf32>, memref<f32>) -> memref<4xi8> attributes {octet.cuda.op = "quantize", octet.cuda.roles = ["input", "out_scale"], octet.cuda.resident = ["scale"], octet.cuda.schemes = {out_scheme = #octet.scheme<i8>}}
+}

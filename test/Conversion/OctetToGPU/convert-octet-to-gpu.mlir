@@ -89,6 +89,39 @@ func.func private @octet_cuda_matmul_2(memref<?x64xf8E5M2>, memref<64x32xf8E4M3F
 
 // -----
 
+// A resident argument (a constant at the call site) is uploaded by the
+// first call only: its device address lives in an i64 global, read with
+// an atomic load; when it is zero the stub uploads on a stream of its own,
+// waits, and publishes the address by compare-and-swap (the loser of a
+// race frees its copy). The other arguments are copied by every call.
+module attributes {octet.target = #octet.target<"sm_90a">} {
+// CHECK: llvm.mlir.global internal @octet_cuda_quantize_0_out_scale_dev(0 : i64) {addr_space = 0 : i32, alignment = 8 : i64} : i64
+// CHECK-LABEL: func.func private @octet_cuda_quantize_0
+//  CHECK-SAME:   (%[[X:.*]]: memref<?x16xf32>, %[[S:.*]]: memref<16xf32>)
+//       CHECK:   gpu.memcpy async [%{{.*}}] %{{.*}}, %[[X]]
+//       CHECK:   %[[SLOT:.*]] = llvm.mlir.addressof @octet_cuda_quantize_0_out_scale_dev : !llvm.ptr
+//       CHECK:   %[[CUR:.*]] = llvm.load %[[SLOT]] atomic acquire {alignment = 8 : i64} : !llvm.ptr -> i64
+//       CHECK:   %[[MISSING:.*]] = arith.cmpi eq, %[[CUR]], %{{.*}} : i64
+//       CHECK:   %[[ADDR:.*]] = scf.if %[[MISSING]] -> (i64) {
+//       CHECK:     %[[T0:.*]] = gpu.wait async
+//       CHECK:     %[[DS:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<16xf32>
+//       CHECK:     %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[DS]], %[[S]]
+//       CHECK:     gpu.wait [%[[T2]]]
+//       CHECK:     %[[PAIR:.*]] = llvm.cmpxchg %[[SLOT]], %{{.*}}, %{{.*}} acq_rel acquire
+//       CHECK:     scf.if
+//       CHECK:       gpu.dealloc async [%{{.*}}] %[[DS]]
+//       CHECK:     scf.yield
+//       CHECK:   } else {
+//       CHECK:     scf.yield %[[CUR]] : i64
+//       CHECK:   %[[PS:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr
+//       CHECK:   gpu.launch_func {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[PS]] : !llvm.ptr,
+//   CHECK-NOT:   gpu.dealloc async [%{{.*}}] %[[DS]]
+//       CHECK:   return
+func.func private @octet_cuda_quantize_0(memref<?x16xf32>, memref<16xf32>) -> memref<?x16xi8> attributes {octet.cuda.op = "quantize", octet.cuda.roles = ["input", "out_scale"], octet.cuda.resident = ["out_scale"], octet.cuda.schemes = {out_scheme = #octet.scheme<i8, per_axis(1)>}}
+}
+
+// -----
+
 // gemv for weight-only products, with a one-row variant chosen when M <= 1
 // (the other launch gets an empty grid). K is split so that the grid has
 // about 512 blocks, counting column and row tiles (a large M splits less).

@@ -121,6 +121,7 @@ module attributes {octet.target = #octet.target<"sm_89">} {
 //       CHECK:   call @octet_cuda_matmul_0(%{{.*}}, %[[BT]], %{{.*}}, %{{.*}}, %{{.*}}, %[[CS]])
 // CHECK-LABEL: func.func private @octet_cuda_matmul_0({{.*}}tensor<3x2xi8>
 //  CHECK-SAME:   octet.cuda.kernel = "mma_sync"
+//  CHECK-SAME:   octet.cuda.resident = ["rhs_nk", "colsum"]
 //  CHECK-SAME:   octet.cuda.roles = ["lhs", "rhs_nk", "lhs_scale", "lhs_zero_point", "rhs_scale", "colsum"]
 func.func @const_weights(%x: tensor<?x2xi8>, %sx: tensor<f32>, %zx: tensor<i32>,
                          %sw: tensor<f32>) -> tensor<?x3xf32> {
@@ -131,3 +132,33 @@ func.func @const_weights(%x: tensor<?x2xi8>, %sx: tensor<f32>, %zx: tensor<i32>,
   return %y : tensor<?x3xf32>
 }
 }
+
+// -----
+
+// Weights in a dense_resource blob (as octet-quantize-weights writes them)
+// are transposed at compile time too, into a new blob; constants are
+// marked resident (uploaded once), arguments are not.
+module attributes {octet.target = #octet.target<"sm_90a">} {
+// CHECK-LABEL: func.func @resource_weights
+//       CHECK:   %[[BT:.*]] = arith.constant dense_resource<w_nk> : tensor<3x2xi8>
+//       CHECK:   call @octet_cuda_matmul_0(%{{.*}}, %[[BT]], %{{.*}}, %{{.*}})
+// CHECK-LABEL: func.func private @octet_cuda_matmul_0({{.*}}tensor<3x2xi8>
+//  CHECK-SAME:   octet.cuda.resident = ["rhs_nk", "rhs_scale"]
+//  CHECK-SAME:   octet.cuda.roles = ["lhs", "rhs_nk", "lhs_scale", "rhs_scale"]
+//       CHECK: w_nk: "0x{{[0-9A-F]+}}01040205FDFA"
+func.func @resource_weights(%x: tensor<?x2xi8>, %sx: tensor<f32>) -> tensor<?x3xf32> {
+  %w = arith.constant dense_resource<w> : tensor<2x3xi8>
+  %sw = arith.constant dense<0.5> : tensor<f32>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<f32>) lhs_scheme <i8>
+         rhs_scale(%sw : tensor<f32>) rhs_scheme <i8>
+         : tensor<?x2xi8>, tensor<2x3xi8> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000102FD0405FA"
+    }
+  }
+#-}

@@ -43,6 +43,10 @@ constexpr StringLiteral kCudaSchemesAttr = "octet.cuda.schemes";
 constexpr StringLiteral kCudaKernelAttr = "octet.cuda.kernel";
 /// matmul: ReLU in the epilogue.
 constexpr StringLiteral kCudaReluAttr = "octet.cuda.relu";
+/// The roles whose argument is a constant at the call site (weights, their
+/// scales, zero points, column sums, bias): convert-octet-to-gpu uploads
+/// these once, at the stub's first call, and keeps them on the device.
+constexpr StringLiteral kCudaResidentAttr = "octet.cuda.resident";
 
 /// Writes the kernel manifest of a module after convert-octet-to-gpu: one
 /// line per kernel, `kernel NAME KIND BLOCK_X BLOCK_Y SHARED_BYTES TILE_M

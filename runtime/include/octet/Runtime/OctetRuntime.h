@@ -225,6 +225,12 @@ OCTET_RUNTIME_EXPORT int32_t octet_cuda_event_elapsed_ms(void *start,
                                                          void *end,
                                                          float *ms);
 
+/// Libraries built with --emulate-gpu (docs/cuda.md "Emulation"): the
+/// copies their host code made so far, as the GPU would see them:
+/// stats = {host-to-device copies, their bytes, device-to-host copies,
+/// their bytes}, counted over the process.
+OCTET_RUNTIME_EXPORT void octet_emu_copy_stats(int64_t stats[4]);
+
 //===----------------------------------------------------------------------===//
 // CPU kernels: thread pool, scratch buffers and packing (generated GEMMs)
 //===----------------------------------------------------------------------===//
