@@ -42,6 +42,7 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUmemoryPool = struct CUmemPoolHandle_st *;
 
 constexpr CUresult kSuccess = 0;
 constexpr int kStreamNonBlocking = 0x1;          // CU_STREAM_NON_BLOCKING
@@ -50,6 +51,8 @@ constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_...
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kAttrMultiprocessorCount = 16;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8; // CU_FUNC_ATTRIBUTE_...
+constexpr int kAttrMemoryPoolsSupported = 115;    // CU_DEVICE_ATTRIBUTE_...
+constexpr int kPoolAttrReleaseThreshold = 4;      // CU_MEMPOOL_ATTR_RELEASE_...
 
 /// The driver entry points, by their exported (versioned) names.
 struct Driver {
@@ -85,6 +88,11 @@ struct Driver {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  // Optional (CUDA 11.2 and later): the stream-ordered allocator.
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
 };
 
 /// The message of the last failure in this thread.
@@ -106,6 +114,11 @@ struct State {
   char why[384] = "";
   CUcontext context = nullptr;
   CUdevice device = 0;
+  /// Generated code allocates from the device's default memory pool, in
+  /// stream order (cuMemAllocAsync / cuMemFreeAsync), and the pool keeps
+  /// what is freed for the next allocation. Off when the driver or device
+  /// lacks it, or with OCTET_CUDA_ALLOCATOR=sync.
+  bool streamOrderedAlloc = false;
 };
 
 /// The names of the CUresult codes most likely here (cuda.h), for drivers
@@ -223,6 +236,16 @@ State &state() {
     load(d.cuEventRecord, "cuEventRecord");
     load(d.cuEventSynchronize, "cuEventSynchronize");
     load(d.cuEventElapsedTime, "cuEventElapsedTime");
+    bool hasPools = !missing;
+    auto loadOptional = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      hasPools = hasPools && fn;
+    };
+    loadOptional(d.cuMemAllocAsync, "cuMemAllocAsync");
+    loadOptional(d.cuMemFreeAsync, "cuMemFreeAsync");
+    loadOptional(d.cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
+    loadOptional(d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
     if (missing) {
       std::snprintf(s.why, sizeof(s.why),
                     "%s is not a usable CUDA driver: it lacks %s", path,
@@ -256,6 +279,20 @@ State &state() {
       return;
     }
     s.ok = true;
+    // The stream-ordered allocator, with a pool that keeps freed memory
+    // (release threshold: everything) so that every op's buffers are
+    // reused instead of returned to the driver.
+    const char *allocator = std::getenv("OCTET_CUDA_ALLOCATOR");
+    int pools = 0;
+    CUmemoryPool pool = nullptr;
+    unsigned long long keepAll = ~0ull;
+    if (hasPools && !(allocator && std::strcmp(allocator, "sync") == 0) &&
+        d.cuDeviceGetAttribute(&pools, kAttrMemoryPoolsSupported, s.device) ==
+            kSuccess &&
+        pools && d.cuDeviceGetDefaultMemPool(&pool, s.device) == kSuccess &&
+        d.cuMemPoolSetAttribute(pool, kPoolAttrReleaseThreshold, &keepAll) ==
+            kSuccess)
+      s.streamOrderedAlloc = true;
   });
   return s;
 }
@@ -587,13 +624,22 @@ octet_mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
               "launching a kernel");
 }
 
+// Generated code creates a stream per op and destroys it at the op's end;
+// each thread gets one stream, created at its first request and kept (until
+// the process exits), and the "destroy" of that stream keeps it.
+namespace {
+thread_local void *threadStream = nullptr;
+} // namespace
+
 OCTET_RUNTIME_EXPORT void *octet_mgpuStreamCreate(void) {
-  void *s = nullptr;
-  mustSucceed(octet_cuda_stream_create(&s), "creating a stream");
-  return s;
+  if (!threadStream)
+    mustSucceed(octet_cuda_stream_create(&threadStream), "creating a stream");
+  return threadStream;
 }
 
 OCTET_RUNTIME_EXPORT void octet_mgpuStreamDestroy(void *stream) {
+  if (stream == threadStream)
+    return;
   mustSucceed(octet_cuda_stream_destroy(stream), "destroying a stream");
 }
 
@@ -632,15 +678,36 @@ OCTET_RUNTIME_EXPORT void octet_mgpuEventRecord(void *event, void *stream) {
   mustSucceed(octet_cuda_event_record(event, stream), "recording an event");
 }
 
-OCTET_RUNTIME_EXPORT void *octet_mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
+OCTET_RUNTIME_EXPORT void *octet_mgpuMemAlloc(uint64_t bytes, void *stream,
                                               bool /*isHostShared*/) {
   void *p = nullptr;
+  if (stream && state().streamOrderedAlloc) {
+    // From the pool, in stream order: no device-wide synchronization.
+    mustSucceed(ready(), "allocating device memory");
+    CUdeviceptr d = 0;
+    if (check(drv().cuMemAllocAsync(&d, bytes > 0 ? bytes : 1,
+                                    static_cast<CUstream>(stream)),
+              "cuMemAllocAsync"))
+      fatal("allocating device memory");
+    return reinterpret_cast<void *>(d);
+  }
   mustSucceed(octet_cuda_malloc(static_cast<int64_t>(bytes), &p),
               "allocating device memory");
   return p;
 }
 
 OCTET_RUNTIME_EXPORT void octet_mgpuMemFree(void *ptr, void *stream) {
+  if (stream && state().streamOrderedAlloc) {
+    // Back to the pool once the stream's queued work is done.
+    if (!ptr)
+      return;
+    mustSucceed(ready(), "freeing device memory");
+    if (check(drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
+                                   static_cast<CUstream>(stream)),
+              "cuMemFreeAsync"))
+      fatal("freeing device memory");
+    return;
+  }
   // Stream-ordered semantics: the buffer may still be in use by queued work.
   if (stream)
     mustSucceed(octet_cuda_stream_synchronize(stream),
