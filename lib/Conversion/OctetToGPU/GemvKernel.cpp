@@ -1,7 +1,9 @@
 //===- GemvKernel.cpp - The gemv kernel for octet.matmul ------------------===//
 //
 // The gemv matmul kernel for weight-only products (float lhs, 8-bit rhs or
-// 4-bit codes, which the CUDA lowering stores one per byte, few rows):
+// 4-bit codes, few rows). 4-bit codes are stored one per byte, or, for
+// constant weights with an even N, packed two per byte at compile time
+// (K x N/2 bytes, column 2j in the low nibble: half the bytes to stream):
 // streams B with 16-byte loads, converts integer codes with a byte
 // permute into the mantissa of 2^23 (exact), splits K over blocks and
 // reduces the partial sums deterministically in the last block of each
@@ -41,7 +43,8 @@ public:
         vec4(VectorType::get({4}, kb.i32)),
         intW(!c.rhsScheme.isFloat() && !c.rhsScheme.isNf4()),
         signedW(intW && !c.rhsScheme.isUnsigned()),
-        nibbles(c.rhsScheme.getStorageBits() == 4) {}
+        nibbles(c.rhsScheme.getStorageBits() == 4), packed(c.packedNibbles),
+        vecB(VectorType::get({packed ? 2 : 4}, kb.i32)) {}
 
   /// Writes the whole body.
   void build();
@@ -56,6 +59,8 @@ private:
   void computeCodeOffsets();
   Value loadWeights(Value k, Value valid);
   SmallVector<Value> decode(Value words);
+  void decodeWord(Value word, ArrayRef<int64_t> columns,
+                  SmallVectorImpl<Value> &w);
   SmallVector<Value> accumulate();
   void reduceRowLanes(SmallVector<Value> &acc);
   void storeWarpSums(ArrayRef<Value> acc);
@@ -72,8 +77,11 @@ private:
   const int64_t rowsPerBlock;
   VectorType vec4;
   /// Integer codes (not FP8 / FP4 / NF4); signed ones; 4-bit codes (one
-  /// per byte, in its low nibble: the high one is masked off).
-  const bool intW, signedW, nibbles;
+  /// per byte, in its low nibble: the high one is masked off); 4-bit codes
+  /// two per byte (the 16 columns of a chunk in 8 bytes).
+  const bool intW, signedW, nibbles, packed;
+  /// A chunk's codes of one row: 4 words, or 2 when packed.
+  VectorType vecB;
   /// Entries (row, column) of the block's output tile, and per thread.
   const int64_t entries = rowsPerBlock * kBN;
   const int64_t perThread = (entries + kThreads - 1) / kThreads;
@@ -135,29 +143,35 @@ void GemvBuilder::computeCodeOffsets() {
   }
 }
 
-/// The 16 codes of row `k` in the thread's chunk as 4 words: one 16-byte
-/// load for a full chunk, byte loads (zero outside B) otherwise.
+/// The 16 codes of row `k` in the thread's chunk as 4 words (2 when
+/// packed): one 16-byte (8-byte) load for a full chunk, byte loads (zero
+/// outside B) otherwise.
 Value GemvBuilder::loadWeights(Value k, Value valid) {
-  Value offset = kb.add(kb.mul(k, p.N), n0);
+  int64_t bytes = packed ? 8 : 16, words = bytes / 4;
+  // Bytes per row of B and the chunk's first byte.
+  Value rowBytes = packed ? kb.divU(p.N, kb.c64(2)) : p.N;
+  Value offset =
+      kb.add(kb.mul(k, rowBytes), packed ? kb.divU(n0, kb.c64(2)) : n0);
   return kb.ifElse(
-      kb.andB(valid, fullChunk), {vec4},
+      kb.andB(valid, fullChunk), {vecB},
       [&] {
-        return SmallVector<Value>{kb.load(
-            vec4, kb.gepBytes(p.b, offset), 16, /*invariant=*/true)};
+        return SmallVector<Value>{
+            kb.load(vecB, kb.gepBytes(p.b, offset), bytes, /*invariant=*/true)};
       },
       [&] {
-        Value v = LLVM::UndefOp::create(b, loc, vec4);
-        for (int64_t w = 0; w < 4; ++w) {
+        Value v = LLVM::UndefOp::create(b, loc, vecB);
+        for (int64_t w = 0; w < words; ++w) {
           Value word = kb.c32(0);
           for (int64_t i = 0; i < 4; ++i) {
-            Value n = kb.add(n0, kb.c64(w * 4 + i));
+            // The byte's (first) column.
+            int64_t byteIdx = w * 4 + i;
+            Value n = kb.add(n0, kb.c64(packed ? 2 * byteIdx : byteIdx));
             Value ok = kb.andB(valid, kb.ult(n, p.N));
             Value byte = kb.ifElse(
                 ok, {kb.i8},
                 [&] {
                   return SmallVector<Value>{kb.load(
-                      kb.i8,
-                      kb.gepBytes(p.b, kb.add(offset, kb.c64(w * 4 + i))),
+                      kb.i8, kb.gepBytes(p.b, kb.add(offset, kb.c64(byteIdx))),
                       1, true)};
                 },
                 [&] { return SmallVector<Value>{kb.cInt(kb.i8, 0)}; })[0];
@@ -171,35 +185,48 @@ Value GemvBuilder::loadWeights(Value k, Value valid) {
 }
 
 /// The 16 weights of `words` as f32: float(code - zb) for integer codes,
-/// the decoded value for FP8.
+/// the decoded value for FP8 / FP4 / NF4. Packed words hold columns
+/// 8q + 2i (low nibbles of word q) and 8q + 2i + 1 (high nibbles).
 SmallVector<Value> GemvBuilder::decode(Value words) {
-  SmallVector<Value> w;
-  for (int64_t q = 0; q < 4; ++q) {
+  SmallVector<Value> w(16);
+  for (int64_t q = 0; q < (packed ? 2 : 4); ++q) {
     Value word = LLVM::ExtractElementOp::create(b, loc, words, kb.c32(q));
-    if (nibbles)
-      word = kb.andI(word, kb.c32(0x0F0F0F0F));
-    if (signedW)
-      word = kb.xorI(word, kb.c32(static_cast<int32_t>(nibbles ? 0x08080808u
-                                                               : 0x80808080u)));
-    for (int64_t i = 0; i < 4; ++i) {
-      if (intW) {
-        Value bits =
-            LLVM::CallIntrinsicOp::create(
-                b, loc, kb.i32, b.getStringAttr("llvm.nvvm.prmt"),
-                ValueRange{word, kb.c32(0x4B000000),
-                           kb.c32(0x7540 | static_cast<int32_t>(i))})
-                .getResult(0);
-        w.push_back(kb.subF(kb.bitcast(bits, kb.f32), offsets[q * 4 + i]));
-      } else {
-        Value byte = kb.andI(kb.shrU(word, kb.c32(8 * i)), kb.c32(0xFF));
-        w.push_back(
-            c.rhsScheme.isNf4()
-                ? emitNf4ToF32(b, loc, byte)
-                : emitFp8BitsToF32(b, loc, byte, c.rhsScheme.getFormat()));
-      }
+    if (!packed) {
+      decodeWord(word, {4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3}, w);
+      continue;
     }
+    decodeWord(word, {8 * q, 8 * q + 2, 8 * q + 4, 8 * q + 6}, w);
+    decodeWord(kb.shrU(word, kb.c32(4)),
+               {8 * q + 1, 8 * q + 3, 8 * q + 5, 8 * q + 7}, w);
   }
   return w;
+}
+
+/// Decodes the 4 codes in the bytes of `word` (4-bit codes in the low
+/// nibbles) into w[columns[i]].
+void GemvBuilder::decodeWord(Value word, ArrayRef<int64_t> columns,
+                             SmallVectorImpl<Value> &w) {
+  if (nibbles)
+    word = kb.andI(word, kb.c32(0x0F0F0F0F));
+  if (signedW)
+    word = kb.xorI(word, kb.c32(static_cast<int32_t>(nibbles ? 0x08080808u
+                                                             : 0x80808080u)));
+  for (int64_t i = 0; i < 4; ++i) {
+    int64_t col = columns[i];
+    if (intW) {
+      Value bits = LLVM::CallIntrinsicOp::create(
+                       b, loc, kb.i32, b.getStringAttr("llvm.nvvm.prmt"),
+                       ValueRange{word, kb.c32(0x4B000000),
+                                  kb.c32(0x7540 | static_cast<int32_t>(i))})
+                       .getResult(0);
+      w[col] = kb.subF(kb.bitcast(bits, kb.f32), offsets[col]);
+    } else {
+      Value byte = kb.andI(kb.shrU(word, kb.c32(8 * i)), kb.c32(0xFF));
+      w[col] = c.rhsScheme.isNf4()
+                   ? emitNf4ToF32(b, loc, byte)
+                   : emitFp8BitsToF32(b, loc, byte, c.rhsScheme.getFormat());
+    }
+  }
 }
 
 /// The K loop: per thread, rowsPerBlock x 16 f32 sums over its k of the

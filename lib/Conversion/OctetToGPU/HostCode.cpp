@@ -252,8 +252,13 @@ MatmulConfig matmulConfig(func::FuncOp stub, const StubArgs &args,
       stub->getAttrOfType<StringAttr>(kCudaKernelAttr).getValue());
   Value lhs = args.get("lhs");
   Value rhsNk = args.get("rhs_nk"), rhs = args.get("rhs");
+  Value rhsPacked = args.get("rhs_packed");
   auto lhsType = cast<MemRefType>(lhs.getType());
-  auto rhsType = cast<MemRefType>((rhs ? rhs : rhsNk).getType());
+  auto rhsType = cast<MemRefType>((rhs     ? rhs
+                                   : rhsNk ? rhsNk
+                                           : rhsPacked)
+                                      .getType());
+  c.packedNibbles = static_cast<bool>(rhsPacked);
   auto outType = cast<MemRefType>(stub.getResultTypes()[0]);
   SchemeAttr lhsScheme = schemeOf(stub, "lhs_scheme");
   if (lhsScheme)
@@ -312,15 +317,17 @@ matmulKernels(KernelModule &km, Location loc, const MatmulConfig &c) {
   return {kernel, oneRowKernel};
 }
 
-/// M and K from the lhs ([B x] M x K), N from the rhs ([B x] K x N) or
-/// rhs_nk (N x K).
+/// M and K from the lhs ([B x] M x K), N from the rhs ([B x] K x N),
+/// rhs_nk (N x K) or rhs_packed (K x N/2 bytes).
 MatmulSizes matmulSizes(HostCode &h, const StubArgs &args) {
   Value lhs = args.get("lhs");
   Value rhsNk = args.get("rhs_nk"), rhs = args.get("rhs");
-  auto rhsType = cast<MemRefType>((rhs ? rhs : rhsNk).getType());
+  Value rhsPacked = args.get("rhs_packed");
   int64_t rank = cast<MemRefType>(lhs.getType()).getRank();
   Value M = h.dim(lhs, rank - 2), K = h.dim(lhs, rank - 1);
-  Value N = rhs ? h.dim(rhs, rhsType.getRank() - 1) : h.dim(rhsNk, 0);
+  Value N = rhs     ? h.dim(rhs, cast<MemRefType>(rhs.getType()).getRank() - 1)
+            : rhsNk ? h.dim(rhsNk, 0)
+                    : h.mul(h.dim(rhsPacked, 1), h.index(2));
   Value batch = rank == 3 ? h.dim(lhs, 0) : h.index(1);
   return {M, N, K, batch};
 }
@@ -348,7 +355,10 @@ void uploadInputs(HostCode &h, KernelModule &km, const StubArgs &args,
     h.launch(transpose, h.ceilDiv(N, 32), h.ceilDiv(K, 32), h.index(1),
              {h.pointer(dRhs), h.pointer(d.b), h.i64(K), h.i64(N)});
   } else {
-    d.b = deviceArg(h, args, rhs ? "rhs" : "rhs_nk");
+    d.b = deviceArg(h, args,
+                    rhs                      ? "rhs"
+                    : args.get("rhs_packed") ? "rhs_packed"
+                                             : "rhs_nk");
   }
   auto dev = [&](StringRef role) { return deviceArg(h, args, role); };
   d.sa = dev("lhs_scale");

@@ -121,6 +121,9 @@ struct MatmulConfig {
   int64_t tileM = 128, tileN = 128, tileK = 64, stages = 3;
   /// gemv: rows of the lhs handled per block.
   int64_t gemvRows = 4;
+  /// gemv: 4-bit codes packed two per byte (K x N/2, column 2j in the low
+  /// nibble; the stub's `rhs_packed`).
+  bool packedNibbles = false;
 
   bool floatLhs() const { return !lhsScheme.has_value(); }
   /// Float codes on both sides (FP8 and / or FP4), decoded to f32.

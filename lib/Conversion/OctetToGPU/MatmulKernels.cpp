@@ -80,6 +80,7 @@ std::string MatmulConfig::key() const {
   k += outZp ? "_oz" : "";
   k += batched ? "_b" : "";
   k += rhsBatched ? "_rb" : "";
+  k += packedNibbles ? "_pk" : "";
   if (kind != MatmulKernelKind::simt)
     k += "_t" + std::to_string(tileM) + "x" + std::to_string(tileN) + "x" +
          std::to_string(tileK) + "s" + std::to_string(stages);

@@ -111,12 +111,22 @@ LogicalResult verifyStubContract(func::FuncOp stub) {
       return stub.emitError() << "matmul launch stub without a valid "
                               << kCudaKernelAttr;
     int64_t lhsRank = rankOf("lhs");
-    int64_t rhsRank = has("rhs") ? rankOf("rhs") : rankOf("rhs_nk");
+    int64_t rhsRank = has("rhs")      ? rankOf("rhs")
+                      : has("rhs_nk") ? rankOf("rhs_nk")
+                                      : rankOf("rhs_packed");
     if (lhsRank < 2 || lhsRank > 3 || rhsRank < 2 || rhsRank > 3 ||
         results != 1)
       return stub.emitError()
              << "matmul launch stub needs an 'lhs' and an 'rhs' (or "
-                "'rhs_nk') argument of rank 2 or 3 and one result";
+                "'rhs_nk', 'rhs_packed') argument of rank 2 or 3 and one "
+                "result";
+    if (has("rhs_packed") &&
+        (*kind != MatmulKernelKind::gemv || rhsRank != 2 ||
+         !schemeOf(stub, "rhs_scheme") ||
+         schemeOf(stub, "rhs_scheme").getStorageBits() != 4))
+      return stub.emitError() << "matmul launch stub: 'rhs_packed' (4-bit "
+                                 "codes two per byte) needs the gemv kernel, "
+                                 "rank 2 and a 4-bit rhs_scheme";
     // Tensor-core kernels multiply codes on both sides.
     if (*kind == MatmulKernelKind::mmaSync || *kind == MatmulKernelKind::wgmma)
       return needSchemes({"lhs_scheme", "rhs_scheme"});

@@ -282,15 +282,16 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
   return MatmulKernelKind::simt;
 }
 
-/// The bytes of an 8-bit constant (dense, or a dense_resource blob, as
-/// octet-quantize-weights writes large weights), or none.
-std::optional<SmallVector<uint8_t>> constantBytes(Value v) {
+/// The codes of a constant of `bits`-bit elements (8 or 4), one byte each
+/// (dense, or a dense_resource blob, as octet-quantize-weights writes
+/// large weights), or none.
+std::optional<SmallVector<uint8_t>> constantBytes(Value v, unsigned bits = 8) {
   Attribute value;
   if (!matchPattern(v, m_Constant(&value)))
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(cast<TypedAttr>(value).getType());
   if (!type || !type.hasStaticShape() ||
-      type.getElementType().getIntOrFloatBitWidth() != 8)
+      type.getElementType().getIntOrFloatBitWidth() != bits)
     return std::nullopt;
   if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
@@ -316,6 +317,29 @@ std::optional<SmallVector<uint8_t>> constantBytes(Value v) {
   return bytes;
 }
 
+/// A constant of `type` derived at compile time from the constant `source`
+/// (`fill` writes its `bytes`): a new dense_resource blob (named after the
+/// source's, with `suffix`) when the source is one, so that large weights
+/// stay out of the IR's text, else a dense attribute.
+Value derivedConstant(OpBuilder &b, Location loc, Value source,
+                      RankedTensorType type, size_t bytes, StringRef suffix,
+                      function_ref<void(MutableArrayRef<char>)> fill) {
+  Attribute sourceValue;
+  matchPattern(source, m_Constant(&sourceValue));
+  TypedAttr attr;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(sourceValue)) {
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(bytes, /*align=*/64);
+    fill(blob.getMutableData());
+    attr = DenseResourceElementsAttr::get(
+        type, (res.getRawHandle().getKey() + suffix).str(), std::move(blob));
+  } else {
+    SmallVector<char> data(bytes);
+    fill(data);
+    attr = DenseElementsAttr::getFromRawBuffer(type, data);
+  }
+  return arith::ConstantOp::create(b, loc, type, attr);
+}
+
 struct OutlineMatmul : OutlinePattern<MatmulOp> {
   using OutlinePattern::OutlinePattern;
   LogicalResult
@@ -339,31 +363,35 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
     if (rhsBytes) {
       // Constant weights are stored transposed (N x K, K contiguous), the
       // layout the tensor-core kernels read.
-      // Weights in a dense_resource blob stay in one (a new blob).
       int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
       auto nkType = RankedTensorType::get({n, k}, rhsType.getElementType());
-      Attribute rhsValue;
-      matchPattern(rhs, m_Constant(&rhsValue));
-      auto transpose = [&](MutableArrayRef<char> t) {
-        for (int64_t i = 0; i < k; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            t[j * k + i] = static_cast<char>((*rhsBytes)[i * n + j]);
-      };
-      TypedAttr attr;
-      if (auto res = dyn_cast<DenseResourceElementsAttr>(rhsValue)) {
-        AsmResourceBlob blob =
-            HeapAsmResourceBlob::allocate(rhsBytes->size(), /*align=*/64);
-        transpose(blob.getMutableData());
-        attr = DenseResourceElementsAttr::get(
-            nkType, (res.getRawHandle().getKey() + "_nk").str(),
-            std::move(blob));
-      } else {
-        SmallVector<char> t(rhsBytes->size());
-        transpose(t);
-        attr = DenseElementsAttr::getFromRawBuffer(nkType, t);
-      }
-      args.add(arith::ConstantOp::create(rewriter, loc, nkType, attr),
-               "rhs_nk");
+      args.add(
+          derivedConstant(rewriter, loc, rhs, nkType, rhsBytes->size(), "_nk",
+                          [&](MutableArrayRef<char> t) {
+                            for (int64_t i = 0; i < k; ++i)
+                              for (int64_t j = 0; j < n; ++j)
+                                t[j * k + i] =
+                                    static_cast<char>((*rhsBytes)[i * n + j]);
+                          }),
+          "rhs_nk");
+    } else if (std::optional<SmallVector<uint8_t>> codes =
+                   kind == MatmulKernelKind::gemv && rhsType.getRank() == 2 &&
+                           rhsType.getDimSize(1) % 2 == 0
+                       ? constantBytes(rhs, /*bits=*/4)
+                       : std::nullopt) {
+      // Constant 4-bit weights for gemv: two codes per byte (K x N/2,
+      // column 2j in the low nibble), half the bytes to stream.
+      int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
+      auto packedType = RankedTensorType::get({k, n / 2}, rewriter.getI8Type());
+      args.add(derivedConstant(
+                   rewriter, loc, rhs, packedType, codes->size() / 2, "_packed",
+                   [&](MutableArrayRef<char> t) {
+                     for (int64_t i = 0; i < k * n / 2; ++i)
+                       t[i] =
+                           static_cast<char>(((*codes)[2 * i] & 0xF) |
+                                             ((*codes)[2 * i + 1] & 0xF) << 4);
+                   }),
+               "rhs_packed");
     } else {
       args.add(rhs, "rhs");
     }

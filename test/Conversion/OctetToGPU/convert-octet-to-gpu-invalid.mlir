@@ -48,3 +48,10 @@ module attributes {octet.target = #octet.target<"sm_80">} {
 // expected-error @below {{launch stub: octet.cuda.resident must list roles of the stub's arguments}}
 func.func private @octet_cuda_quantize_0(memref<4xf32>, memref<f32>) -> memref<4xi8> attributes {octet.cuda.op = "quantize", octet.cuda.roles = ["input", "out_scale"], octet.cuda.resident = ["scale"], octet.cuda.schemes = {out_scheme = #octet.scheme<i8>}}
 }
+
+// -----
+
+module attributes {octet.target = #octet.target<"sm_90a">} {
+// expected-error @below {{matmul launch stub: 'rhs_packed' (4-bit codes two per byte) needs the gemv kernel, rank 2 and a 4-bit rhs_scheme}}
+func.func private @octet_cuda_matmul_0(memref<?x8xf16>, memref<8x4xi8>, memref<f32>) -> memref<?x8xf32> attributes {octet.cuda.kernel = "gemv", octet.cuda.op = "matmul", octet.cuda.roles = ["lhs", "rhs_packed", "rhs_scale"], octet.cuda.schemes = {rhs_scheme = #octet.scheme<i8>}}
+}

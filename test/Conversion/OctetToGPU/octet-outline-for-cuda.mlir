@@ -162,3 +162,40 @@ func.func @resource_weights(%x: tensor<?x2xi8>, %sx: tensor<f32>) -> tensor<?x3x
     }
   }
 #-}
+
+// -----
+
+// Constant 4-bit weights for gemv with an even N are packed two per byte
+// (K x N/2 bytes, column 2j in the low nibble): 2x4 i4 codes
+// [[1, -2, 3, -4], [5, 6, 7, -8]] become [[0xE1, 0xC3], [0x65, 0x87]].
+module attributes {octet.target = #octet.target<"sm_90a">} {
+// CHECK-LABEL: func.func @packed_weights
+//       CHECK:   %[[P:.*]] = arith.constant dense<{{\[}}[-31, -61], [101, -121]]> : tensor<2x2xi8>
+//       CHECK:   call @octet_cuda_matmul_0(%{{.*}}, %[[P]], %{{.*}})
+// CHECK-LABEL: func.func private @octet_cuda_matmul_0({{.*}}tensor<2x2xi8>
+//  CHECK-SAME:   octet.cuda.kernel = "gemv"
+//  CHECK-SAME:   octet.cuda.resident = ["rhs_packed", "rhs_scale"]
+//  CHECK-SAME:   octet.cuda.roles = ["lhs", "rhs_packed", "rhs_scale"]
+func.func @packed_weights(%x: tensor<?x2xf16>) -> tensor<?x4xf32> {
+  %w = arith.constant dense<[[1, -2, 3, -4], [5, 6, 7, -8]]> : tensor<2x4xi4>
+  %sw = arith.constant dense<0.5> : tensor<4xf32>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<4xf32>) rhs_scheme <i4, per_axis(1)>
+         : tensor<?x2xf16>, tensor<2x4xi4> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+}
+
+// -----
+
+// An odd N keeps one code per byte.
+module attributes {octet.target = #octet.target<"sm_90a">} {
+// CHECK-LABEL: func.func @odd_n
+//       CHECK:   octet.cuda.roles = ["lhs", "rhs", "rhs_scale"]
+func.func @odd_n(%x: tensor<?x2xf16>) -> tensor<?x3xf32> {
+  %w = arith.constant dense<[[1, -2, 3], [5, 6, 7]]> : tensor<2x3xi4>
+  %sw = arith.constant dense<0.5> : tensor<3xf32>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<3xf32>) rhs_scheme <i4, per_axis(1)>
+         : tensor<?x2xf16>, tensor<2x3xi4> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+}
