@@ -8,6 +8,9 @@
 //   gemv-w8a16   octet's weight-only decode GEMV, f16 x int8 [K x N] with
 //                per-channel scales, 8192 x 8192, rotating over 16 weight
 //                matrices (1 GiB) so that the 60 MB L2 serves none of them
+//   gemv-w4a16   the same GEMV on i4 weights packed two per byte (as
+//                constant weights are compiled), scales per group of 128,
+//                rotating over 32 matrices (1 GiB)
 //   gemm-fp8     octet's wgmma kernel, e4m3 x e4m3 -> bf16, against
 //                cuBLASLt (same layouts: A [M x K], B^T [N x K], "TN")
 //   gemm-int8    octet's wgmma kernel, s8 x s8 -> f32, against cuBLASLt
@@ -234,6 +237,23 @@ __global__ void refGemv(const __half *x, const int8_t *w, const float *s,
   y[n] = float(acc) * s[n];
 }
 
+/// Reference W4A16 GEMV on packed i4 codes (column 2j of a row in the low
+/// nibble of byte j) with scales per group of 128 rows:
+/// y[n] = sum_k x[k] * code(k, n) * s[k / 128, n].
+__global__ void refGemv4(const __half *x, const uint8_t *w, const float *s,
+                         float *y, int64_t N, int64_t K) {
+  int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (n >= N)
+    return;
+  double acc = 0;
+  for (int64_t k = 0; k < K; ++k) {
+    int code = (w[k * (N / 2) + n / 2] >> (4 * (n % 2))) & 0xF;
+    code = code >= 8 ? code - 16 : code;
+    acc += double(__half2float(x[k])) * code * s[(k / 128) * N + n];
+  }
+  y[n] = float(acc);
+}
+
 template <typename T> T *deviceAlloc(int64_t count) {
   void *p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, std::max<int64_t>(1, count) * sizeof(T)));
@@ -410,27 +430,33 @@ double benchRead(cudaStream_t s, bool quick, int sms) {
   return gbps;
 }
 
+/// The decode GEMV (M = 1, 8192 x 8192): W8A16 (int8, per-channel scales)
+/// or, with `w4`, W4A16 (i4 packed two per byte, scales per group of 128).
 void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
-               double readGbps, bool quick) {
+               double readGbps, bool quick, bool w4) {
+  const char *label = w4 ? "gemv-w4a16" : "gemv-w8a16";
   const KernelInfo *k = mod.find("gemv", 1);
   if (!k)
     k = mod.find("gemv");
   if (!k) {
-    std::printf("gemv-w8a16  no gemv kernel in the manifest\n");
+    std::printf("%s  no gemv kernel in the manifest\n", label);
     ++failures;
     return;
   }
   const int64_t N = 8192, K = 8192, M = 1;
-  const int copies = 16; // 16 x 64 MiB = 1 GiB of weights
+  const int64_t wBytes = w4 ? K * N / 2 : K * N;
+  const int64_t scales = w4 ? (K / 128) * N : N;
+  // 1 GiB of weights: 16 x 64 MiB (int8) or 32 x 32 MiB (i4).
+  const int copies = w4 ? 32 : 16;
   std::vector<int8_t *> w(copies);
   for (int i = 0; i < copies; ++i) {
-    w[i] = deviceAlloc<int8_t>(K * N);
-    fillInt8<<<1024, 256, 0, s>>>(w[i], K * N, 100 + i);
+    w[i] = deviceAlloc<int8_t>(wBytes);
+    fillInt8<<<1024, 256, 0, s>>>(w[i], wBytes, 100 + i);
   }
   __half *x = deviceAlloc<__half>(M * K), *y = deviceAlloc<__half>(M * N);
-  float *scale = deviceAlloc<float>(N), *ref = deviceAlloc<float>(N);
+  float *scale = deviceAlloc<float>(scales), *ref = deviceAlloc<float>(N);
   fillHalf<<<64, 256, 0, s>>>(x, M * K, 7);
-  fillFloat<<<64, 256, 0, s>>>(scale, N, 1e-3f, 2e-3f, 8);
+  fillFloat<<<64, 256, 0, s>>>(scale, scales, 1e-3f, 2e-3f, 8);
   int64_t chunk, split;
   gemvSplit(M, N, K, chunk, split);
   float *ws = deviceAlloc<float>(split * M * N);
@@ -452,13 +478,17 @@ void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
     a.ptrs[MatmulArgs::B] = w[i % copies];
     launchMatmul(*k, a, s);
   });
-  double bytes = double(K) * N + 2.0 * M * K + 2.0 * M * N;
+  double bytes = double(wBytes) + 4.0 * scales + 2.0 * M * K + 2.0 * M * N;
   double gbps = bytes / (ms * 1e-3) / 1e9;
 
   // Check the last product against a double-precision reference.
   a.ptrs[MatmulArgs::B] = w[0];
   launchMatmul(*k, a, s);
-  refGemv<<<ceilDiv(N, 256), 256, 0, s>>>(x, w[0], scale, ref, N, K);
+  if (w4)
+    refGemv4<<<ceilDiv(N, 256), 256, 0, s>>>(
+        x, reinterpret_cast<const uint8_t *>(w[0]), scale, ref, N, K);
+  else
+    refGemv<<<ceilDiv(N, 256), 256, 0, s>>>(x, w[0], scale, ref, N, K);
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::vector<__half> got(N);
   std::vector<float> want(N);
@@ -472,10 +502,12 @@ void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
   bool ok = worst < 1e-2;
   failures += !ok;
   double ratio = gbps / readGbps;
-  std::printf("gemv-w8a16  %lldx%lld int8, f16 x, 1 GiB rotated %8.1f GB/s  "
+  std::printf("%s  %lldx%lld %s, f16 x, 1 GiB rotated %8.1f GB/s  "
               "%.2fx read-only (target >= 0.85: %s), %.2fx copy  %s (max rel "
               "err %.1e)  [%s, %.1f us]\n",
-              (long long)K, (long long)N, gbps, ratio, verdict(ratio, 0.85),
+              label, (long long)K, (long long)N,
+              w4 ? "i4 packed, g128" : "int8", gbps, ratio,
+              verdict(ratio, 0.85),
               gbps / copyGbps, ok ? "check ok" : "CHECK FAILED", worst,
               k->name.c_str(), ms * 1e3);
   for (int8_t *p : w)
@@ -637,13 +669,18 @@ int main(int argc, char **argv) {
 
   double copy = benchCopy(s, quick);
   double read = benchRead(s, quick, sms);
-  OctetModule gemv, fp8, fp8Wide, int8;
+  OctetModule gemv, gemv4, fp8, fp8Wide, int8;
   std::string arch = major == 9 ? "sm90a" : "sm" + std::to_string(major) +
                                                 std::to_string(minor);
   if (loadModule(dir + "/gemv_w8a16_" + arch + ".cubin", gemv))
-    benchGemv(gemv, s, copy, read, quick);
+    benchGemv(gemv, s, copy, read, quick, /*w4=*/false);
   else
     std::printf("gemv-w8a16  no cubin for %s in %s\n", arch.c_str(),
+                dir.c_str());
+  if (loadModule(dir + "/gemv_w4a16_" + arch + ".cubin", gemv4))
+    benchGemv(gemv4, s, copy, read, quick, /*w4=*/true);
+  else
+    std::printf("gemv-w4a16  no cubin for %s in %s\n", arch.c_str(),
                 dir.c_str());
   bool haveFp8 = loadModule(dir + "/gemm_fp8_" + arch + ".cubin", fp8);
   bool haveFp8Wide =
