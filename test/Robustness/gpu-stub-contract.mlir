@@ -29,7 +29,7 @@ func.func private @octet_cuda_matmul_1(memref<?x64xi8>, memref<64x32xi8>, memref
 // -----
 
 module attributes {octet.target = #octet.target<"sm_80">} {
-// expected-error @below {{matmul launch stub needs an 'lhs' and an 'rhs' (or 'rhs_nk') argument of rank 2 or 3 and one result}}
+// expected-error @below {{matmul launch stub needs an 'lhs' and an 'rhs' (or 'rhs_nk', 'rhs_packed') argument of rank 2 or 3 and one result}}
 func.func private @octet_cuda_matmul_1(memref<64xi8>, memref<64x32xi8>, memref<f32>, memref<f32>) -> memref<32xf32> attributes {octet.cuda.kernel = "mma_sync", octet.cuda.op = "matmul", octet.cuda.roles = ["lhs", "rhs", "lhs_scale", "rhs_scale"], octet.cuda.schemes = {lhs_scheme = #octet.scheme<i8>, rhs_scheme = #octet.scheme<i8>}}
 }
 
