@@ -92,16 +92,6 @@ static bool isByteInteger(SchemeAttr scheme) {
          scheme.getFormat() == StorageFormat::u8;
 }
 
-std::optional<ArrayRef<char>>
-mlir::octet::cpu::rawBytes(ElementsAttr attr) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
-    return dense.getRawData();
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
 /// Matches `rhs` = constant or `linalg.transpose` [1, 0] of a constant with
 /// readable bytes (dense or a dense_resource blob).
 static bool matchRhsConstant(Value rhs, Plan &plan) {

@@ -10,6 +10,7 @@
 #ifndef OCTET_LIB_CONVERSION_OCTETTOCPU_MATMULPLAN_H
 #define OCTET_LIB_CONVERSION_OCTETTOCPU_MATMULPLAN_H
 
+#include "octet/Conversion/OctetCommon/ConstantBytes.h"
 #include "octet/Conversion/OctetToCPU/CpuKernels.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 
@@ -48,9 +49,6 @@ struct FloatContraction {
 /// The kernel family that runs an octet.matmul under `strategy`; none when
 /// the generated kernels do not (the portable lowering does).
 std::optional<Isa> getKernelIsa(StrategyAttr strategy, MatmulOp op);
-
-/// The raw bytes of a 1-byte-element constant, or none.
-std::optional<ArrayRef<char>> rawBytes(ElementsAttr attr);
 
 /// Checks that `op` is covered and fills the kernel description; the
 /// reason otherwise.

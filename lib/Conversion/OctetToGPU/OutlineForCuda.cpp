@@ -13,14 +13,14 @@
 
 #include "Kernels.h"
 
+#include "octet/Conversion/OctetCommon/ConstantBytes.h"
 #include "octet/Conversion/OctetToGPU/OctetToGPU.h"
 #include "octet/Conversion/Passes.h"
+#include "octet/Runtime/Numerics.h"
 #include "octet/Target/Capabilities.h"
 #include "octet/Target/Strategy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -293,13 +293,11 @@ std::optional<SmallVector<uint8_t>> constantBytes(Value v, unsigned bits = 8) {
   if (!type || !type.hasStaticShape() ||
       type.getElementType().getIntOrFloatBitWidth() != bits)
     return std::nullopt;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob ||
-        blob->getData().size() != static_cast<size_t>(type.getNumElements()))
+  if (isa<DenseResourceElementsAttr>(value)) {
+    std::optional<ArrayRef<char>> data = rawBytes(cast<ElementsAttr>(value));
+    if (!data || data->size() != static_cast<size_t>(type.getNumElements()))
       return std::nullopt;
-    ArrayRef<char> data = blob->getData();
-    return SmallVector<uint8_t>(data.begin(), data.end());
+    return SmallVector<uint8_t>(data->begin(), data->end());
   }
   auto attr = dyn_cast<DenseElementsAttr>(value);
   if (!attr)
@@ -386,10 +384,11 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
       args.add(derivedConstant(
                    rewriter, loc, rhs, packedType, codes->size() / 2, "_packed",
                    [&](MutableArrayRef<char> t) {
-                     for (int64_t i = 0; i < k * n / 2; ++i)
-                       t[i] =
-                           static_cast<char>(((*codes)[2 * i] & 0xF) |
-                                             ((*codes)[2 * i + 1] & 0xF) << 4);
+                     // Rows of even length: packing the whole row-major
+                     // array packs each row.
+                     ::octet::numerics::packNibbles(
+                         reinterpret_cast<const int8_t *>(codes->data()),
+                         codes->size(), reinterpret_cast<uint8_t *>(t.data()));
                    }),
                "rhs_packed");
     } else {
@@ -439,7 +438,7 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
 };
 
 struct OctetOutlineForCudaPass
-    : octet::impl::OctetOutlineForCudaBase<OctetOutlineForCudaPass> {
+    : mlir::octet::impl::OctetOutlineForCudaBase<OctetOutlineForCudaPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
