@@ -27,7 +27,10 @@ using namespace mlir::octet;
 /// Element-wise linalg, fusion, then One-Shot Bufferize (identity layouts
 /// at function boundaries) and buffer deallocation: the part the host and
 /// CUDA lowerings share before their backends.
-static void addFuseAndBufferize(OpPassManager &pm) {
+/// `deviceEncoding`: a tensor's encoding is its memref memory space (the
+/// CUDA lowering's device tensors, octet-outline-for-cuda).
+static void addFuseAndBufferize(OpPassManager &pm,
+                                bool deviceEncoding = false) {
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
@@ -35,6 +38,7 @@ static void addFuseAndBufferize(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.useEncodingForMemorySpace = deviceEncoding;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
 }
@@ -418,7 +422,7 @@ void octet::buildLowerToCudaPipeline(OpPassManager &pm,
   select.strict = o.strict;
   pm.addPass(createOctetSelectLowering(select));
   pm.addPass(createOctetOutlineForCuda());
-  addFuseAndBufferize(pm);
+  addFuseAndBufferize(pm, /*deviceEncoding=*/true);
   pm.addPass(createConvertBufferizationToMemRefPass());
   ConvertOctetToGPUOptions gpu;
   gpu.wgmmaTileN = o.wgmmaTileN;

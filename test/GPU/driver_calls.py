@@ -13,10 +13,14 @@ allocation rules of docs/cuda.md:
     every buffer comes from cuMemAllocAsync and all but the resident ones
     (--resident-buffers) go back with cuMemFreeAsync in the same call;
     with --sync (the fake device reports no memory pools) the same with
-    cuMemAlloc / cuMemFree.
+    cuMemAlloc / cuMemFree;
+  - activations stay on the device: a later call uploads the model's input
+    and downloads its output (one copy each, --io-bytes IN,OUT) and, with
+    the stream-ordered allocator, waits for its stream once (for the
+    download: the ops in between are stream-ordered and do not wait).
 
   driver_calls.py --driver FAKE.so --lib LIB.so --shape 32,256
-      --resident-bytes B --resident-buffers N [--sync]
+      --resident-bytes B --resident-buffers N --io-bytes IN,OUT [--sync]
 """
 
 import argparse
@@ -31,7 +35,8 @@ import run_numerics  # noqa: E402
 
 NAMES = ["stream_create", "stream_destroy", "mem_alloc", "mem_free",
          "mem_alloc_async", "mem_free_async", "uploads", "upload_bytes",
-         "downloads", "download_bytes", "launches", "live_blocks"]
+         "downloads", "download_bytes", "launches", "live_blocks",
+         "stream_syncs"]
 
 
 def main():
@@ -41,6 +46,7 @@ def main():
     p.add_argument("--shape", required=True)
     p.add_argument("--resident-bytes", type=int, required=True)
     p.add_argument("--resident-buffers", type=int, required=True)
+    p.add_argument("--io-bytes", required=True)
     p.add_argument("--sync", action="store_true")
     opts = p.parse_args()
     os.environ["OCTET_CUDA_DRIVER"] = os.path.abspath(opts.driver)
@@ -61,6 +67,7 @@ def main():
         print("call %d: %s" % (i + 1, " ".join(
             "%s=%d" % (k, v) for k, v in calls[-1].items())))
     first, second, third = calls
+    io_in, io_out = (int(b) for b in opts.io_bytes.split(","))
     alloc, free = (("mem_alloc", "mem_free") if opts.sync
                    else ("mem_alloc_async", "mem_free_async"))
     other_alloc, other_free = (("mem_alloc_async", "mem_free_async")
@@ -77,7 +84,14 @@ def main():
          and first[alloc] - first[free] == opts.resident_buffers
          and second[alloc] == second[free] and second[alloc] > 0),
         ("kernels launched", all(c["launches"] > 0 for c in calls)),
+        ("later calls copy the input and the output only",
+         [second[k] for k in ("uploads", "upload_bytes", "downloads",
+                              "download_bytes")] == [1, io_in, 1, io_out]),
     ]
+    if not opts.sync:
+        # (cuMemFree waits for the device: with --sync every free does.)
+        checks.append(("later calls wait for the stream once",
+                       second["stream_syncs"] == 1))
     ok = True
     for name, good in checks:
         print("%s: %s" % (name, "ok" if good else "FAIL"))

@@ -6,14 +6,16 @@ order: the Bounds promise), and the quantized CPU build against the float
 model by cosine similarity (--min-cosine).
 
   mlp_libs.py --float F.so --cpu Q_CPU.so --gpu Q_GPU.so
-      [--resident-bytes B]
+      [--resident-bytes B [--io-only]]
 
 With --resident-bytes (the bytes of the model's quantized weights and
 their parameters, from the shapes) the GPU build is called three times
 and its copies counted (octet_emu_copy_stats): the first call must upload
 exactly B bytes more than the second (the weights, which stay on the
 device), the second and third must copy the same, and every call must
-give the same output.
+give the same output. With --io-only as well, the later calls must copy
+only the model's input up and its output back (one copy each: the
+activations between the octet ops stay on the device).
 
 With --time N (scripts/gpu-check, on a GPU) the GPU and CPU builds are
 each called N times more and their first call and median time printed.
@@ -41,6 +43,7 @@ def main():
     p.add_argument("--tol", type=float, default=1e-5)
     p.add_argument("--min-cosine", type=float, default=0.99)
     p.add_argument("--resident-bytes", type=int)
+    p.add_argument("--io-only", action="store_true")
     p.add_argument("--time", type=int, default=0)
     opts = p.parse_args()
     x = np.random.default_rng(5).standard_normal((32, 256)).astype(np.float32)
@@ -48,7 +51,8 @@ def main():
             for path in (opts.flt, opts.cpu, opts.gpu)]
     ok_copies = True
     if opts.resident_bytes is not None:
-        ok_copies = check_copies(libs[2], x, opts.resident_bytes)
+        ok_copies = check_copies(libs[2], x, opts.resident_bytes,
+                                 opts.io_only)
     out, first = [], []
     for lib in libs:
         t0 = time.perf_counter()
@@ -76,7 +80,7 @@ def main():
     return 0 if ok_gpu and ok_cos and ok_copies else 1
 
 
-def check_copies(lib, x, resident):
+def check_copies(lib, x, resident, io_only):
     """Calls `forward` three times, counting the copies of each call."""
     stats = (ctypes.c_int64 * 4)()
     calls, outs = [], []
@@ -97,6 +101,13 @@ def check_copies(lib, x, resident):
           % (first_extra,
              "ok" if ok else "FAIL, expected %d bytes, the later calls "
              "alike and the same output" % resident))
+    if io_only:
+        io = [1, x.nbytes, 1, outs[0].nbytes]
+        ok_io = calls[1] == io
+        print("later calls copy the input and the output only: %s"
+              % ("ok" if ok_io else "FAIL, expected %s (uploads, bytes, "
+                 "downloads, bytes), got %s" % (io, calls[1])))
+        ok = ok and ok_io
     return ok
 
 

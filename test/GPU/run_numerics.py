@@ -251,6 +251,7 @@ CASES = {
     "params_group_u8": (["f16"], "exact", None),
     "params_tensor_e4m3": (["f32"], "exact", None),
     "params_mx_e4m3": (["f32_specials"], "exact", None),
+    "chain_host_between": (["f32", "i8", "scale"], "exact", None),
 }
 
 # ---------------------------------------------------------------------------

@@ -405,7 +405,23 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
     // with func.func private @octet_cuda_matmul_0(...)
     //   attributes {octet.cuda.kernel = "wgmma", octet.cuda.op = "matmul", ...}
     ```
+
+    Activations stay on the device between octet ops: every stub result is
+    a device tensor (encoding `1 : i64`, the memref memory space after
+    bufferization); an argument that is neither a constant (constants are
+    uploaded once and kept, `octet.cuda.resident`) nor a stub's result is
+    copied to the device once, by a call of an `upload` stub after its
+    definition; a result that a host op uses (a float op between octet
+    ops, the function's return) is copied back once, by a `download` stub
+    after the producing stub. A model made only of octet ops copies its
+    inputs and outputs and nothing else. `host-activations=true` restores
+    the per-op copies (every stub takes and returns host tensors).
   }];
+  let options = [
+    Option<"hostActivations", "host-activations", "bool", /*default=*/"false",
+           "Copy every stub's activations to the device and back per op "
+           "instead of keeping them on the device between octet ops">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect"
@@ -419,11 +435,19 @@ def ConvertOctetToGPU : Pass<"convert-octet-to-gpu", "::mlir::ModuleOp"> {
     Runs after bufferization (the stubs' signatures are identity-layout
     memrefs) and buffer deallocation, which does not accept gpu dialect
     ops. Each launch stub left by `octet-outline-for-cuda` gets a
-    stream-ordered body: `gpu.alloc` and `gpu.memcpy` of its inputs, helper
-    kernels (B transposed to N x K for the tensor-core kernels; row and
-    column sums of the codes for zero points), the `gpu.launch_func`, a
-    copy of the result into a new host buffer that the stub returns, and
-    `gpu.dealloc`/`gpu.wait`.
+    stream-ordered body: its inputs on the device (arguments in memory
+    space 1 are device buffers and used as they are; constants listed in
+    `octet.cuda.resident` are uploaded by the first call and kept; other
+    host arguments get `gpu.alloc` and `gpu.memcpy`), helper kernels (B
+    transposed to N x K for the tensor-core kernels; row and column sums of
+    the codes for zero points), the `gpu.launch_func`, the result (a
+    memory-space-1 result is the device buffer itself; a host result is
+    copied into a new host buffer), `gpu.dealloc` of the temporaries and,
+    if anything was copied to the host, `gpu.wait`. `upload` and
+    `download` stubs copy one buffer between host memory and memory space
+    1. In the other functions, `memref.dealloc` of a memory-space-1 buffer
+    becomes a stream-ordered `gpu.dealloc`; a host op that reads or writes
+    one is an error.
 
     The kernels go into `gpu.module @octet_kernels` with the NVVM target of
     the module's `#octet.target` (chip = the target name, PTX ISA at least

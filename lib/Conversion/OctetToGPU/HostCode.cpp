@@ -3,13 +3,16 @@
 // The host side of convert-octet-to-gpu: the body of each launch stub
 // (HostCode.h), stream-ordered:
 //
-//   gpu.wait async -> gpu.alloc + gpu.memcpy of each input -> helper
+//   gpu.wait async -> the inputs on the device (deviceArg) -> helper
 //   kernels (B transposed to N x K for the tensor-core kernels, row and
-//   column sums for zero points) -> the kernel -> gpu.memcpy of the result
-//   into a new host buffer -> gpu.dealloc -> gpu.wait
+//   column sums for zero points) -> the kernel -> the result
+//   (HostCode::result) -> gpu.dealloc -> gpu.wait if a result went to the
+//   host
 //
 // Constant inputs (octet.cuda.resident) are uploaded by the stub's first
-// call only and stay on the device (HostCode::resident).
+// call only and stay on the device (HostCode::resident); device arguments
+// (memory space 1) are used as they are, device results returned as they
+// are.
 //
 // The matmul body is written in named steps: the kernel configuration, the
 // kernels, the sizes, the inputs on the device, the zero-point sums, the
@@ -56,9 +59,9 @@ Value HostCode::resident(Value host, StringRef slot) {
     auto type = cast<MemRefType>(host.getType());
     Value t =
         gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
-    auto alloc = gpu::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        tokenType, ValueRange{t}, dynamicSizes(host), ValueRange{}, UnitAttr());
+    auto alloc =
+        gpu::AllocOp::create(b, loc, plainType(type), tokenType, ValueRange{t},
+                             dynamicSizes(host), ValueRange{}, UnitAttr());
     Value dev = alloc.getMemref();
     t = gpu::MemcpyOp::create(b, loc, tokenType,
                               ValueRange{alloc.getAsyncToken()}, dev, host)
@@ -98,8 +101,8 @@ Value HostCode::resident(Value host, StringRef slot) {
 
 Value cuda::deviceArg(HostCode &h, const StubArgs &args, StringRef role) {
   Value v = args.get(role);
-  if (!v)
-    return Value();
+  if (!v || args.onDevice.contains(role))
+    return v;
   if (args.resident.contains(role))
     return h.resident(v, (args.stub + "_" + role + "_dev").str());
   return h.upload(v);
@@ -168,7 +171,7 @@ Value cuda::elementwiseBody(HostCode &h, KernelModule &km, func::FuncOp stub,
   Value blocks = arith::MinUIOp::create(h.b, h.loc, h.ceilDiv(numel, 256),
                                         h.index(65535));
   h.launch(kernel, blocks, h.index(1), h.index(1), kargs);
-  return h.download(out);
+  return h.result(out, outType);
 }
 
 SmallVector<Value> cuda::computeParamsBody(HostCode &h, KernelModule &km,
@@ -217,9 +220,9 @@ SmallVector<Value> cuda::computeParamsBody(HostCode &h, KernelModule &km,
   SmallVector<Value> kargs{h.pointer(in), h.pointer(scale), h.pointer(zp)};
   kargs.append(dims);
   h.launch(kernel, groups, h.index(1), h.index(1), kargs);
-  SmallVector<Value> results{h.download(scale)};
+  SmallVector<Value> results{h.result(scale, scaleType)};
   if (zp)
-    results.push_back(h.download(zp));
+    results.push_back(h.result(zp, stub.getResultTypes()[1]));
   return results;
 }
 //===----------------------------------------------------------------------===//
@@ -517,5 +520,5 @@ Value cuda::matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
   } else {
     h.launch(kernel, grid.gx, grid.gy, grid.gz, kargs);
   }
-  return h.download(d.out);
+  return h.result(d.out, stub.getResultTypes()[0]);
 }

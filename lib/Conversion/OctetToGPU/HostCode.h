@@ -111,20 +111,30 @@ public:
     return sizes;
   }
 
-  /// A device buffer of `type` (freed at the end).
+  /// `type` (identity layout) without a memory space. Inside a stub,
+  /// device buffers are plain memrefs (what gpu.alloc's lowering makes);
+  /// at its boundary they are cast to and from kCudaDeviceMemorySpace.
+  static MemRefType plainType(MemRefType type) {
+    return MemRefType::get(type.getShape(), type.getElementType());
+  }
+
+  /// A device buffer of `type`'s shape and element type (freed at the end
+  /// unless the stub returns it, result()).
   Value alloc(MemRefType type, ValueRange dynSizes) {
-    auto op = gpu::AllocOp::create(b, loc, type, tokenType, ValueRange{token},
-                                   dynSizes, ValueRange{}, UnitAttr());
+    auto op = gpu::AllocOp::create(b, loc, plainType(type), tokenType,
+                                   ValueRange{token}, dynSizes, ValueRange{},
+                                   UnitAttr());
     token = op.getAsyncToken();
     buffers.push_back(op.getMemref());
     return op.getMemref();
   }
 
-  /// A device copy of the host buffer `host`.
+  /// A device copy of the host buffer `host`. (A copy from pageable host
+  /// memory returns once the driver has taken the bytes, so the caller may
+  /// reuse `host` without waiting.)
   Value upload(Value host) {
     auto type = cast<MemRefType>(host.getType());
-    Value dev = alloc(MemRefType::get(type.getShape(), type.getElementType()),
-                      dynamicSizes(host));
+    Value dev = alloc(type, dynamicSizes(host));
     token = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{token}, dev,
                                   host)
                 .getAsyncToken();
@@ -139,14 +149,27 @@ public:
   /// lives as long as the process.
   Value resident(Value host, StringRef slot);
 
-  /// A new host buffer with the contents of the device buffer `dev`.
+  /// A new host buffer with the contents of the device buffer `dev`; the
+  /// stub waits for its stream at the end (finish()).
   Value download(Value dev) {
     auto type = cast<MemRefType>(dev.getType());
-    Value host = memref::AllocOp::create(b, loc, type, dynamicSizes(dev));
+    Value host =
+        memref::AllocOp::create(b, loc, plainType(type), dynamicSizes(dev));
     token = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{token}, host,
                                   dev)
                 .getAsyncToken();
+    synchronize = true;
     return host;
+  }
+
+  /// The stub's result of `resultType` from the device buffer `dev`: `dev`
+  /// itself (no longer freed at the end) for a device result, else a host
+  /// copy.
+  Value result(Value dev, Type resultType) {
+    if (!isCudaDeviceMemRef(resultType))
+      return download(dev);
+    llvm::erase(buffers, dev);
+    return memref::MemorySpaceCastOp::create(b, loc, resultType, dev);
   }
 
   void memsetZero(Value dev) {
@@ -197,12 +220,17 @@ public:
            arith::SelectOp::create(b, loc, cond, zero, gridB[2]), args);
   }
 
-  /// Frees the device buffers and waits for the stream.
+  /// Frees the device buffers (stream-ordered) and, if the stub copies a
+  /// result to the host, waits for the stream. A stub whose results stay on
+  /// the device returns with its work in flight: every stub of a thread
+  /// runs on that thread's stream (octet_mgpuStreamCreate), so the next
+  /// stub's kernels, the frees and the final download are ordered after it.
   void finish() {
     for (Value buf : buffers)
       token = gpu::DeallocOp::create(b, loc, tokenType, ValueRange{token}, buf)
                   .getAsyncToken();
-    gpu::WaitOp::create(b, loc, Type(), ValueRange{token});
+    if (synchronize)
+      gpu::WaitOp::create(b, loc, Type(), ValueRange{token});
   }
 
   OpBuilder &b;
@@ -210,14 +238,16 @@ public:
   Type tokenType;
   Value token;
   SmallVector<Value> buffers;
+  bool synchronize = false;
 };
 
-/// The stub's arguments by role, and the roles whose argument is a
-/// constant at the call site (kCudaResidentAttr).
+/// The stub's arguments by role, the roles whose argument is a constant
+/// at the call site (kCudaResidentAttr) and those already on the device
+/// (kCudaDeviceMemorySpace; byRole holds them cast to plain memrefs).
 struct StubArgs {
   std::string stub;
   llvm::StringMap<Value> byRole;
-  llvm::StringSet<> resident;
+  llvm::StringSet<> resident, onDevice;
   Value get(StringRef role) const { return byRole.lookup(role); }
 };
 

@@ -5,14 +5,18 @@
 // into gpu.module @octet_kernels (NVVM target of the module's
 // #octet.target). A stub body:
 //
-//   gpu.wait async -> gpu.alloc + gpu.memcpy of each input -> helper
-//   kernels (B transposed to N x K for the tensor-core kernels, row and
-//   column sums for zero points) -> the kernel -> gpu.memcpy of the result
-//   into a new host buffer -> gpu.dealloc -> gpu.wait
+//   gpu.wait async -> the inputs on the device -> helper kernels (B
+//   transposed to N x K for the tensor-core kernels, row and column sums
+//   for zero points) -> the kernel -> the result -> gpu.dealloc of the
+//   temporaries [-> gpu.wait, when the result is copied to the host]
 //
 // Inputs the stub marks constant (octet.cuda.resident: the weights and
 // their parameters) are not copied per call: the first call uploads them
 // and keeps their device address in a global (HostCode::resident).
+// Arguments and results in memory space 1 (kCudaDeviceMemorySpace: the
+// activations between octet ops) are device buffers, used and returned
+// without a copy; upload/download stubs copy at the edges, and the host
+// code's frees of device buffers become gpu.dealloc here.
 //
 // Kernels take generic pointers and i64 sizes (Kernels.h, docs/cuda.md);
 // identical kernels are shared between stubs. This file checks the stubs
@@ -60,13 +64,13 @@ namespace {
 LogicalResult verifyStubContract(func::FuncOp stub) {
   auto opAttr = stub->getAttrOfType<StringAttr>(kCudaOpAttr);
   StringRef op = opAttr ? opAttr.getValue() : StringRef();
-  if (!llvm::is_contained({"matmul", "compute_params", "quantize",
-                           "dequantize", "requantize"},
+  if (!llvm::is_contained({"matmul", "compute_params", "quantize", "dequantize",
+                           "requantize", "upload", "download"},
                           op))
     return stub.emitError()
            << "launch stub: " << kCudaOpAttr
            << " must be one of matmul, compute_params, quantize, "
-              "dequantize, requantize";
+              "dequantize, requantize, upload, download";
   auto roles = stub->getAttrOfType<ArrayAttr>(kCudaRolesAttr);
   if (!roles || roles.size() != stub.getNumArguments() ||
       !llvm::all_of(roles, [](Attribute a) { return isa<StringAttr>(a); }))
@@ -132,6 +136,27 @@ LogicalResult verifyStubContract(func::FuncOp stub) {
       return needSchemes({"lhs_scheme", "rhs_scheme"});
     return needSchemes({"rhs_scheme"});
   }
+  if (op == "upload" || op == "download") {
+    // A copy between host memory and the device memory space.
+    bool up = op == "upload";
+    auto in = stub.getNumArguments() == 1
+                  ? dyn_cast<MemRefType>(stub.getArgumentTypes()[0])
+                  : MemRefType();
+    auto out = results == 1 ? dyn_cast<MemRefType>(stub.getResultTypes()[0])
+                            : MemRefType();
+    if (!has("input") || !in || !out || in.getShape() != out.getShape() ||
+        in.getElementType() != out.getElementType() ||
+        isCudaDeviceMemRef(in) == up || isCudaDeviceMemRef(out) != up)
+      return stub.emitError()
+             << "launch stub '" << op << "' needs one 'input' argument in "
+             << (up ? "host memory"
+                    : "the device memory space ("
+                      "memref memory space 1)")
+             << " and one result of its shape and element type in "
+             << (up ? "the device memory space (memref memory space 1)"
+                    : "host memory");
+    return success();
+  }
   if (!has("input") || results < 1 ||
       results > (op == "compute_params" ? 2u : 1u))
     return stub.emitError() << "launch stub '" << op
@@ -169,14 +194,28 @@ LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
   b.setInsertionPointToStart(entry);
   StubArgs args;
   args.stub = stub.getSymName().str();
-  for (auto [role, arg] : llvm::zip(roles, entry->getArguments()))
-    args.byRole[cast<StringAttr>(role).getValue()] = arg;
+  for (auto [role, arg] : llvm::zip(roles, entry->getArguments())) {
+    StringRef name = cast<StringAttr>(role).getValue();
+    Value v = arg;
+    if (isCudaDeviceMemRef(v.getType())) {
+      v = memref::MemorySpaceCastOp::create(
+          b, stub.getLoc(), HostCode::plainType(cast<MemRefType>(v.getType())),
+          v);
+      args.onDevice.insert(name);
+    }
+    args.byRole[name] = v;
+  }
   if (auto resident = stub->getAttrOfType<ArrayAttr>(kCudaResidentAttr))
     for (Attribute r : resident)
       args.resident.insert(cast<StringAttr>(r).getValue());
   HostCode h(b, stub.getLoc());
   SmallVector<Value> results;
-  if (op == "matmul")
+  if (op == "upload")
+    results.push_back(
+        h.result(h.upload(args.get("input")), stub.getResultTypes()[0]));
+  else if (op == "download")
+    results.push_back(h.download(args.get("input")));
+  else if (op == "matmul")
     results.push_back(matmulBody(h, km, stub, args, tuning));
   else if (op == "compute_params")
     results = computeParamsBody(h, km, stub, args);
@@ -190,6 +229,51 @@ LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
   // Internal to the compiled library.
   stub->setAttr("llvm.linkage", LLVM::LinkageAttr::get(
                                     stub.getContext(), LLVM::Linkage::Internal));
+  return success();
+}
+
+/// The host side of device buffers outside the stubs: the buffer
+/// deallocation pipeline frees the device results of stubs with
+/// memref.dealloc, which becomes a stream-ordered gpu.dealloc; a host op
+/// that reads or writes a device buffer is an error (the outlining copies
+/// every value a host op uses back to the host).
+LogicalResult lowerDeviceBuffersOnHost(func::FuncOp func) {
+  SmallVector<memref::DeallocOp> frees;
+  WalkResult walk = func.walk([&](Operation *op) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (isCudaDeviceMemRef(dealloc.getMemref().getType()))
+        frees.push_back(dealloc);
+      return WalkResult::advance();
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::advance();
+    for (Value v : op->getOperands()) {
+      if (!isCudaDeviceMemRef(v.getType()))
+        continue;
+      if (effects.getEffectOnValue<MemoryEffects::Read>(v) ||
+          effects.getEffectOnValue<MemoryEffects::Write>(v)) {
+        op->emitError() << "a host op uses a device buffer (" << v.getType()
+                        << "); only launch stubs may";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (memref::DeallocOp dealloc : frees) {
+    OpBuilder b(dealloc);
+    Location loc = dealloc.getLoc();
+    Type token = gpu::AsyncTokenType::get(b.getContext());
+    Value t = gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
+    Value plain = memref::MemorySpaceCastOp::create(
+        b, loc,
+        HostCode::plainType(cast<MemRefType>(dealloc.getMemref().getType())),
+        dealloc.getMemref());
+    gpu::DeallocOp::create(b, loc, token, ValueRange{t}, plain);
+    dealloc.erase();
+  }
   return success();
 }
 
@@ -247,8 +331,15 @@ struct ConvertOctetToGPUPass
                     UnitAttr::get(module.getContext()));
     KernelModule km(module, **info);
     Tuning tuning{wgmmaTileN, wgmmaStages, gemvRows};
+    SmallVector<func::FuncOp> hostFuncs;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f->hasAttr(kCudaOpAttr) && !f.isExternal())
+        hostFuncs.push_back(f);
     for (func::FuncOp stub : stubs)
       if (failed(buildStub(stub, km, tuning)))
+        return signalPassFailure();
+    for (func::FuncOp f : hostFuncs)
+      if (failed(lowerDeviceBuffersOnHost(f)))
         return signalPassFailure();
     if (!manifest.empty()) {
       std::string error;
@@ -265,6 +356,13 @@ struct ConvertOctetToGPUPass
 };
 
 } // namespace
+
+bool octet::isCudaDeviceMemRef(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  auto space = memref ? dyn_cast_or_null<IntegerAttr>(memref.getMemorySpace())
+                      : IntegerAttr();
+  return space && space.getInt() == kCudaDeviceMemorySpace;
+}
 
 LogicalResult octet::writeCudaKernelManifest(ModuleOp module,
                                              raw_ostream &os) {

@@ -25,6 +25,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 namespace octet {
@@ -46,10 +47,9 @@ struct StubFactory {
   const tgt::TargetInfo *target;
   unsigned counter = 0;
 
-  func::FuncOp create(ConversionPatternRewriter &rewriter, Operation *op,
-                      StringRef kind, ValueRange args,
-                      ArrayRef<std::string> roles, TypeRange results,
-                      DictionaryAttr schemes,
+  func::FuncOp create(OpBuilder &rewriter, Operation *op, StringRef kind,
+                      ValueRange args, ArrayRef<std::string> roles,
+                      TypeRange results, DictionaryAttr schemes,
                       ArrayRef<NamedAttribute> extra = {}) {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());
@@ -81,8 +81,12 @@ struct StubFactory {
     stub->setAttr(kCudaSchemesAttr, schemes);
     for (const NamedAttribute &a : extra)
       stub->setAttr(a.getName(), a.getValue());
+    created.insert(stub);
     return stub;
   }
+
+  /// The stubs made by create(), in this run.
+  llvm::DenseSet<Operation *> created;
 };
 
 /// Collects (value, role) pairs, skipping absent optional operands.
@@ -437,8 +441,114 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
   }
 };
 
+/// `type` in the device memory space (kCudaDeviceMemorySpace).
+RankedTensorType onDevice(RankedTensorType type) {
+  return RankedTensorType::get(
+      type.getShape(), type.getElementType(),
+      IntegerAttr::get(IntegerType::get(type.getContext(), 64),
+                       kCudaDeviceMemorySpace));
+}
+
+/// Keeps activations on the device between the stubs of this run: every
+/// stub result becomes a device tensor; a stub argument that is not a
+/// constant (constants are resident) and not a stub's result is uploaded
+/// once, after its definition, by an `upload` stub; a stub result that a
+/// host op uses (another op, scf.yield, the function's return) is
+/// downloaded once, right after the stub, by a `download` stub. So the
+/// host copies only what enters and leaves a chain of octet ops: for a
+/// model made only of octet ops, its inputs and outputs.
+void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<func::CallOp> calls;
+  SymbolTable symbols(module);
+  auto stubOf = [&](Operation *op) -> func::FuncOp {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call)
+      return {};
+    auto f = symbols.lookup<func::FuncOp>(call.getCallee());
+    return f && factory.created.contains(f) ? f : func::FuncOp();
+  };
+  module.walk([&](func::CallOp call) {
+    if (stubOf(call))
+      calls.push_back(call);
+  });
+  // One upload and one download stub per host type.
+  llvm::DenseMap<Type, func::FuncOp> uploadStubs, downloadStubs;
+  auto copyStub = [&](StringRef kind, Operation *at, Type from, Type to,
+                      llvm::DenseMap<Type, func::FuncOp> &cache, Type key) {
+    func::FuncOp &stub = cache[key];
+    if (!stub) {
+      OpBuilder b(ctx);
+      stub = factory.create(b, at, kind, ValueRange{},
+                            ArrayRef<std::string>{"input"}, TypeRange{to},
+                            DictionaryAttr::get(ctx));
+      stub.setFunctionType(FunctionType::get(ctx, {from}, {to}));
+      stub.setArgAttr(0, "bufferization.access", StringAttr::get(ctx, "read"));
+    }
+    return stub;
+  };
+  llvm::DenseMap<Value, Value> uploaded;
+  // The last upload of a block argument in each block: the next goes after
+  // it, so that arguments are uploaded in their order.
+  llvm::DenseMap<Block *, Operation *> lastArgUpload;
+  auto upload = [&](Value host) -> Value {
+    Value &dev = uploaded[host];
+    if (dev)
+      return dev;
+    auto type = cast<RankedTensorType>(host.getType());
+    OpBuilder b(ctx);
+    auto arg = dyn_cast<BlockArgument>(host);
+    Operation *&last = lastArgUpload[arg ? arg.getOwner() : nullptr];
+    if (arg && last)
+      b.setInsertionPointAfter(last);
+    else
+      b.setInsertionPointAfterValue(host);
+    Location loc = host.getLoc();
+    func::FuncOp stub =
+        copyStub("upload", module, type, onDevice(type), uploadStubs, type);
+    auto call = func::CallOp::create(b, loc, stub, host);
+    if (arg)
+      last = call;
+    dev = call.getResult(0);
+    return dev;
+  };
+  for (func::CallOp call : calls) {
+    func::FuncOp stub = stubOf(call);
+    for (OpOperand &operand : call->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || type.getEncoding() || matchPattern(v, m_Constant()))
+        continue;
+      operand.set(upload(v));
+    }
+    OpBuilder b(call);
+    b.setInsertionPointAfter(call);
+    for (OpResult r : call->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(r.getType());
+      if (!type)
+        continue;
+      SmallVector<OpOperand *> hostUses;
+      for (OpOperand &use : r.getUses())
+        if (!stubOf(use.getOwner()))
+          hostUses.push_back(&use);
+      r.setType(onDevice(type));
+      if (hostUses.empty())
+        continue;
+      func::FuncOp down =
+          copyStub("download", call, onDevice(type), type, downloadStubs, type);
+      Value host = func::CallOp::create(b, call.getLoc(), down, r).getResult(0);
+      for (OpOperand *use : hostUses)
+        use->set(host);
+    }
+    stub.setFunctionType(
+        FunctionType::get(ctx, call.getOperandTypes(), call.getResultTypes()));
+  }
+}
+
 struct OctetOutlineForCudaPass
     : mlir::octet::impl::OctetOutlineForCudaBase<OctetOutlineForCudaPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -469,7 +579,9 @@ struct OctetOutlineForCudaPass
                  OutlineComputeParams, OutlineMatmul>(ctx, factory);
     patterns.add<OutlineObserve>(ctx);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!hostActivations)
+      keepActivationsOnDevice(module, factory);
   }
 };
 

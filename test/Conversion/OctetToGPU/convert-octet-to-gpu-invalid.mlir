@@ -55,3 +55,31 @@ module attributes {octet.target = #octet.target<"sm_90a">} {
 // expected-error @below {{matmul launch stub: 'rhs_packed' (4-bit codes two per byte) needs the gemv kernel, rank 2 and a 4-bit rhs_scheme}}
 func.func private @octet_cuda_matmul_0(memref<?x8xf16>, memref<8x4xi8>, memref<f32>) -> memref<?x8xf32> attributes {octet.cuda.kernel = "gemv", octet.cuda.op = "matmul", octet.cuda.roles = ["lhs", "rhs_packed", "rhs_scale"], octet.cuda.schemes = {rhs_scheme = #octet.scheme<i8>}}
 }
+
+// -----
+
+module attributes {octet.target = #octet.target<"sm_80">} {
+// expected-error @below {{launch stub 'upload' needs one 'input' argument in host memory and one result of its shape and element type in the device memory space (memref memory space 1)}}
+func.func private @octet_cuda_upload_0(memref<4xf32>) -> memref<4xf32> attributes {octet.cuda.op = "upload", octet.cuda.roles = ["input"], octet.cuda.schemes = {}}
+}
+
+// -----
+
+module attributes {octet.target = #octet.target<"sm_80">} {
+// expected-error @below {{launch stub 'download' needs one 'input' argument in the device memory space (memref memory space 1) and one result of its shape and element type in host memory}}
+func.func private @octet_cuda_download_0(memref<4xf32, 1>) -> memref<4xi8> attributes {octet.cuda.op = "download", octet.cuda.roles = ["input"], octet.cuda.schemes = {}}
+}
+
+// -----
+
+// A host op that reads a device buffer (the outlining never makes one).
+module attributes {octet.target = #octet.target<"sm_80">} {
+func.func private @octet_cuda_upload_0(memref<4xf32>) -> memref<4xf32, 1> attributes {octet.cuda.op = "upload", octet.cuda.roles = ["input"], octet.cuda.schemes = {}}
+func.func @f(%x: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %d = call @octet_cuda_upload_0(%x) : (memref<4xf32>) -> memref<4xf32, 1>
+  // expected-error @below {{a host op uses a device buffer ('memref<4xf32, 1>'); only launch stubs may}}
+  %v = memref.load %d[%c0] : memref<4xf32, 1>
+  return %v : f32
+}
+}

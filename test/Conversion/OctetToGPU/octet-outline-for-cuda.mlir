@@ -1,4 +1,4 @@
-// RUN: octet-opt %s -split-input-file --octet-outline-for-cuda | FileCheck %s
+// RUN: octet-opt %s -split-input-file --octet-outline-for-cuda=host-activations=true | FileCheck %s
 
 // Each op becomes a call of a launch stub that describes it.
 module attributes {octet.target = #octet.target<"sm_80">} {

@@ -303,3 +303,27 @@ func.func @w4_u4_zp_const(%x: tensor<?x96xf16>, %sw: tensor<32xf32>, %zw: tensor
          : tensor<?x96xf16>, tensor<96x32xi4> -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
+// Activations on the device between octet ops, with a host op between
+// them: per-token dynamic quantization and a W8A8 matmul (the activation,
+// its scales and the codes never leave the device), the product doubled by
+// a float op on the host (downloaded once: it is also a result), then
+// quantized per token again (uploaded once).
+func.func @chain_host_between(%x: tensor<?x64xf32>, %w: tensor<64x48xi8>,
+    %sw: tensor<48xf32>) -> (tensor<?x48xf32>, tensor<?x48xi8>) {
+  %s = octet.compute_params %x as <i8, per_axis(0)> : tensor<?x64xf32> -> tensor<?xf32>
+  %q = octet.quantize %x scale(%s : tensor<?xf32>) as <i8, per_axis(0)>
+         : tensor<?x64xf32> -> tensor<?x64xi8>
+  %y = octet.matmul %q, %w lhs_scale(%s : tensor<?xf32>) lhs_scheme <i8, per_axis(0)>
+         rhs_scale(%sw : tensor<48xf32>) rhs_scheme <i8, per_axis(1)>
+         : tensor<?x64xi8>, tensor<64x48xi8> -> tensor<?x48xf32>
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?x48xf32>
+  %a = linalg.add ins(%y, %y : tensor<?x48xf32>, tensor<?x48xf32>)
+         outs(%e : tensor<?x48xf32>) -> tensor<?x48xf32>
+  %s2 = octet.compute_params %a as <i8, per_axis(0)> : tensor<?x48xf32> -> tensor<?xf32>
+  %q2 = octet.quantize %a scale(%s2 : tensor<?xf32>) as <i8, per_axis(0)>
+          : tensor<?x48xf32> -> tensor<?x48xi8>
+  return %y, %q2 : tensor<?x48xf32>, tensor<?x48xi8>
+}

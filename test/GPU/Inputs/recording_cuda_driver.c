@@ -11,7 +11,7 @@
 enum {
   kStreamCreate, kStreamDestroy, kMemAlloc, kMemFree, kMemAllocAsync,
   kMemFreeAsync, kUploads, kUploadBytes, kDownloads, kDownloadBytes,
-  kLaunches, kLiveBlocks, kCounters
+  kLaunches, kLiveBlocks, kStreamSyncs, kCounters
 };
 static long long counters[kCounters];
 
@@ -108,7 +108,7 @@ int cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *s) {
 }
 int cuStreamCreate(void **s, unsigned f) { (void)f; ++counters[kStreamCreate]; *s = malloc(1); return 0; }
 int cuStreamDestroy_v2(void *s) { ++counters[kStreamDestroy]; free(s); return 0; }
-int cuStreamSynchronize(void *s) { (void)s; return 0; }
+int cuStreamSynchronize(void *s) { (void)s; ++counters[kStreamSyncs]; return 0; }
 int cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return 0; }
 int cuEventCreate(void **e, unsigned f) { (void)f; *e = &dummy; return 0; }
 int cuEventDestroy_v2(void *e) { (void)e; return 0; }

@@ -32,7 +32,8 @@ constexpr StringLiteral kCudaKernelModuleName = "octet_kernels";
 
 /// Attributes of a launch stub (the contract between the two passes).
 /// The octet op kind: quantize, dequantize, requantize, compute_params,
-/// matmul.
+/// matmul; or a copy at the edge of the device: upload (host -> device),
+/// download (device -> host).
 constexpr StringLiteral kCudaOpAttr = "octet.cuda.op";
 /// One role per stub argument (lhs, rhs, rhs_nk, lhs_scale, ...).
 constexpr StringLiteral kCudaRolesAttr = "octet.cuda.roles";
@@ -47,6 +48,17 @@ constexpr StringLiteral kCudaReluAttr = "octet.cuda.relu";
 /// scales, zero points, column sums, bias): convert-octet-to-gpu uploads
 /// these once, at the stub's first call, and keeps them on the device.
 constexpr StringLiteral kCudaResidentAttr = "octet.cuda.resident";
+
+/// The memory space of values that live on the device between launch stubs
+/// (the tensor encoding octet-outline-for-cuda gives them, the memref memory
+/// space after bufferization): a stub argument or result of this space is a
+/// device buffer, which the stub uses or returns without a copy; any other
+/// is host memory, copied to the device (or kept there, if resident) and
+/// the result copied back.
+constexpr unsigned kCudaDeviceMemorySpace = 1;
+
+/// Whether `type` is a memref in kCudaDeviceMemorySpace.
+bool isCudaDeviceMemRef(Type type);
 
 /// Writes the kernel manifest of a module after convert-octet-to-gpu: one
 /// line per kernel, `kernel NAME KIND BLOCK_X BLOCK_Y SHARED_BYTES TILE_M
