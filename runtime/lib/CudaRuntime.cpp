@@ -463,6 +463,24 @@ int32_t octet_cuda_free(void *ptr) {
   return 0;
 }
 
+int32_t octet_cuda_free_async(void *ptr, void *stream) {
+  if (!ptr)
+    return 0;
+  if (int32_t rc = ready())
+    return rc;
+  if (stream && state().streamOrderedAlloc) {
+    // Back to the pool once the stream's queued work is done.
+    OCTET_CUDA_CALL(drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
+                                         static_cast<CUstream>(stream)));
+    return 0;
+  }
+  // Stream-ordered semantics: the buffer may still be in use by queued work.
+  if (stream)
+    if (int32_t rc = octet_cuda_stream_synchronize(stream))
+      return rc;
+  return octet_cuda_free(ptr);
+}
+
 int32_t octet_cuda_memcpy(void *dst, const void *src, int64_t bytes,
                           void *stream) {
   if (bytes <= 0)
@@ -629,16 +647,24 @@ octet_mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 // the process exits), and the "destroy" of that stream keeps it.
 namespace {
 thread_local void *threadStream = nullptr;
+/// The stream set by octet_cuda_set_stream (not owned), if any.
+thread_local void *userStream = nullptr;
 } // namespace
 
+OCTET_RUNTIME_EXPORT void octet_cuda_set_stream(void *stream) {
+  userStream = stream;
+}
+
 OCTET_RUNTIME_EXPORT void *octet_mgpuStreamCreate(void) {
+  if (userStream)
+    return userStream;
   if (!threadStream)
     mustSucceed(octet_cuda_stream_create(&threadStream), "creating a stream");
   return threadStream;
 }
 
 OCTET_RUNTIME_EXPORT void octet_mgpuStreamDestroy(void *stream) {
-  if (stream == threadStream)
+  if (stream == threadStream || stream == userStream)
     return;
   mustSucceed(octet_cuda_stream_destroy(stream), "destroying a stream");
 }
@@ -697,22 +723,7 @@ OCTET_RUNTIME_EXPORT void *octet_mgpuMemAlloc(uint64_t bytes, void *stream,
 }
 
 OCTET_RUNTIME_EXPORT void octet_mgpuMemFree(void *ptr, void *stream) {
-  if (stream && state().streamOrderedAlloc) {
-    // Back to the pool once the stream's queued work is done.
-    if (!ptr)
-      return;
-    mustSucceed(ready(), "freeing device memory");
-    if (check(drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
-                                   static_cast<CUstream>(stream)),
-              "cuMemFreeAsync"))
-      fatal("freeing device memory");
-    return;
-  }
-  // Stream-ordered semantics: the buffer may still be in use by queued work.
-  if (stream)
-    mustSucceed(octet_cuda_stream_synchronize(stream),
-                "waiting for the GPU (a kernel failed)");
-  mustSucceed(octet_cuda_free(ptr), "freeing device memory");
+  mustSucceed(octet_cuda_free_async(ptr, stream), "freeing device memory");
 }
 
 OCTET_RUNTIME_EXPORT void octet_mgpuMemcpy(void *dst, void *src, size_t bytes,

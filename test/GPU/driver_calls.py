@@ -21,6 +21,13 @@ allocation rules of docs/cuda.md:
 
   driver_calls.py --driver FAKE.so --lib LIB.so --shape 32,256
       --resident-bytes B --resident-buffers N --io-bytes IN,OUT [--sync]
+      [--device-entry]
+
+With --device-entry, forward_device (arguments and results in device
+memory) is then called twice on a stream the caller made and set with
+octet_cuda_set_stream, its result freed with octet_cuda_free_async: it
+must copy nothing, wait for nothing, create no stream, and return every
+buffer to the pool.
 """
 
 import argparse
@@ -48,6 +55,7 @@ def main():
     p.add_argument("--resident-buffers", type=int, required=True)
     p.add_argument("--io-bytes", required=True)
     p.add_argument("--sync", action="store_true")
+    p.add_argument("--device-entry", action="store_true")
     opts = p.parse_args()
     os.environ["OCTET_CUDA_DRIVER"] = os.path.abspath(opts.driver)
     if opts.sync:
@@ -92,11 +100,48 @@ def main():
         # (cuMemFree waits for the device: with --sync every free does.)
         checks.append(("later calls wait for the stream once",
                        second["stream_syncs"] == 1))
+    if opts.device_entry:
+        checks += device_entry_checks(fake, lib, x, stats)
     ok = True
     for name, good in checks:
         print("%s: %s" % (name, "ok" if good else "FAIL"))
         ok = ok and good
     return 0 if ok else 1
+
+
+def device_entry_checks(fake, lib, x, stats):
+    """forward_device on a stream of the caller's (octet_cuda_set_stream),
+    twice, its result freed with octet_cuda_free_async: no copy, no wait,
+    no stream of the library's, every buffer back to the pool."""
+    stream = ctypes.c_void_p()
+    lib.octet_cuda_stream_create(ctypes.byref(stream))
+    lib.octet_cuda_set_stream(stream)
+    free = lib.octet_cuda_free_async
+    free.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    calls = []
+    for i in range(2):
+        fake.fake_cuda_stats(stats)
+        before = list(stats)
+        run_numerics.call(lib, "forward", [x], entry="forward_device",
+                          free=lambda p: free(p, stream))
+        fake.fake_cuda_stats(stats)
+        calls.append(dict(zip(NAMES, [a - b for a, b in zip(stats, before)])))
+        print("forward_device call %d: %s" % (i + 1, " ".join(
+            "%s=%d" % (k, v) for k, v in calls[-1].items())))
+    lib.octet_cuda_set_stream(None)
+    fake.fake_cuda_last_launch_stream.restype = ctypes.c_void_p
+    on_stream = fake.fake_cuda_last_launch_stream() == stream.value
+    last = calls[-1]
+    return [
+        ("device entry: no copies, no wait, the caller's stream",
+         on_stream and all(c["uploads"] == 0 and c["downloads"] == 0
+                           and c["stream_syncs"] == 0
+                           and c["stream_create"] == 0
+                           and c["launches"] > 0 for c in calls)),
+        ("device entry: buffers back to the pool",
+         last["mem_alloc_async"] == last["mem_free_async"] > 0
+         and last["live_blocks"] == 0),
+    ]
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ exactly B bytes more than the second (the weights, which stay on the
 device), the second and third must copy the same, and every call must
 give the same output. With --io-only as well, the later calls must copy
 only the model's input up and its output back (one copy each: the
-activations between the octet ops stay on the device).
+activations between the octet ops stay on the device). With --device-entry,
+`forward_device` (the entry on device memory; in an emulated library device
+memory is host memory) must give forward's output and copy nothing.
 
 With --time N (scripts/gpu-check, on a GPU) the GPU and CPU builds are
 each called N times more and their first call and median time printed.
@@ -44,6 +46,7 @@ def main():
     p.add_argument("--min-cosine", type=float, default=0.99)
     p.add_argument("--resident-bytes", type=int)
     p.add_argument("--io-only", action="store_true")
+    p.add_argument("--device-entry", action="store_true")
     p.add_argument("--time", type=int, default=0)
     opts = p.parse_args()
     x = np.random.default_rng(5).standard_normal((32, 256)).astype(np.float32)
@@ -53,6 +56,8 @@ def main():
     if opts.resident_bytes is not None:
         ok_copies = check_copies(libs[2], x, opts.resident_bytes,
                                  opts.io_only)
+    if opts.device_entry:
+        ok_copies = check_device_entry(libs[2], x) and ok_copies
     out, first = [], []
     for lib in libs:
         t0 = time.perf_counter()
@@ -108,6 +113,26 @@ def check_copies(lib, x, resident, io_only):
               % ("ok" if ok_io else "FAIL, expected %s (uploads, bytes, "
                  "downloads, bytes), got %s" % (io, calls[1])))
         ok = ok and ok_io
+    return ok
+
+
+def check_device_entry(lib, x):
+    """Calls forward_device twice: forward's output, no copies."""
+    want = run_numerics.call(lib, "forward", [x])[0]
+    stats = (ctypes.c_int64 * 4)()
+    ok = True
+    for i in range(2):
+        lib.octet_emu_copy_stats(stats)
+        before = list(stats)
+        got = run_numerics.call(lib, "forward", [x], entry="forward_device")[0]
+        lib.octet_emu_copy_stats(stats)
+        copies = [a - b for a, b in zip(stats, before)]
+        same = np.array_equal(got, want)
+        print("forward_device call %d: %d uploads, %d downloads; output %s"
+              % (i + 1, copies[0], copies[2],
+                 "as forward's" if same else "DIFFERS from forward's"))
+        ok = ok and same and copies == [0, 0, 0, 0]
+    print("device entry: %s" % ("ok" if ok else "FAIL"))
     return ok
 
 

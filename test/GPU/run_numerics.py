@@ -107,7 +107,7 @@ _LIBC = ctypes.CDLL(None)
 _LIBC.free.argtypes = [ctypes.c_void_p]
 
 
-def from_desc(d, rank, elem):
+def from_desc(d, rank, elem, free=None):
     dtype = np.dtype(DTYPES[elem])
     shape = tuple(d.sizes[i] for i in range(rank)) if rank else ()
     count = int(np.prod(shape)) if shape else 1
@@ -115,13 +115,16 @@ def from_desc(d, rank, elem):
     data = ctypes.string_at(base, count * dtype.itemsize) if count else b""
     out = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
     if d.allocated:
-        _LIBC.free(d.allocated)
+        (free or _LIBC.free)(d.allocated)
     return out
 
 
-def call(lib, name, arrays):
+def call(lib, name, arrays, entry=None, free=None):
+    """Calls `name` (or the entry point `entry` with name's signature, e.g.
+    name + "_device") on `arrays`; results are copied out and their buffers
+    released with `free` (default: libc free)."""
     args_t, results_t = signature(lib, name)
-    fn = getattr(lib, "_mlir_ciface_" + name)
+    fn = getattr(lib, "_mlir_ciface_" + (entry or name))
     fn.restype = None
     descs = [to_desc(np.ascontiguousarray(a)) for a in arrays]
     if len(results_t) == 1:
@@ -133,8 +136,8 @@ def call(lib, name, arrays):
         res = res_t()
     fn(ctypes.byref(res), *[ctypes.byref(d) for d in descs])
     if len(results_t) == 1:
-        return [from_desc(res, len(results_t[0][0]), results_t[0][1])]
-    return [from_desc(getattr(res, "r%d" % i), len(dims), elem)
+        return [from_desc(res, len(results_t[0][0]), results_t[0][1], free)]
+    return [from_desc(getattr(res, "r%d" % i), len(dims), elem, free)
             for i, (dims, elem) in enumerate(results_t)]
 
 # ---------------------------------------------------------------------------

@@ -416,11 +416,21 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
     after the producing stub. A model made only of octet ops copies its
     inputs and outputs and nothing else. `host-activations=true` restores
     the per-op copies (every stub takes and returns host tensors).
+
+    Each public function `@f` also gets `@f_device` (`device-entries`,
+    default on): the same code whose tensor arguments and results are
+    device tensors, without the uploads of its arguments and the downloads
+    of its results; it calls the same stubs (shared kernels and resident
+    weights). A host op in it that reads an argument gets a download; a
+    result a host op made is uploaded.
   }];
   let options = [
     Option<"hostActivations", "host-activations", "bool", /*default=*/"false",
            "Copy every stub's activations to the device and back per op "
-           "instead of keeping them on the device between octet ops">
+           "instead of keeping them on the device between octet ops">,
+    Option<"deviceEntries", "device-entries", "bool", /*default=*/"true",
+           "Add `<f>_device` for each public function `f`: its tensor "
+           "arguments and results in device memory (no copies at the edges)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

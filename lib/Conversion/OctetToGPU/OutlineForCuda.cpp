@@ -449,6 +449,55 @@ RankedTensorType onDevice(RankedTensorType type) {
                        kCudaDeviceMemorySpace));
 }
 
+/// The upload and download stubs: one of each per host tensor type.
+struct EdgeCopies {
+  explicit EdgeCopies(StubFactory &factory) : factory(factory) {}
+
+  StubFactory &factory;
+  llvm::DenseMap<Type, func::FuncOp> uploads, downloads;
+
+  /// A call of the stub that copies `host` (a host tensor) to the device.
+  func::CallOp upload(OpBuilder &b, Location loc, Value host) {
+    auto type = cast<RankedTensorType>(host.getType());
+    return func::CallOp::create(
+        b, loc, stub("upload", loc, type, onDevice(type), uploads[type]), host);
+  }
+  /// A call of the stub that copies `dev` (a device tensor) to the host.
+  func::CallOp download(OpBuilder &b, Location loc, Value dev) {
+    auto type = cast<RankedTensorType>(dev.getType());
+    RankedTensorType host =
+        RankedTensorType::get(type.getShape(), type.getElementType());
+    return func::CallOp::create(
+        b, loc, stub("download", loc, type, host, downloads[host]), dev);
+  }
+  /// Whether `op` calls the upload (or download) stub.
+  bool calls(Operation *op, bool upload) {
+    auto call = dyn_cast<func::CallOp>(op);
+    return call && llvm::any_of(upload ? uploads : downloads, [&](auto &e) {
+             func::FuncOp f = e.second;
+             return f && f.getSymName() == call.getCallee();
+           });
+  }
+
+private:
+  func::FuncOp stub(StringRef kind, Location loc, Type from, Type to,
+                    func::FuncOp &cached) {
+    if (!cached) {
+      MLIRContext *ctx = from.getContext();
+      OpBuilder b(ctx);
+      Operation *at = factory.module;
+      cached = factory.create(b, at, kind, ValueRange{},
+                              ArrayRef<std::string>{"input"}, TypeRange{to},
+                              DictionaryAttr::get(ctx));
+      cached->setLoc(loc);
+      cached.setFunctionType(FunctionType::get(ctx, {from}, {to}));
+      cached.setArgAttr(0, "bufferization.access",
+                        StringAttr::get(ctx, "read"));
+    }
+    return cached;
+  }
+};
+
 /// Keeps activations on the device between the stubs of this run: every
 /// stub result becomes a device tensor; a stub argument that is not a
 /// constant (constants are resident) and not a stub's result is uploaded
@@ -457,7 +506,8 @@ RankedTensorType onDevice(RankedTensorType type) {
 /// downloaded once, right after the stub, by a `download` stub. So the
 /// host copies only what enters and leaves a chain of octet ops: for a
 /// model made only of octet ops, its inputs and outputs.
-void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
+void keepActivationsOnDevice(ModuleOp module, StubFactory &factory,
+                             EdgeCopies &copies) {
   MLIRContext *ctx = module.getContext();
   SmallVector<func::CallOp> calls;
   SymbolTable symbols(module);
@@ -472,21 +522,6 @@ void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
     if (stubOf(call))
       calls.push_back(call);
   });
-  // One upload and one download stub per host type.
-  llvm::DenseMap<Type, func::FuncOp> uploadStubs, downloadStubs;
-  auto copyStub = [&](StringRef kind, Operation *at, Type from, Type to,
-                      llvm::DenseMap<Type, func::FuncOp> &cache, Type key) {
-    func::FuncOp &stub = cache[key];
-    if (!stub) {
-      OpBuilder b(ctx);
-      stub = factory.create(b, at, kind, ValueRange{},
-                            ArrayRef<std::string>{"input"}, TypeRange{to},
-                            DictionaryAttr::get(ctx));
-      stub.setFunctionType(FunctionType::get(ctx, {from}, {to}));
-      stub.setArgAttr(0, "bufferization.access", StringAttr::get(ctx, "read"));
-    }
-    return stub;
-  };
   llvm::DenseMap<Value, Value> uploaded;
   // The last upload of a block argument in each block: the next goes after
   // it, so that arguments are uploaded in their order.
@@ -495,7 +530,6 @@ void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
     Value &dev = uploaded[host];
     if (dev)
       return dev;
-    auto type = cast<RankedTensorType>(host.getType());
     OpBuilder b(ctx);
     auto arg = dyn_cast<BlockArgument>(host);
     Operation *&last = lastArgUpload[arg ? arg.getOwner() : nullptr];
@@ -503,10 +537,7 @@ void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
       b.setInsertionPointAfter(last);
     else
       b.setInsertionPointAfterValue(host);
-    Location loc = host.getLoc();
-    func::FuncOp stub =
-        copyStub("upload", module, type, onDevice(type), uploadStubs, type);
-    auto call = func::CallOp::create(b, loc, stub, host);
+    auto call = copies.upload(b, host.getLoc(), host);
     if (arg)
       last = call;
     dev = call.getResult(0);
@@ -534,14 +565,81 @@ void keepActivationsOnDevice(ModuleOp module, StubFactory &factory) {
       r.setType(onDevice(type));
       if (hostUses.empty())
         continue;
-      func::FuncOp down =
-          copyStub("download", call, onDevice(type), type, downloadStubs, type);
-      Value host = func::CallOp::create(b, call.getLoc(), down, r).getResult(0);
+      Value host = copies.download(b, call.getLoc(), r).getResult(0);
       for (OpOperand *use : hostUses)
         use->set(host);
     }
     stub.setFunctionType(
         FunctionType::get(ctx, call.getOperandTypes(), call.getResultTypes()));
+  }
+}
+
+/// For each public function `f` (with a body), `f_device`: the same code
+/// with its tensor arguments and results on the device, for callers that
+/// own device memory (docs/cuda.md "Device entries"). Where `f` uploads
+/// an argument, `f_device` uses it as it is (and downloads it for host
+/// ops that read it); where `f` downloads a result for its return,
+/// `f_device` returns the device tensor (a result a host op made is
+/// uploaded). Both call the same stubs, so they share kernels and
+/// resident weights.
+void addDeviceEntries(ModuleOp module, EdgeCopies &copies) {
+  SmallVector<func::FuncOp> publics;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal() &&
+        !module.lookupSymbol((f.getSymName() + "_device").str()))
+      publics.push_back(f);
+  for (func::FuncOp f : publics) {
+    func::FuncOp dev = f.clone();
+    dev.setSymName((f.getSymName() + "_device").str());
+    module.insert(std::next(Block::iterator(f)), dev);
+    Block &entry = dev.front();
+    OpBuilder b(dev.getContext());
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || type.getEncoding())
+        continue;
+      arg.setType(onDevice(type));
+      SmallVector<Operation *> uploads;
+      SmallVector<OpOperand *> hostUses;
+      for (OpOperand &use : arg.getUses()) {
+        if (copies.calls(use.getOwner(), /*upload=*/true))
+          uploads.push_back(use.getOwner());
+        else
+          hostUses.push_back(&use);
+      }
+      for (Operation *up : uploads) {
+        up->getResult(0).replaceAllUsesWith(arg);
+        up->erase();
+      }
+      if (hostUses.empty())
+        continue;
+      b.setInsertionPointToStart(&entry);
+      Value host = copies.download(b, arg.getLoc(), arg).getResult(0);
+      for (OpOperand *use : hostUses)
+        use->set(host);
+    }
+    SmallVector<Type> results;
+    dev.walk([&](func::ReturnOp ret) {
+      OpBuilder rb(ret);
+      results.clear();
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (type && !type.getEncoding()) {
+          Operation *def = v.getDefiningOp();
+          if (def && copies.calls(def, /*upload=*/false)) {
+            operand.set(def->getOperand(0));
+            if (def->use_empty())
+              def->erase();
+          } else {
+            operand.set(copies.upload(rb, ret.getLoc(), v).getResult(0));
+          }
+        }
+        results.push_back(operand.get().getType());
+      }
+    });
+    dev.setFunctionType(
+        FunctionType::get(dev.getContext(), entry.getArgumentTypes(), results));
   }
 }
 
@@ -569,7 +667,7 @@ struct OctetOutlineForCudaPass
       return signalPassFailure();
     }
 
-    StubFactory factory{module, *info};
+    StubFactory factory{module, *info, 0, {}};
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
                         ComputeParamsOp, MatmulOp, ObserveOp>();
@@ -580,8 +678,11 @@ struct OctetOutlineForCudaPass
     patterns.add<OutlineObserve>(ctx);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    EdgeCopies copies{factory};
     if (!hostActivations)
-      keepActivationsOnDevice(module, factory);
+      keepActivationsOnDevice(module, factory, copies);
+    if (deviceEntries)
+      addDeviceEntries(module, copies);
   }
 };
 

@@ -16,6 +16,14 @@ module attributes {octet.target = #octet.target<"sm_90a">} {
 //       CHECK:   %[[H:.*]] = call @[[$DOWN:octet_cuda_download_[0-9]+]](%[[Y]]) : (tensor<4x32xf32, 1 : i64>) -> tensor<4x32xf32>
 //   CHECK-NOT:   call
 //       CHECK:   return %[[H]]
+// The device entry: the same stubs, no copies at the edges.
+// CHECK-LABEL: func.func @chain_device
+//  CHECK-SAME: (%[[XD2:.*]]: tensor<4x64xf32, 1 : i64>, %[[BD2:.*]]: tensor<32xf32, 1 : i64>) -> tensor<4x32xf32, 1 : i64>
+//   CHECK-NOT:   octet_cuda_upload
+//       CHECK:   %[[S2:.*]] = call @octet_cuda_compute_params_{{[0-9]+}}(%[[XD2]])
+//       CHECK:   %[[Y2:.*]] = call @octet_cuda_matmul_{{[0-9]+}}(%{{.*}}, %{{.*}}, %[[S2]], %{{.*}}, %[[BD2]])
+//   CHECK-NOT:   octet_cuda_download
+//       CHECK:   return %[[Y2]] : tensor<4x32xf32, 1 : i64>
 //       CHECK: func.func private @{{octet_cuda_matmul_[0-9]+}}({{.*}}) -> tensor<4x32xf32, 1 : i64>
 //  CHECK-SAME:   octet.cuda.resident = ["rhs_nk", "rhs_scale"]
 //       CHECK: func.func private @[[$UP]](tensor<4x64xf32> {bufferization.access = "read"}) -> tensor<4x64xf32, 1 : i64>
@@ -54,6 +62,17 @@ module attributes {octet.target = #octet.target<"sm_90a">} {
 //       CHECK:   %[[R:.*]] = call @octet_cuda_quantize_{{[0-9]+}}(%[[AD]],
 //       CHECK:   %[[RH:.*]] = call @octet_cuda_download_{{[0-9]+}}(%[[R]])
 //       CHECK:   return %[[RH]], %[[QH]], %[[QH]]
+// Its device entry downloads only for the host op and uploads its result;
+// the results stay on the device.
+// CHECK-LABEL: func.func @host_between_device
+//  CHECK-SAME: (%[[X:.*]]: tensor<8xf32, 1 : i64>) -> (tensor<8xi8, 1 : i64>, tensor<8xi8, 1 : i64>, tensor<8xi8, 1 : i64>)
+//       CHECK:   %[[Q:.*]] = call @octet_cuda_quantize_{{[0-9]+}}(%[[X]],
+//       CHECK:   %[[D:.*]] = call @octet_cuda_dequantize_{{[0-9]+}}(%[[Q]],
+//       CHECK:   %[[DH:.*]] = call @octet_cuda_download_{{[0-9]+}}(%[[D]])
+//       CHECK:   linalg.add ins(%[[DH]], %[[DH]]
+//       CHECK:   %[[AD:.*]] = call @octet_cuda_upload_{{[0-9]+}}(
+//       CHECK:   %[[R:.*]] = call @octet_cuda_quantize_{{[0-9]+}}(%[[AD]],
+//       CHECK:   return %[[R]], %[[Q]], %[[Q]]
 func.func @host_between(%x: tensor<8xf32>) -> (tensor<8xi8>, tensor<8xi8>, tensor<8xi8>) {
   %s = arith.constant dense<0.25> : tensor<f32>
   %q = octet.quantize %x scale(%s : tensor<f32>) as <i8> : tensor<8xf32> -> tensor<8xi8>

@@ -3,7 +3,8 @@
    whose memory is host memory (malloc), copies done with memcpy and told
    apart by the blocks the fake handed out, kernels launched as no-ops (so
    results are garbage: only the host side of a compiled library runs).
-   fake_cuda_stats() gives the counters; FAKE_CUDA_NO_POOLS=1 reports a
+   fake_cuda_stats() gives the counters, fake_cuda_last_launch_stream() the
+   stream of the last launch; FAKE_CUDA_NO_POOLS=1 reports a
    device without the stream-ordered allocator. Single-threaded use only. */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ static long long counters[kCounters];
 void fake_cuda_stats(long long out[kCounters]) {
   memcpy(out, counters, sizeof(counters));
 }
+
+/* The stream of the last kernel launch. */
+static void *lastLaunchStream;
+void *fake_cuda_last_launch_stream(void) { return lastLaunchStream; }
 
 /* The blocks handed out, to tell device pointers from host ones. */
 static struct { char *p; size_t n; } blocks[4096];
@@ -77,8 +82,9 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                    unsigned by, unsigned bz, unsigned smem, void *s,
                    void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
-  (void)smem, (void)s, (void)params, (void)extra;
+  (void)smem, (void)params, (void)extra;
   ++counters[kLaunches];
+  lastLaunchStream = s;
   return 0;
 }
 int cuMemAlloc_v2(unsigned long long *d, size_t n) { ++counters[kMemAlloc]; return allocate(d, n); }

@@ -205,6 +205,15 @@ OCTET_RUNTIME_EXPORT int32_t octet_cuda_launch(void *function,
                                                void *stream, void **params);
 OCTET_RUNTIME_EXPORT int32_t octet_cuda_malloc(int64_t bytes, void **ptr);
 OCTET_RUNTIME_EXPORT int32_t octet_cuda_free(void *ptr);
+/// Frees `ptr` once the work queued on `stream` is done: back to the
+/// stream-ordered pool (cuMemFreeAsync) where the device has one, else
+/// after waiting for `stream`. For the results of a compiled library's
+/// `<function>_device` entries (docs/cuda.md "Device entries").
+OCTET_RUNTIME_EXPORT int32_t octet_cuda_free_async(void *ptr, void *stream);
+/// Makes compiled libraries run on `stream` in the calling thread (the
+/// stream of a framework that owns the memory); null returns to the
+/// thread's own stream. The library does not destroy it.
+OCTET_RUNTIME_EXPORT void octet_cuda_set_stream(void *stream);
 /// Copies `bytes` between any host/device pointers (unified addressing),
 /// ordered on `stream`; with a null stream it returns once the copy is done.
 OCTET_RUNTIME_EXPORT int32_t octet_cuda_memcpy(void *dst, const void *src,
