@@ -456,8 +456,10 @@ def ConvertOctetToGPU : Pass<"convert-octet-to-gpu", "::mlir::ModuleOp"> {
     if anything was copied to the host, `gpu.wait`. `upload` and
     `download` stubs copy one buffer between host memory and memory space
     1. In the other functions, `memref.dealloc` of a memory-space-1 buffer
-    becomes a stream-ordered `gpu.dealloc`; a host op that reads or writes
-    one is an error.
+    becomes a stream-ordered `gpu.dealloc`, `memref.alloc` of one
+    `gpu.alloc` and `memref.copy` from or to one `gpu.memcpy` (waiting only
+    for a copy to the host); any other host op that reads or writes one is
+    an error.
 
     The kernels go into `gpu.module @octet_kernels` with the NVVM target of
     the module's `#octet.target` (chip = the target name, PTX ISA at least

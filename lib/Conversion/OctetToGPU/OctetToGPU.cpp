@@ -232,24 +232,34 @@ LogicalResult buildStub(func::FuncOp stub, KernelModule &km,
   return success();
 }
 
-/// The host side of device buffers outside the stubs: the buffer
+/// The host side of device buffers outside the stubs. The buffer
 /// deallocation pipeline frees the device results of stubs with
-/// memref.dealloc, which becomes a stream-ordered gpu.dealloc; a host op
-/// that reads or writes a device buffer is an error (the outlining copies
-/// every value a host op uses back to the host).
+/// memref.dealloc, which becomes a stream-ordered gpu.dealloc; where it
+/// copies a device buffer (a device entry returning its argument) the
+/// memref.alloc and memref.copy become gpu.alloc and gpu.memcpy (waiting
+/// only when the copy goes to the host). Any other host op that reads or
+/// writes a device buffer is an error (the outlining downloads every value
+/// a host op uses).
 LogicalResult lowerDeviceBuffersOnHost(func::FuncOp func) {
-  SmallVector<memref::DeallocOp> frees;
+  SmallVector<Operation *> rewrites;
   WalkResult walk = func.walk([&](Operation *op) {
-    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      if (isCudaDeviceMemRef(dealloc.getMemref().getType()))
-        frees.push_back(dealloc);
+    auto onDevice = [](Value v) { return isCudaDeviceMemRef(v.getType()); };
+    if (isa<memref::DeallocOp, memref::AllocOp>(op)) {
+      if (onDevice(op->getOpOperands().empty() ? op->getResult(0)
+                                               : op->getOperand(0)))
+        rewrites.push_back(op);
+      return WalkResult::advance();
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op);
+        copy && (onDevice(copy.getSource()) || onDevice(copy.getTarget()))) {
+      rewrites.push_back(op);
       return WalkResult::advance();
     }
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return WalkResult::advance();
     for (Value v : op->getOperands()) {
-      if (!isCudaDeviceMemRef(v.getType()))
+      if (!onDevice(v))
         continue;
       if (effects.getEffectOnValue<MemoryEffects::Read>(v) ||
           effects.getEffectOnValue<MemoryEffects::Write>(v)) {
@@ -262,17 +272,38 @@ LogicalResult lowerDeviceBuffersOnHost(func::FuncOp func) {
   });
   if (walk.wasInterrupted())
     return failure();
-  for (memref::DeallocOp dealloc : frees) {
-    OpBuilder b(dealloc);
-    Location loc = dealloc.getLoc();
+  for (Operation *op : rewrites) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
     Type token = gpu::AsyncTokenType::get(b.getContext());
     Value t = gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
-    Value plain = memref::MemorySpaceCastOp::create(
-        b, loc,
-        HostCode::plainType(cast<MemRefType>(dealloc.getMemref().getType())),
-        dealloc.getMemref());
-    gpu::DeallocOp::create(b, loc, token, ValueRange{t}, plain);
-    dealloc.erase();
+    // Device buffers as the plain memrefs gpu ops take.
+    auto plain = [&](Value v) -> Value {
+      if (!isCudaDeviceMemRef(v.getType()))
+        return v;
+      return memref::MemorySpaceCastOp::create(
+          b, loc, HostCode::plainType(cast<MemRefType>(v.getType())), v);
+    };
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      gpu::DeallocOp::create(b, loc, token, ValueRange{t},
+                             plain(dealloc.getMemref()));
+    } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto dev = gpu::AllocOp::create(
+          b, loc, HostCode::plainType(alloc.getType()), token, ValueRange{t},
+          alloc.getDynamicSizes(), ValueRange{}, UnitAttr());
+      alloc.replaceAllUsesWith(memref::MemorySpaceCastOp::create(
+                                   b, loc, alloc.getType(), dev.getMemref())
+                                   .getResult());
+    } else {
+      auto copy = cast<memref::CopyOp>(op);
+      t = gpu::MemcpyOp::create(b, loc, token, ValueRange{t},
+                                plain(copy.getTarget()),
+                                plain(copy.getSource()))
+              .getAsyncToken();
+      if (!isCudaDeviceMemRef(copy.getTarget().getType()))
+        gpu::WaitOp::create(b, loc, Type(), ValueRange{t});
+    }
+    op->erase();
   }
   return success();
 }

@@ -60,3 +60,33 @@ func.func private @octet_cuda_quantize_1(memref<8xf32, 1> {bufferization.access 
 //       CHECK:   return %[[H]]
 func.func private @octet_cuda_download_2(memref<8xi8, 1> {bufferization.access = "read"}) -> memref<8xi8> attributes {octet.cuda.op = "download", octet.cuda.roles = ["input"], octet.cuda.schemes = {}}
 }
+
+// -----
+
+// A device entry that returns its argument: the deallocation pipeline
+// copies it (memref.alloc + memref.copy in memory space 1), which becomes
+// gpu.alloc + a device-to-device gpu.memcpy (no wait); a copy to the host
+// waits.
+module attributes {octet.target = #octet.target<"sm_90a">} {
+func.func private @octet_cuda_upload_0(memref<4xf32>) -> memref<4xf32, 1> attributes {octet.cuda.op = "upload", octet.cuda.roles = ["input"], octet.cuda.schemes = {}}
+// CHECK-LABEL: func.func @id_device
+//  CHECK-SAME: (%[[X:.*]]: memref<4xf32, 1>)
+//       CHECK:   %[[D:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<4xf32>
+//       CHECK:   %[[R:.*]] = memref.memory_space_cast %[[D]] : memref<4xf32> to memref<4xf32, 1>
+//       CHECK:   %[[XP:.*]] = memref.memory_space_cast %[[X]] : memref<4xf32, 1> to memref<4xf32>
+//       CHECK:   gpu.memcpy async [%{{.*}}] %{{.*}}, %[[XP]]
+//   CHECK-NOT:   gpu.wait [
+//       CHECK:   return %[[R]]
+func.func @id_device(%x: memref<4xf32, 1>) -> memref<4xf32, 1> {
+  %a = memref.alloc() : memref<4xf32, 1>
+  memref.copy %x, %a : memref<4xf32, 1> to memref<4xf32, 1>
+  return %a : memref<4xf32, 1>
+}
+// CHECK-LABEL: func.func @to_host
+//       CHECK:   gpu.memcpy async
+//       CHECK:   gpu.wait [
+func.func @to_host(%x: memref<4xf32, 1>, %h: memref<4xf32>) {
+  memref.copy %x, %h : memref<4xf32, 1> to memref<4xf32>
+  return
+}
+}
