@@ -244,9 +244,13 @@ LogicalResult lowerDeviceBuffersOnHost(func::FuncOp func) {
   SmallVector<Operation *> rewrites;
   WalkResult walk = func.walk([&](Operation *op) {
     auto onDevice = [](Value v) { return isCudaDeviceMemRef(v.getType()); };
-    if (isa<memref::DeallocOp, memref::AllocOp>(op)) {
-      if (onDevice(op->getOpOperands().empty() ? op->getResult(0)
-                                               : op->getOperand(0)))
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (onDevice(dealloc.getMemref()))
+        rewrites.push_back(op);
+      return WalkResult::advance();
+    }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (onDevice(alloc.getMemref()))
         rewrites.push_back(op);
       return WalkResult::advance();
     }

@@ -82,6 +82,18 @@ func.func @id_device(%x: memref<4xf32, 1>) -> memref<4xf32, 1> {
   memref.copy %x, %a : memref<4xf32, 1> to memref<4xf32, 1>
   return %a : memref<4xf32, 1>
 }
+// A dynamic size: the alloc's operand is the size, the buffer its result.
+// CHECK-LABEL: func.func @id_dynamic_device
+//       CHECK:   gpu.alloc async [%{{.*}}] (%{{.*}}) : memref<?xf32>
+//   CHECK-NOT:   memref.alloc
+//       CHECK:   gpu.memcpy async
+func.func @id_dynamic_device(%x: memref<?xf32, 1>) -> memref<?xf32, 1> {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32, 1>
+  %a = memref.alloc(%n) : memref<?xf32, 1>
+  memref.copy %x, %a : memref<?xf32, 1> to memref<?xf32, 1>
+  return %a : memref<?xf32, 1>
+}
 // CHECK-LABEL: func.func @to_host
 //       CHECK:   gpu.memcpy async
 //       CHECK:   gpu.wait [
