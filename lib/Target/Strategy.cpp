@@ -121,11 +121,27 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
     return choice;
   }
 
-  // Weight-only: the float operand's type decides the unit.
+  // Weight-only.
   Elem floatElem = q.aQuantized ? q.b : q.a;
   Elem quantElem = q.aQuantized ? q.a : q.b;
   StringRef quantName = q.aQuantized ? "A" : "B";
   choice.kind = StrategyKind::weight_only;
+  if (t.arch == Arch::cuda) {
+    // convert-octet-to-gpu runs every weight-only product on its gemv
+    // kernel (CUDA cores: codes decoded to f32, f32 FMA) whatever the
+    // activations' float type and M: memory-bound at decode sizes, and no
+    // tensor-core path for larger M yet (docs/cuda.md, known gaps). No
+    // activation type would do better, so there is no cost to warn of.
+    choice.row = findKernel(t.id, Elem::f32, Elem::f32);
+    assert(choice.row && "every target has an f32 row");
+    choice.a = choice.b = Elem::f32;
+    choice.note = (quantName + " " + stringifyElem(quantElem) +
+                   " decoded to f32 in the gemv kernel (" +
+                   stringifyElem(floatElem) + " activations)")
+                      .str();
+    return choice;
+  }
+  // CPUs: the float operand's type decides the unit.
   choice.row = findKernel(t.id, floatElem, floatElem);
   Elem unitElem = floatElem;
   std::string widened;
@@ -141,18 +157,6 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
   choice.note = (quantName + " " + stringifyElem(quantElem) + " converted to " +
                  stringifyElem(unitElem) + " in the kernel" + widened)
                     .str();
-  const KernelRow *preferred = findKernel(t.id, t.floatElem, t.floatElem);
-  if (choice.row->kind == RowKind::simd && preferred &&
-      preferred->kind != RowKind::simd) {
-    choice.cost =
-        ("weight-only " + stringifyElem(quantElem) + " with " +
-         stringifyElem(floatElem) + " activations on " + t.name + ": no " +
-         stringifyElem(floatElem) + " tensor-core MMA, runs on " +
-         stringifyKernelUnit(choice.row->unit) + " " +
-         choice.row->instruction + "; use " +
-         stringifyElem(t.floatElem) + " activations")
-            .str();
-  }
   return choice;
 }
 

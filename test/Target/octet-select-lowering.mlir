@@ -192,11 +192,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_75-LABEL: func.func @int8_x_fp8(
 // SM_75: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k8", instruction = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", note = "A and B dequantized to f16">}
 // SM_75-LABEL: func.func @w8a16_f16(
-// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k8", instruction = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", note = "B s8 converted to f16 in the kernel">}
+// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_75-LABEL: func.func @w4a16_bf16(
-// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 converted to f32 in the kernel, bf16 widened to f32">}
+// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_75-LABEL: func.func @w8a16_f32(
-// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_75: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_75-LABEL: func.func @batch_s8s8(
 // SM_75: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m8n8k16", instruction = "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32">}
 // SM_75-LABEL: func.func @generic_s8s8_transposed_b(
@@ -204,7 +204,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_75-LABEL: func.func @octet_matmul_s8s8(
 // SM_75: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m8n8k16", instruction = "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32">}
 // SM_75-LABEL: func.func @octet_matmul_weight_only(
-// SM_75: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k8", instruction = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", note = "B s4 converted to f16 in the kernel">}
+// SM_75: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_75-LABEL: func.func @conv_s8s8(
 // SM_75: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m8n8k16", instruction = "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32">}
 // SM_75-LABEL: func.func @float_matmul(
@@ -239,11 +239,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_80-LABEL: func.func @int8_x_fp8(
 // SM_80: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "A and B dequantized to f16">}
 // SM_80-LABEL: func.func @w8a16_f16(
-// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s8 converted to f16 in the kernel">}
+// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_80-LABEL: func.func @w4a16_bf16(
-// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "bf16", b = "bf16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", note = "B s4 converted to bf16 in the kernel">}
+// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_80-LABEL: func.func @w8a16_f32(
-// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_80: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_80-LABEL: func.func @batch_s8s8(
 // SM_80: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_80-LABEL: func.func @generic_s8s8_transposed_b(
@@ -251,7 +251,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_80-LABEL: func.func @octet_matmul_s8s8(
 // SM_80: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_80-LABEL: func.func @octet_matmul_weight_only(
-// SM_80: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s4 converted to f16 in the kernel">}
+// SM_80: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_80-LABEL: func.func @conv_s8s8(
 // SM_80: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_80-LABEL: func.func @float_matmul(
@@ -286,11 +286,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_86-LABEL: func.func @int8_x_fp8(
 // SM_86: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "A and B dequantized to f16">}
 // SM_86-LABEL: func.func @w8a16_f16(
-// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s8 converted to f16 in the kernel">}
+// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_86-LABEL: func.func @w4a16_bf16(
-// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "bf16", b = "bf16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", note = "B s4 converted to bf16 in the kernel">}
+// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_86-LABEL: func.func @w8a16_f32(
-// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_86: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_86-LABEL: func.func @batch_s8s8(
 // SM_86: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_86-LABEL: func.func @generic_s8s8_transposed_b(
@@ -298,7 +298,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_86-LABEL: func.func @octet_matmul_s8s8(
 // SM_86: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_86-LABEL: func.func @octet_matmul_weight_only(
-// SM_86: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s4 converted to f16 in the kernel">}
+// SM_86: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_86-LABEL: func.func @conv_s8s8(
 // SM_86: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_86-LABEL: func.func @float_matmul(
@@ -333,11 +333,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_89-LABEL: func.func @int8_x_fp8(
 // SM_89: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "A and B dequantized to f16">}
 // SM_89-LABEL: func.func @w8a16_f16(
-// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s8 converted to f16 in the kernel">}
+// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_89-LABEL: func.func @w4a16_bf16(
-// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "bf16", b = "bf16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", note = "B s4 converted to bf16 in the kernel">}
+// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_89-LABEL: func.func @w8a16_f32(
-// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_89: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_89-LABEL: func.func @batch_s8s8(
 // SM_89: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_89-LABEL: func.func @generic_s8s8_transposed_b(
@@ -345,7 +345,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_89-LABEL: func.func @octet_matmul_s8s8(
 // SM_89: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_89-LABEL: func.func @octet_matmul_weight_only(
-// SM_89: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s4 converted to f16 in the kernel">}
+// SM_89: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_89-LABEL: func.func @conv_s8s8(
 // SM_89: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_89-LABEL: func.func @float_matmul(
@@ -380,11 +380,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_90A-LABEL: func.func @int8_x_fp8(
 // SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "wgmma", a = "f16", b = "f16", acc = "f32", shape = "m64nNk16", instruction = "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16", note = "A and B dequantized to f16">}
 // SM_90A-LABEL: func.func @w8a16_f16(
-// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "wgmma", a = "f16", b = "f16", acc = "f32", shape = "m64nNk16", instruction = "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16", note = "B s8 converted to f16 in the kernel">}
+// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_90A-LABEL: func.func @w4a16_bf16(
-// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "wgmma", a = "bf16", b = "bf16", acc = "f32", shape = "m64nNk16", instruction = "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16", note = "B s4 converted to bf16 in the kernel">}
+// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_90A-LABEL: func.func @w8a16_f32(
-// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_90A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_90A-LABEL: func.func @batch_s8s8(
 // SM_90A: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "wgmma", a = "s8", b = "s8", acc = "s32", shape = "m64nNk32", instruction = "wgmma.mma_async.sync.aligned.m64nNk32.s32.s8.s8">}
 // SM_90A-LABEL: func.func @generic_s8s8_transposed_b(
@@ -392,7 +392,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_90A-LABEL: func.func @octet_matmul_s8s8(
 // SM_90A: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "wgmma", a = "s8", b = "s8", acc = "s32", shape = "m64nNk32", instruction = "wgmma.mma_async.sync.aligned.m64nNk32.s32.s8.s8">}
 // SM_90A-LABEL: func.func @octet_matmul_weight_only(
-// SM_90A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "wgmma", a = "f16", b = "f16", acc = "f32", shape = "m64nNk16", instruction = "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16", note = "B s4 converted to f16 in the kernel">}
+// SM_90A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_90A-LABEL: func.func @conv_s8s8(
 // SM_90A: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "wgmma", a = "s8", b = "s8", acc = "s32", shape = "m64nNk32", instruction = "wgmma.mma_async.sync.aligned.m64nNk32.s32.s8.s8">}
 // SM_90A-LABEL: func.func @float_matmul(
@@ -427,11 +427,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_100A-LABEL: func.func @int8_x_fp8(
 // SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "tcgen05.mma", a = "f16", b = "f16", acc = "f32", shape = "m128nNk16", instruction = "tcgen05.mma.cta_group::1.kind::f16", note = "A/B types in the instruction descriptor; A and B dequantized to f16">}
 // SM_100A-LABEL: func.func @w8a16_f16(
-// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "tcgen05.mma", a = "f16", b = "f16", acc = "f32", shape = "m128nNk16", instruction = "tcgen05.mma.cta_group::1.kind::f16", note = "A/B types in the instruction descriptor; B s8 converted to f16 in the kernel">}
+// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_100A-LABEL: func.func @w4a16_bf16(
-// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "tcgen05.mma", a = "bf16", b = "bf16", acc = "f32", shape = "m128nNk16", instruction = "tcgen05.mma.cta_group::1.kind::f16", note = "A/B types in the instruction descriptor; B s4 converted to bf16 in the kernel">}
+// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_100A-LABEL: func.func @w8a16_f32(
-// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_100A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_100A-LABEL: func.func @batch_s8s8(
 // SM_100A: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "tcgen05.mma", a = "s8", b = "s8", acc = "s32", shape = "m128nNk32", instruction = "tcgen05.mma.cta_group::1.kind::i8", note = "A/B types in the instruction descriptor">}
 // SM_100A-LABEL: func.func @generic_s8s8_transposed_b(
@@ -439,7 +439,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_100A-LABEL: func.func @octet_matmul_s8s8(
 // SM_100A: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "tcgen05.mma", a = "s8", b = "s8", acc = "s32", shape = "m128nNk32", instruction = "tcgen05.mma.cta_group::1.kind::i8", note = "A/B types in the instruction descriptor">}
 // SM_100A-LABEL: func.func @octet_matmul_weight_only(
-// SM_100A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "tcgen05.mma", a = "f16", b = "f16", acc = "f32", shape = "m128nNk16", instruction = "tcgen05.mma.cta_group::1.kind::f16", note = "A/B types in the instruction descriptor; B s4 converted to f16 in the kernel">}
+// SM_100A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_100A-LABEL: func.func @conv_s8s8(
 // SM_100A: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "tcgen05.mma", a = "s8", b = "s8", acc = "s32", shape = "m128nNk32", instruction = "tcgen05.mma.cta_group::1.kind::i8", note = "A/B types in the instruction descriptor">}
 // SM_100A-LABEL: func.func @float_matmul(
@@ -474,11 +474,11 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_120A-LABEL: func.func @int8_x_fp8(
 // SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "A and B dequantized to f16">}
 // SM_120A-LABEL: func.func @w8a16_f16(
-// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s8 converted to f16 in the kernel">}
+// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_120A-LABEL: func.func @w4a16_bf16(
-// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "bf16", b = "bf16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", note = "B s4 converted to bf16 in the kernel">}
+// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (bf16 activations)">}
 // SM_120A-LABEL: func.func @w8a16_f32(
-// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 converted to f32 in the kernel">}
+// SM_120A: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s8 decoded to f32 in the gemv kernel (f32 activations)">}
 // SM_120A-LABEL: func.func @batch_s8s8(
 // SM_120A: linalg.batch_matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_120A-LABEL: func.func @generic_s8s8_transposed_b(
@@ -486,7 +486,7 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // SM_120A-LABEL: func.func @octet_matmul_s8s8(
 // SM_120A: octet.matmul {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_120A-LABEL: func.func @octet_matmul_weight_only(
-// SM_120A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "mma.sync", a = "f16", b = "f16", acc = "f32", shape = "m16n8k16", instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", note = "B s4 converted to f16 in the kernel">}
+// SM_120A: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "SIMT", a = "f32", b = "f32", acc = "f32", shape = "1x1x1", instruction = "fma.rn.f32", note = "no f32 tensor-core MMA; B s4 decoded to f32 in the gemv kernel (f16 activations)">}
 // SM_120A-LABEL: func.func @conv_s8s8(
 // SM_120A: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = native, unit = "mma.sync", a = "s8", b = "s8", acc = "s32", shape = "m16n8k32", instruction = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32">}
 // SM_120A-LABEL: func.func @float_matmul(

@@ -80,10 +80,11 @@ def OctetSelectLowering : Pass<"octet-select-lowering", "::mlir::ModuleOp"> {
         and a **warning** names the cost, e.g. `FP8 (e4m3 x e4m3) on sm_80:
         dequantized to f16, no tensor-core speedup`, and where the formats
         are native; with `strict` it is an error.
-      - One quantized (W8A16, W4A16): `weight_only`: the quantized operand is
-        converted to the other operand's float type inside the kernel and
-        the float row runs. A float type without a tensor-core row on a
-        CUDA target (f32) is a warning (error with `strict`).
+      - One quantized (W8A16, W4A16): `weight_only`. CPUs: the quantized
+        operand is converted to the other operand's float type inside the
+        kernel and the float row runs. CUDA: the SIMT f32 row, as the
+        lowering runs every weight-only product on its gemv kernel (codes
+        decoded to f32) whatever the activations' type; no warning.
     - `octet.dequantize` ops whose users are all annotated contractions:
       `fused`.
     - Every other `octet.quantize`, `octet.dequantize`, `octet.requantize`

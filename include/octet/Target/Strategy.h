@@ -57,9 +57,9 @@ struct StrategyChoice {
 /// - both operands quantized: the first row taking A x B (native or
 ///   compensated); else with 4-bit integers unpacked to 8 bits; else the
 ///   fallback (both dequantized to the target's float type) with a cost;
-/// - one operand quantized: weight_only on the row of the float operand's
-///   type (the target's float row when there is none); a cost when that row
-///   is a simd path while the target has a matrix unit for its float type.
+/// - one operand quantized: weight_only; on CUDA the f32 SIMT row (the
+///   gemv kernel every weight-only product runs on), on CPUs the row of the
+///   float operand's type (f32 when there is none); never a cost.
 /// Operands that are both float are a caller error.
 StrategyChoice selectContraction(const TargetInfo &target,
                                  const ContractionQuery &query);
