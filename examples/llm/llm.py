@@ -19,7 +19,8 @@ w4a16-g64, w3a16, w3a16-g64 (3-bit codes in 4-bit storage) and their
 GPTQ / AWQ / SmoothQuant variants, the llama.cpp block recipes (q8_0, q4_0,
 ...), FP8 weight-only ones (fp8-channel, fp8-g32, mxfp8, mxfp8-e5m2, mxfp8-ceil)
 and FP4 (E2M1) weight-only ones (mxfp4, mxfp4-ceil, fp4-g32, fp4-g16, nvfp4)
-and NF4 (nf4-g64, nf4-g32)
+and NF4 (nf4-g64, nf4-g32; with double-quantized E4M3 scales nf4-dq-g64,
+nf4-dq-g32)
 (WEIGHT_RECIPES in octet_llm.py); +kv-i8 / +kv-fp8 store the KV cache as INT8 / FP8 E4M3 codes
 with per-head scales calibrated on the calibration text; +head quantizes
 the output head (tied to the embedding table) with the weights' recipe;

@@ -381,6 +381,10 @@ WEIGHT_RECIPES = {
     # QLoRA's NF4 (blocks of 64 with an absmax scale, bitsandbytes' table).
     "nf4-g64": "weights:format=nf4 granularity=per-group group-size=64",
     "nf4-g32": "weights:format=nf4 granularity=per-group group-size=32",
+    # NF4 with double-quantized scales (one-byte E4M3 absmax scales times a
+    # per-tensor f32 scale): QLoRA's storage at 64, a smaller block at 32.
+    "nf4-dq-g64": "weights:format=nf4-dq group-size=64",
+    "nf4-dq-g32": "weights:format=nf4-dq group-size=32",
 }
 # SmoothQuant's migration strength per recipe (docs/llm-results.md: 0.8
 # and 0.5 measured for both; static per-tensor scales want more of the

@@ -91,12 +91,17 @@ W4_VARIANTS = [
                    "group-size=128 clip=mse report={report}",
                    "--octet-fold-scales", "--canonicalize", "--cse"]),
     # The 4-bit formats of issue #20 (weight-only): OCP MXFP4, NVFP4, QLoRA
-    # NF4 in blocks of 64, E2M1 with f32 scales per 32.
+    # NF4 in blocks of 64 (f32 or double-quantized scales), E2M1 with f32
+    # scales per 32.
     ("mxfp4", ["--octet-quantize=recipe=w4a16-mxfp4 report={report}"]),
     ("nvfp4", ["--octet-quantize=recipe=w4a16-nvfp4 report={report}"]),
     ("nf4-g64", ["--octet-quantize-weights=format=nf4 granularity=per-group "
                  "group-size=64 report={report}",
                  "--octet-fold-scales", "--canonicalize", "--cse"]),
+    # NF4 with double-quantized scales (E4M3 times a per-tensor f32).
+    ("nf4-dq-g64", ["--octet-quantize-weights=format=nf4-dq group-size=64 "
+                    "report={report}",
+                    "--octet-fold-scales", "--canonicalize", "--cse"]),
     ("fp4-g32", ["--octet-quantize-weights=format=f4E2M1FN "
                  "granularity=per-group group-size=32 report={report}",
                  "--octet-fold-scales", "--canonicalize", "--cse"]),

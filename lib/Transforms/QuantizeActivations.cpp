@@ -484,7 +484,7 @@ struct OctetQuantizeActivationsPass
   /// whose weight is FP4 in blocks of 16 along K becomes E2M1 per token and
   /// block of 16 along K, the block's E4M3 scale computed at run time
   /// (octet.compute_params) times the global scale g = absmax / (6 * 448)
-  /// of the calibrated absmax (numerics::nvfp4GlobalScale, as for NVFP4
+  /// of the calibrated absmax (numerics::e4m3GlobalScale, as for NVFP4
   /// weights). Other observers are removed (the activation stays float),
   /// with a remark.
   void runNvfp4() {
@@ -527,7 +527,7 @@ struct OctetQuantizeActivationsPass
         continue;
       }
       const cal::TensorStats &st = *entry;
-      float g = num::nvfp4GlobalScale(static_cast<float>(st.absmax));
+      float g = num::e4m3GlobalScale(static_cast<float>(st.absmax), 6.0f);
       auto type = cast<RankedTensorType>(op.getType());
       int64_t rank = type.getRank();
       int64_t kDim = site->c.lhsPerm.empty() ? rank - 1 : rank - 2;

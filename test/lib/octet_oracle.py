@@ -152,8 +152,9 @@ class Scheme:
     qmin: int = None  # None: the format's full range
     qmax: int = None
     e8m0: bool = False  # E8M0 (power-of-two) scales: MXFP8
-    # NVFP4: E4M3 scales times the per-tensor global scale `glob` (set
-    # from the data by the weight oracle).
+    # NVFP4 (f4E2M1FN) and NF4 with double-quantized scales (nf4): E4M3
+    # scales times the per-tensor global scale `glob` (set from the data by
+    # the weight oracle).
     e4m3: bool = False
     glob: float = 0.0
 
@@ -166,7 +167,7 @@ class Scheme:
         assert self.gran in ("per_tensor", "per_axis", "per_group")
         assert not (f.is_fp8 and not self.symmetric)
         assert not (self.e8m0 and not f.is_fp8)
-        assert not (self.e4m3 and self.fmt != "f4E2M1FN")
+        assert not (self.e4m3 and self.fmt not in ("f4E2M1FN", "nf4"))
 
     @property
     def format(self):
@@ -307,24 +308,27 @@ def e8m0_scale(absmax, fmt, ceil=False):
     return np.float32(float(v))
 
 
-def nvfp4_global(absmax):
-    """NVFP4's per-tensor global scale g: f32(absmax / (6 * 448)), the
-    absmax saturated at FLT_MAX first; 1 for a zero (or NaN) range (the
+def nvfp4_global(absmax, target=6):
+    """The per-tensor global scale g of two-level E4M3 scales:
+    f32(absmax / (target * 448)), target the element format's largest
+    magnitude (6 for NVFP4's E2M1, 1 for NF4 with double-quantized scales),
+    the absmax saturated at FLT_MAX first; 1 for a zero (or NaN) range (the
     zero-range guard); at least FLT_MIN."""
     a = F32(min(float(absmax), float(np.finfo(F32).max)))
     if not a > 0:
         return F32(1)
-    return max(F32(a / F32(2688)), np.finfo(F32).tiny)
+    return max(F32(a / F32(target * 448)), np.finfo(F32).tiny)
 
 
-def nvfp4_block_scale(absmax, g):
-    """NVFP4 block scales for block absmax values `absmax` (f32, scalar or
-    array) and global scale g: sb = E4M3(f32(f32(absmax / 6) / g)) by
-    ml_dtypes (round to nearest even; saturated at 448 first), 2^-9 where
-    that is 0; the scale f32(sb * g)."""
+def nvfp4_block_scale(absmax, g, target=6):
+    """Two-level block scales (NVFP4: target 6; NF4-DQ: target 1) for block
+    absmax values `absmax` (f32, scalar or array) and global scale g:
+    sb = E4M3(f32(f32(absmax / target) / g)) by ml_dtypes (round to nearest
+    even; saturated at 448 first), 2^-9 where that is 0; the scale
+    f32(sb * g)."""
     g = F32(g)
     with np.errstate(over="ignore"):
-        t = (np.asarray(absmax, F32) / F32(6)).astype(F32) / g
+        t = (np.asarray(absmax, F32) / F32(target)).astype(F32) / g
     sb = np.minimum(t, F32(448)).astype(
         ml_dtypes.float8_e4m3fn).astype(F32)
     sb = np.where(sb == 0, F32(2.0 ** -9), sb)

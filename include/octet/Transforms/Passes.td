@@ -94,6 +94,21 @@ def OctetQuantizeWeights
     x / scale is the number of bitsandbytes' decision thresholds below it.
     Weight-only.
 
+    **NF4 with double-quantized scales** (`format=nf4-dq`, QLoRA's
+    "double quantization"): NF4 in blocks of `group-size` (default 64)
+    along the reduction axis whose absmax scales are themselves quantized,
+    to E4M3 values times one f32 global scale per weight
+    (`#octet.scheme<nf4, per_group(a, 64), e4m3(g)>`, NVFP4's two-level
+    rule with NF4's largest magnitude 1 in place of E2M1's 6): g = absmax
+    / 448, each block's scale e4m3(absmax_b / g) rounded to nearest even,
+    times g. 8 / 64 bits of scale per weight stored instead of 32 / 64
+    (4.125 bits per weight and one f32 per tensor; QLoRA's 4.127). QLoRA quantizes the
+    scales to 8-bit floats in second-level blocks of 256 after
+    subtracting their mean; one global scale per weight (what NVFP4 does)
+    keeps every scale an E4M3 value times a constant, which the verifier
+    and every lowering read as plain f32 scales (docs/numerics.md). Takes
+    `clip=absmax` only and `algorithm=gptq` (not `awq`).
+
     **NVFP4** (`format=nvfp4`): E2M1 codes in blocks of `group-size`
     (default 16, NVIDIA's block) along the reduction axis, each with an
     E4M3 scale, times one f32 global scale per weight
@@ -115,7 +130,7 @@ def OctetQuantizeWeights
     granularity=per-token-group` the activations get the same groups
     along K and `octet-fold-scales` makes a block-wise `octet.matmul`
     (the `w8a8-fp8-block` recipe). Takes `clip=absmax` / `minmax` and
-    `algorithm=rtn` only, not the MX / NVFP4 formats.
+    `algorithm=rtn` only, not the MX / NVFP4 / NF4-DQ formats.
 
     **Storage**: codes are `i8` (i8, u8 read as unsigned), `i4` (i4, u4) or
     FP8 tensors; scales `f32`, zero points `i32`. Constants held in
@@ -128,7 +143,8 @@ def OctetQuantizeWeights
     code per byte (MLIR's element layout, which the bufferized and LLVM code
     also uses); sizes in the report count 4-bit codes packed two per byte,
     low nibble first (the numerics core's `packNibbles`), and E8M0 / E4M3
-    scales one byte each (plus NVFP4's f32 global scale), i.e. what a
+    scales one byte each (plus NVFP4's / NF4-DQ's f32 global scale), i.e.
+    what a
     serialized model stores.
 
     **Skipped** (with a remark when `remarks` is set, and listed in the
@@ -260,7 +276,9 @@ def OctetQuantizeWeights
            "f4E2M1FN (FP4 E2M1 with f32 scales), nf4 (QLoRA NormalFloat4, "
            "scale = absmax), mxfp4 (OCP MXFP4: E2M1 "
            "per group of 32 with E8M0 scales), nvfp4 (E2M1 per group of 16 "
-           "with E4M3 scales times a per-tensor f32 scale), or auto (from "
+           "with E4M3 scales times a per-tensor f32 scale), nf4-dq (NF4 per "
+           "group of 64 with double-quantized scales: E4M3 times a "
+           "per-tensor f32 scale), or auto (from "
            "the module's #octet.target and `recipe`)">,
     Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"ocp\"",
            "format=mxfp8 / mxfp4: the E8M0 scale rule, ocp (the spec's "

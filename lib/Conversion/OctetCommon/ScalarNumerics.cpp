@@ -355,14 +355,18 @@ mlir::octet::emitParamsFromStats(OpBuilder &b, Location loc,
     return {e.select(zero, e.f32(1.0f), scale), Value()};
   }
   if (scheme.hasE4M3Scales()) {
-    // numerics::nvfp4BlockScale of absmax clamped to FLT_MAX, with the
-    // scheme's global scale g: sb = e4m3((absmax / 6) / g) rounded to
-    // nearest even and saturating, 2^-9 for a block that rounds to 0; the
-    // scale is sb * g.
+    // numerics::e4m3BlockScale of absmax clamped to FLT_MAX, with the
+    // scheme's global scale g and the format's largest magnitude (6 for
+    // E2M1, 1 for NF4): sb = e4m3((absmax / target) / g) rounded to nearest
+    // even and saturating, 2^-9 for a block that rounds to 0; the scale is
+    // sb * g.
     float g = scheme.getGlobalScale();
+    float target = num::symmetricTarget(
+        static_cast<num::StorageFormat>(scheme.getFormat()),
+        num::IntRange{scheme.getQmin(), scheme.getQmax()});
     Value absmax = arith::MinNumFOp::create(b, loc, stats.absmax, e.f32(big));
     Value t = arith::DivFOp::create(
-        b, loc, arith::DivFOp::create(b, loc, absmax, e.f32(6.0f)), e.f32(g));
+        b, loc, arith::DivFOp::create(b, loc, absmax, e.f32(target)), e.f32(g));
     Value code = emitF32ToFp8Bits(b, loc, t, StorageFormat::f8E4M3FN,
                                   /*saturate=*/true);
     Value sb = emitFp8BitsToF32(b, loc, code, StorageFormat::f8E4M3FN);

@@ -213,11 +213,13 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     cfg.e8m0 = true;
   }
   // NVFP4: E2M1 per group (16 by default) with E4M3 scales times one f32
-  // global scale per weight.
-  cfg.nvfp4 = false;
-  if (!f && fmt == "nvfp4") {
-    f = StorageFormat::f4E2M1FN;
-    cfg.nvfp4 = true;
+  // global scale per weight. NF4 with double-quantized scales (QLoRA's
+  // second level): NF4 per group (64 by default), the absmax scales as
+  // E4M3 values times one f32 global scale per weight.
+  cfg.e4m3 = false;
+  if (!f && (fmt == "nvfp4" || fmt == "nf4-dq")) {
+    f = fmt == "nvfp4" ? StorageFormat::f4E2M1FN : StorageFormat::nf4;
+    cfg.e4m3 = true;
   }
   cfg.autoFormat = format == "auto";
   if (cfg.autoFormat) {
@@ -227,10 +229,12 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     f = StorageFormat::i8; // Replaced in runOnOperation.
   }
   if (!f)
-    return fail("unknown format '" + format +
-                "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
-                "f4E2M1FN, nf4, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / uN "
-                "with N in 2..7)");
+    return fail(
+        "unknown format '" + format +
+        "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
+        "f4E2M1FN, nf4, nf4-dq, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / "
+        "uN "
+        "with N in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")
@@ -245,9 +249,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   if (groupSize <= 0)
     return fail("group-size must be positive, got " + Twine(groupSize));
   cfg.groupSize = groupSize;
-  if (cfg.e8m0 || cfg.nvfp4) {
-    // per-channel is the option's default: MX formats and NVFP4 are
-    // per-group.
+  if (cfg.e8m0 || cfg.e4m3) {
+    // per-channel is the option's default: MX formats, NVFP4 and NF4-DQ
+    // are per-group.
     if (granularity == "per-tensor")
       return fail("format=" + format + " has one " +
                   (cfg.e8m0 ? "E8M0" : "E4M3") +
@@ -256,7 +260,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                   "means per-group here), not " + granularity);
     cfg.granularity = GranularityKind::PerGroup;
     if (!groupSize.hasValue())
-      cfg.groupSize = cfg.e8m0 ? 32 : 16;
+      cfg.groupSize = cfg.e8m0                           ? 32
+                      : cfg.format == StorageFormat::nf4 ? 64
+                                                         : 16;
   }
   // Unsigned formats have no negative codes: unless symmetric is given
   // explicitly, they use the asymmetric mapping (a symmetric u8 scheme
@@ -300,9 +306,12 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
       !symmetric)
     return fail("format=nf4 is symmetric (scale = absmax); drop "
                 "symmetric=false");
-  if (cfg.nvfp4 && cfg.clip != ClipKind::AbsMax)
-    return fail("format=nvfp4 takes clip=absmax only (each block's E4M3 "
-                "scale is e4m3(absmax / 6 / global)), not clip=" + clip);
+  if (cfg.e4m3 && cfg.clip != ClipKind::AbsMax)
+    return fail("format=" + format +
+                " takes clip=absmax only (each block's E4M3 scale is "
+                "e4m3(absmax / " +
+                (cfg.format == StorageFormat::nf4 ? "1" : "6") +
+                " / global)), not clip=" + clip);
   std::string regexError;
   if (!skip.empty() && !llvm::Regex(skip).isValid(regexError))
     return fail("invalid skip regex '" + skip + "': " + regexError);
@@ -352,8 +361,9 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
                 "' (expected rtn, gptq, awq or awq-gptq)");
   }
   cfg.algorithmName = algorithm;
-  if (cfg.awq && cfg.nvfp4)
-    return fail("format=nvfp4 does not take algorithm=awq yet (AWQ's "
+  if (cfg.awq && cfg.e4m3)
+    return fail("format=" + format +
+                " does not take algorithm=awq yet (AWQ's "
                 "channel scales would move the weights past the global "
                 "scale computed before them)");
   if (cfg.awq && cfg.e8m0 && awqClip)
@@ -376,7 +386,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
       return fail("channel-block=" + Twine(channelBlock) +
                   " needs granularity=per-group (blocks of channel-block "
                   "output channels x group-size inputs)");
-    if (cfg.e8m0 || cfg.nvfp4)
+    if (cfg.e8m0 || cfg.e4m3)
       return fail("channel-block does not apply to format=" + format +
                   " (its blocks are 1-D by definition)");
     if (cfg.clip != ClipKind::AbsMax && cfg.clip != ClipKind::MinMax)
@@ -520,9 +530,10 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
   // Float (FP8 / FP4) and NF4 schemes are always symmetric.
   bool sym = cfg.symmetric || num::isFloatFormat(toNumerics(cfg.format)) ||
              num::isNf4(toNumerics(cfg.format));
-  // NVFP4's global scale, from the weight's largest finite magnitude.
+  // The global scale of two-level E4M3 scales (NVFP4, NF4-DQ), from the
+  // weight's largest finite magnitude.
   uint32_t globalScaleBits = 0;
-  if (cfg.nvfp4) {
+  if (cfg.e4m3) {
     float absmax = 0.0f;
     withReader(job.data, [&](auto read) {
       for (int64_t i = 0, e = job.data.numElements; i < e; ++i) {
@@ -531,15 +542,16 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
           absmax = std::max(absmax, v);
       }
     });
-    globalScaleBits = num::bitsOf(num::nvfp4GlobalScale(absmax));
+    globalScaleBits = num::bitsOf(num::e4m3GlobalScale(
+        absmax, num::symmetricTarget(toNumerics(cfg.format), {})));
   }
   job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,
                                os.group, sym,
                                /*saturate=*/true,
-                               cfg.e8m0    ? ScaleFormat::e8m0
-                               : cfg.nvfp4 ? ScaleFormat::e4m3
-                                           : ScaleFormat::f32,
+                               cfg.e8m0   ? ScaleFormat::e8m0
+                               : cfg.e4m3 ? ScaleFormat::e4m3
+                                          : ScaleFormat::f32,
                                globalScaleBits);
   if (cfg.narrowRange)
     job.scheme = SchemeAttr::get(

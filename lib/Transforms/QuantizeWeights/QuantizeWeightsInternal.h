@@ -84,9 +84,9 @@ struct Config {
   bool e8m0 = false;
   /// mx-scale=ceil: E8M0 scales rounded up so that nothing clips.
   bool mxCeil = false;
-  /// format=nvfp4: E2M1 with E4M3 block scales times a per-tensor global
-  /// scale (#octet.scheme<..., e4m3(g)>).
-  bool nvfp4 = false;
+  /// format=nvfp4 / nf4-dq: E2M1 (NF4) with E4M3 block scales times a
+  /// per-tensor global scale (#octet.scheme<..., e4m3(g)>).
+  bool e4m3 = false;
   /// channel-block=B (per-group, 2-D weights): the B output channels of a
   /// block share each group's scale (B x group-size blocks; 0: off).
   int64_t channelBlock = 0;

@@ -156,20 +156,22 @@ struct Kernel {
   bool symmetric, saturate, skipNonFinite;
   /// E8M0 scales (MXFP8): every group's scale by the MX rule.
   bool e8m0;
-  /// E4M3 scales (NVFP4): every group's scale by nvfp4Clip with the
-  /// scheme's global scale.
+  /// Two-level E4M3 scales (NVFP4, NF4 with double-quantized scales):
+  /// every group's scale by e4m3Clip with the scheme's global scale and
+  /// the format's largest magnitude.
   bool e4m3;
-  float globalScale;
+  float globalScale, e4m3Target;
 
   Kernel(MLIRContext *ctx, const Config &cfg, SchemeAttr scheme,
          ArrayRef<int64_t> shape)
       : ctx(ctx), cfg(cfg), layout(scheme, shape),
-        format(toNumerics(scheme.getFormat())),
-        range{scheme.getQmin(), scheme.getQmax()},
+        format(toNumerics(scheme.getFormat())), range{scheme.getQmin(),
+                                                      scheme.getQmax()},
         symmetric(scheme.isFloat() || scheme.getSymmetric()),
         saturate(scheme.getSaturate()), skipNonFinite(cfg.nonfiniteClip),
         e8m0(scheme.hasE8M0Scales()), e4m3(scheme.hasE4M3Scales()),
-        globalScale(scheme.getGlobalScale()) {}
+        globalScale(scheme.getGlobalScale()),
+        e4m3Target(num::symmetricTarget(format, range)) {}
 };
 
 /// Elements per step of the row kernels: the values, reference values,
@@ -477,10 +479,10 @@ static void absmaxClips(const Kernel &k, ArrayRef<num::RangeStats> st,
   const bool minmax = k.cfg.clip == ClipKind::MinMax;
   for (size_t g = 0; g < st.size(); ++g)
     clips[g] = k.e8m0   ? num::e8m0Clip(st[g], k.format, k.cfg.mxCeil)
-               : k.e4m3 ? num::nvfp4Clip(st[g], k.globalScale)
-               : minmax ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
-                        : num::absmaxClip(st[g], k.format, k.range,
-                                          k.symmetric);
+               : k.e4m3 ? num::e4m3Clip(st[g], k.globalScale, k.e4m3Target)
+               : minmax
+                   ? num::minmaxClip(st[g], k.format, k.range, k.symmetric)
+                   : num::absmaxClip(st[g], k.format, k.range, k.symmetric);
 }
 
 /// Whether `clip` needs only each group's range (no search).
@@ -576,13 +578,13 @@ static void clipCurve(const Kernel &k, Read read,
     // more groups than samples).
     for (const auto &[g, x] : sample) {
       num::QuantParams params =
-          k.e8m0 ? num::QuantParams{num::e8m0Scale(full[g].absmax * rf,
-                                                   k.format, k.cfg.mxCeil),
+          k.e8m0   ? num::QuantParams{num::e8m0Scale(full[g].absmax * rf,
+                                                     k.format, k.cfg.mxCeil),
                                     0}
-          : k.e4m3
-              ? num::QuantParams{num::nvfp4BlockScale(full[g].absmax * rf,
-                                                      k.globalScale),
-                                 0}
+          : k.e4m3 ? num::QuantParams{num::e4m3BlockScale(full[g].absmax * rf,
+                                                          k.globalScale,
+                                                          k.e4m3Target),
+                                      0}
           : k.symmetric
               ? num::symmetricParams(full[g].absmax * rf, k.format, k.range)
               : num::asymmetricParams(full[g].minV * rf, full[g].maxV * rf,
@@ -714,7 +716,7 @@ static num::ClipResult groupClip(const Kernel &k, float *x, size_t n) {
   if (k.e8m0)
     return num::e8m0Clip(s, k.format, k.cfg.mxCeil);
   if (k.e4m3)
-    return num::nvfp4Clip(s, k.globalScale);
+    return num::e4m3Clip(s, k.globalScale, k.e4m3Target);
   if (k.cfg.clip == ClipKind::Mse)
     return num::mseClip(x, n, s, k.format, k.range, k.symmetric, k.saturate);
   if (k.cfg.clip == ClipKind::MinMax)

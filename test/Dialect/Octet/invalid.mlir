@@ -379,7 +379,7 @@ func.func @e8m0_dynamic_shape(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
 
 // -----
 
-// expected-error @+1 {{e4m3 scales (NVFP4) need f4E2M1FN, not 'f8E4M3FN'}}
+// expected-error @+1 {{e4m3 scales need f4E2M1FN (NVFP4) or nf4 (double-quantized scales), not 'f8E4M3FN'}}
 func.func @e4m3_fp8() attributes {s = #octet.scheme<f8E4M3FN, per_group(1, 16), e4m3(0.5)>} { return }
 
 // -----
@@ -394,6 +394,17 @@ func.func @e4m3_not_e4m3_times_global(%q: tensor<1x32xf4E2M1FN>) -> tensor<1x32x
   // expected-error @+1 {{'octet.dequantize' op e4m3 scales are E4M3 values (at most 448) times the global scale 5.000000e-01, got 0.53125}}
   %x = octet.dequantize %q scale(%s : tensor<1x2xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.5)> : tensor<1x32xf4E2M1FN> -> tensor<1x32xf32>
   return %x : tensor<1x32xf32>
+}
+
+// -----
+
+// NF4 with double-quantized scales: the same rule (0.53125 / 0.5 = 1.0625
+// is between the E4M3 values 1 and 1.125).
+func.func @nf4_e4m3_not_e4m3_times_global(%q: tensor<1x128xi4>) -> tensor<1x128xf32> {
+  %s = arith.constant dense<[[0.5, 0.53125]]> : tensor<1x2xf32>
+  // expected-error @+1 {{'octet.dequantize' op e4m3 scales are E4M3 values (at most 448) times the global scale 5.000000e-01, got 0.53125}}
+  %x = octet.dequantize %q scale(%s : tensor<1x2xf32>) as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<1x128xi4> -> tensor<1x128xf32>
+  return %x : tensor<1x128xf32>
 }
 
 // -----

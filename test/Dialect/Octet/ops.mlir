@@ -172,3 +172,13 @@ func.func @nf4(%q: tensor<2x64xi4>, %s: tensor<2x1xf32>) -> tensor<2x64xf32> {
   %x = octet.dequantize %q scale(%s : tensor<2x1xf32>) as <nf4, per_group(1, 64)> : tensor<2x64xi4> -> tensor<2x64xf32>
   return %x : tensor<2x64xf32>
 }
+
+// NF4 with double-quantized scales: E4M3 values times a global scale (here
+// 448 g, 0.5 g and 2^-9 g for g = 0.5).
+// CHECK-LABEL: func.func @nf4_dq
+// CHECK: as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<1x192xi4> -> tensor<1x192xf32>
+func.func @nf4_dq(%q: tensor<1x192xi4>) -> tensor<1x192xf32> {
+  %s = arith.constant dense<[[224.0, 0.25, 9.765625E-4]]> : tensor<1x3xf32>
+  %x = octet.dequantize %q scale(%s : tensor<1x3xf32>) as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<1x192xi4> -> tensor<1x192xf32>
+  return %x : tensor<1x192xf32>
+}

@@ -157,6 +157,9 @@ def parse_options(opts):
     if fmt == "nvfp4":  # E2M1 per group (16), E4M3 scales x global
         sym, gran = True, "per-group"
         group = int(d.get("group-size", "16"))
+    if fmt == "nf4-dq":  # NF4 per group (64), E4M3 scales x global
+        sym, gran = True, "per-group"
+        group = int(d.get("group-size", "64"))
     if fmt.startswith("mxfp"):  # FP8 / FP4 per group (32), E8M0 scales
         sym, gran = True, "per-group"
         group = int(d.get("group-size", "32"))
@@ -177,6 +180,9 @@ for _n in (2, 3, 5, 6, 7):
 def scheme_for(fmt, gran, group, sym, axes):
     if fmt == "nvfp4":  # the global scale is the weight oracle's
         return oo.Scheme("f4E2M1FN", "per_group", axis=axes[1], group=group,
+                         e4m3=True)
+    if fmt == "nf4-dq":  # NF4 with double-quantized (two-level) scales
+        return oo.Scheme("nf4", "per_group", axis=axes[1], group=group,
                          e4m3=True)
     if fmt.startswith("mxfp"):
         return oo.Scheme({"mxfp8-e5m2": "f8E5M2", "mxfp4": "f4E2M1FN"}.get(
@@ -245,7 +251,7 @@ def check_case(chk, opts, w, workdir, tag, layers_filter=None):
         if cblock:  # one scale per block in a serialized model
             chans = wt.shape[axes[0]]
             nparams = nparams // chans * -(-chans // cblock)
-        # E8M0 / E4M3 scales: a byte each (+ NVFP4's f32 global scale).
+        # E8M0 / E4M3 scales: a byte each (+ the f32 global scale).
         param_bytes = nparams + (4 if scheme.e4m3 else 0) \
             if scheme.e8m0 or scheme.e4m3 else \
             nparams * (4 if scheme.symmetric else 8)
@@ -331,7 +337,8 @@ def run_model(chk, workdir):
     fmts = [("i8", "per-channel"), ("i4", "per-group"), ("u8", "per-channel"),
             ("f8E4M3FN", "per-tensor"), ("mxfp8", "per-group"),
             ("mxfp4", "per-group"), ("f4E2M1FN", "per-channel"),
-            ("nvfp4", "per-group"), ("nf4", "per-group")]
+            ("nvfp4", "per-group"), ("nf4", "per-group"),
+            ("nf4-dq", "per-group")]
     mm_layers = {k: w[k] for k in ("mm", "res")}
     for fmt, gran in fmts:
         funcs, res = [], []

@@ -136,10 +136,11 @@ def group_params(x, scheme, clip):
     x = np.asarray(x, np.float32)
     sym = scheme.symmetric
     absmax = F32(np.max(np.abs(x))) if x.size else F32(0)
-    if scheme.e4m3:
+    if scheme.e4m3:  # NVFP4 (E2M1: 6) or NF4-DQ (NF4: 1)
         assert clip == "absmax", clip
-        s = nvfp4_block_scale(absmax, scheme.glob)
-        t = min(float(absmax), float(F32(6) * s))
+        target = 1 if scheme.format.is_nf4 else 6
+        s = nvfp4_block_scale(absmax, scheme.glob, target)
+        t = min(float(absmax), float(F32(target) * s))
         return s, 0, t, t / float(absmax) if absmax > 0 else 1.0
     if scheme.e8m0:
         assert clip in ("absmax", "mx-ceil"), clip
@@ -240,10 +241,11 @@ def quantize_weight(w, scheme, clip, nonfinite_clip=False, channel_block=0):
     w = np.asarray(w)
     x = w.astype(np.float32)
     flat = x.reshape(-1)
-    if scheme.e4m3:  # NVFP4: the global scale from the finite values
+    if scheme.e4m3:  # NVFP4, NF4-DQ: the global scale from the finite values
         fin = flat[np.isfinite(flat)]
         scheme = dataclasses.replace(scheme, glob=nvfp4_global(
-            F32(np.max(np.abs(fin))) if fin.size else F32(0)))
+            F32(np.max(np.abs(fin))) if fin.size else F32(0),
+            1 if scheme.format.is_nf4 else 6))
     pshape = scheme.param_shape(x.shape)
     scale = np.zeros(pshape, np.float32)
     zp = np.zeros(pshape, np.int32)

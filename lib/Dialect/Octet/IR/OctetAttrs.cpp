@@ -106,8 +106,9 @@ SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "f8E4M3FN / f8E5M2, MXFP4: f4E2M1FN), not '"
                        << stringifyStorageFormat(format) << "'";
   if (scaleFormat == ScaleFormat::e4m3) {
-    if (!fp4)
-      return emitError() << "e4m3 scales (NVFP4) need f4E2M1FN, not '"
+    if (!fp4 && format != StorageFormat::nf4)
+      return emitError() << "e4m3 scales need f4E2M1FN (NVFP4) or nf4 "
+                            "(double-quantized scales), not '"
                          << stringifyStorageFormat(format) << "'";
     float g = num::floatOf(globalScaleBits);
     if (!(g >= num::kFloatMinNormal && g <= num::kFloatMax))

@@ -210,8 +210,9 @@ mlir::octet::foldComputeParams(DenseElementsAttr input, SchemeAttr scheme,
       continue;
     }
     if (scheme.hasE4M3Scales()) {
-      scales.push_back(num::nvfp4BlockScale(
-          std::fmin(st.absmax, num::kFloatMax), scheme.getGlobalScale()));
+      scales.push_back(num::e4m3BlockScale(
+          std::fmin(st.absmax, num::kFloatMax), scheme.getGlobalScale(),
+          num::symmetricTarget(format, range)));
       zps.push_back(0);
       continue;
     }

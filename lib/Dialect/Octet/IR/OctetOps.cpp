@@ -99,8 +99,8 @@ LogicalResult mlir::octet::verifyParameters(
                            << str;
       }
       if (scheme.hasE4M3Scales() &&
-          !::octet::numerics::isNvfp4Scale(v.convertToFloat(),
-                                           scheme.getGlobalScale())) {
+          !::octet::numerics::isE4M3Scale(v.convertToFloat(),
+                                          scheme.getGlobalScale())) {
         SmallString<16> str;
         v.toString(str);
         return emitError() << paramPrefix

@@ -663,29 +663,31 @@ OCTET_HD ClipResult e8m0Clip(const RangeStats &stats, StorageFormat f,
   return {{scale, 0}, -hi, hi, ratio};
 }
 
-/// NVFP4 (NVIDIA's two-level FP4 scaling, Blackwell's `mxf4nvf4` MMA):
-/// E2M1 elements in blocks of 16, each block with an E4M3 scale sb, times
-/// one f32 global scale g per tensor. g = absmax(tensor) / (6 * 448) (one
-/// f32 division; guarded as every scale, 1 for a zero tensor), so that the
-/// block holding the tensor's largest value gets sb = 448 and the other
-/// blocks use E4M3's range below it. A NaN absmax is a zero range.
-OCTET_HD float nvfp4GlobalScale(float absmax) {
+/// Two-level E4M3 scales (NVFP4, NVIDIA's FP4 scaling for Blackwell's
+/// `mxf4nvf4` MMA, and NF4 with double-quantized scales): every block
+/// scale is an E4M3 value sb times one f32 global scale g per tensor.
+/// `target` is the element format's largest magnitude (6 for E2M1, 1 for
+/// NF4). g = absmax(tensor) / (target * 448) (one f32 division; guarded as
+/// every scale, 1 for a zero tensor), so that the block holding the
+/// tensor's largest value gets sb = 448 and the other blocks use E4M3's
+/// range below it. A NaN absmax is a zero range.
+OCTET_HD float e4m3GlobalScale(float absmax, float target) {
   if (std::isnan(absmax))
     absmax = 0.0f;
   absmax = std::fmin(std::fabs(absmax), kFloatMax);
-  return guardScale(absmax / 2688.0f, absmax == 0.0f);
+  return guardScale(absmax / (target * 448.0f), absmax == 0.0f);
 }
 
-/// The block scale of NVFP4: sb = e4m3((absmax / 6) / g), rounded to
+/// A block's two-level scale: sb = e4m3((absmax / target) / g), rounded to
 /// nearest even and saturating at 448 (the cast `cvt.rn.satfinite.e4m3x2
-/// .f32` and NVIDIA's reference quantizers do; rounding up instead would
-/// avoid clipping a block's top value by up to 6.25% at the price of a
-/// coarser step for all 16, as mx-scale=ceil measures for MXFP8), with a
-/// block that rounds to 0 taking E4M3's smallest value 2^-9. Returns the
-/// f32 scale the IR holds, s = sb * g (one f32 multiply; dequantize is
-/// decode(q) * s).
-OCTET_HD float nvfp4BlockScale(float absmax, float g) {
-  const float t = (absmax / 6.0f) / g;
+/// .f32` and NVIDIA's reference NVFP4 quantizers do; rounding up instead
+/// would avoid clipping a block's top value by up to 6.25% at the price of
+/// a coarser step for the whole block, as mx-scale=ceil measures for
+/// MXFP8), with a block that rounds to 0 taking E4M3's smallest value
+/// 2^-9. Returns the f32 scale the IR holds, s = sb * g (one f32 multiply;
+/// dequantize is decode(q) * s).
+OCTET_HD float e4m3BlockScale(float absmax, float g, float target) {
+  const float t = (absmax / target) / g;
   float sb = decodeFp8(encodeFp8(t, StorageFormat::F8E4M3FN, true),
                        StorageFormat::F8E4M3FN);
   if (!(sb > 0.0f))
@@ -693,20 +695,20 @@ OCTET_HD float nvfp4BlockScale(float absmax, float g) {
   return sb * g;
 }
 
-/// Whether `s` is an NVFP4 block scale of global scale `g`: the E4M3 value
-/// nearest s / g, positive, times g is s.
-OCTET_HD bool isNvfp4Scale(float s, float g) {
+/// Whether `s` is a two-level E4M3 scale of global scale `g`: the E4M3
+/// value nearest s / g, positive, times g is s.
+OCTET_HD bool isE4M3Scale(float s, float g) {
   const uint8_t c = encodeFp8(s / g, StorageFormat::F8E4M3FN, false);
   if (c == 0 || c >= 0x7f) // zero, negative, NaN
     return false;
   return decodeFp8(c, StorageFormat::F8E4M3FN) * g == s;
 }
 
-/// clip=absmax for an NVFP4 scheme: the scale is nvfp4BlockScale; the
-/// threshold is what saturates, 6 * s.
-OCTET_HD ClipResult nvfp4Clip(const RangeStats &stats, float g) {
-  const float scale = nvfp4BlockScale(stats.absmax, g);
-  const float t = 6.0f * scale;
+/// clip=absmax with two-level E4M3 scales: the scale is e4m3BlockScale;
+/// the threshold is what saturates, target * s.
+OCTET_HD ClipResult e4m3Clip(const RangeStats &stats, float g, float target) {
+  const float scale = e4m3BlockScale(stats.absmax, g, target);
+  const float t = target * scale;
   const float hi = t < stats.absmax ? t : stats.absmax;
   const float ratio = stats.absmax > 0.0f ? hi / stats.absmax : 1.0f;
   return {{scale, 0}, -hi, hi, ratio};

@@ -67,9 +67,12 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
       lowering reads them unchanged; dequantize is decode(q) * scale). With
       `f4E2M1FN` and `per_group(axis, 16)` along the reduction axis this is
       NVFP4: g = absmax / (6 * 448), each block's E4M3 scale
-      e4m3(absmax_b / 6 / g) rounded to nearest even. Only `f4E2M1FN`
-      takes it; `g` is a positive normal f32, printed with 9 significant
-      digits (which read back to the same float).
+      e4m3(absmax_b / 6 / g) rounded to nearest even. With `nf4` it is NF4
+      with double-quantized scales (QLoRA's second level, one global
+      scale per tensor): g = absmax / 448, each block's scale
+      e4m3(absmax_b / g) * g. Only `f4E2M1FN` and `nf4` take it; `g` is a
+      positive normal f32, printed with 9 significant digits (which read
+      back to the same float).
 
     Examples:
 
@@ -83,6 +86,7 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     #octet.scheme<f4E2M1FN, per_group(1, 32), e8m0>   // MXFP4
     #octet.scheme<f4E2M1FN, per_group(1, 16), e4m3(2.5e-04)>   // NVFP4
     #octet.scheme<nf4, per_group(1, 64)>               // QLoRA NF4
+    #octet.scheme<nf4, per_group(1, 64), e4m3(1.0e-03)>  // NF4, double-quantized scales
     ```
   }];
   let parameters = (ins
@@ -152,7 +156,8 @@ def Octet_SchemeAttr : Octet_Attr<"Scheme", "scheme"> {
     bool hasE8M0Scales() const {
       return getScaleFormat() == ::mlir::octet::ScaleFormat::e8m0;
     }
-    /// True for NVFP4's scales: E4M3 values times getGlobalScale().
+    /// True for two-level scales (NVFP4, NF4 with double-quantized
+    /// scales): E4M3 values times getGlobalScale().
     bool hasE4M3Scales() const {
       return getScaleFormat() == ::mlir::octet::ScaleFormat::e4m3;
     }
