@@ -29,6 +29,9 @@ if getattr(config, "octet_asan_runtime", ""):
     config.available_features.add("sanitizers")
     _supp = os.path.join(config.octet_src_root, "fuzz", "sanitizers")
     config.environment["LD_PRELOAD"] = config.octet_asan_runtime
+    # The CUDA emulator's GPU threads as host threads, not fibers: ASan
+    # does not follow swapcontext's stack switches (false stack reports).
+    config.environment["OCTET_EMU_OS_THREADS"] = "1"
     # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs in
     # ASan builds (octet's inline copies of it), but the uninstrumented
     # libMLIR.so allocates from the same slabs without unpoisoning: a false

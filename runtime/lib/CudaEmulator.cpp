@@ -3,9 +3,14 @@
 // The CPU side of octet-emulate-cuda (docs/cuda.md, "Emulation"): kernels
 // compiled for the host call these functions in place of the NVVM
 // operations, and generated host code calls octet_emu_launch in place of a
-// kernel launch. Every thread of a block is a host thread, so barriers,
+// kernel launch. Every thread of a block is a fiber (a ucontext with its own
+// stack) on the launching host thread, switched at barriers, so barriers,
 // warp-collective operations (mma.sync, shfl) and warpgroup-collective ones
-// (wgmma) synchronize as on the GPU:
+// (wgmma) synchronize as on the GPU. (It was one host thread per GPU
+// thread: a block barrier woke 256 threads contending for one mutex, and
+// the emulated tests spent most of their time in the kernel's futex calls.
+// OCTET_EMU_OS_THREADS=1 restores that, e.g. for sanitizers that do not
+// follow swapcontext.)
 //
 //  - mma.sync.m16n8k32: the 32 lanes of a warp deposit their fragments, one
 //    lane rebuilds A (16 x 32), B (32 x 8) and C (16 x 8) from the fragment
@@ -46,9 +51,36 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 namespace {
 
-/// A reusable barrier for a fixed number of threads.
+/// The fibers of the block being emulated on this host thread (null when
+/// the GPU threads are host threads).
+struct Fibers {
+  ucontext_t scheduler;
+  std::vector<ucontext_t> contexts;
+  std::vector<char> done;
+  char *stacks = nullptr;
+  size_t stackBytes = 0, mappedBytes = 0;
+  int running = 0;
+  /// Barrier releases and finished fibers: a scheduling round without
+  /// either is a deadlock.
+  uint64_t progress = 0;
+  void (*kernel)(void **) = nullptr;
+  void **args = nullptr;
+};
+thread_local Fibers *fibers = nullptr;
+
+/// Gives the host thread back to the block's scheduler (a fiber waiting at
+/// a barrier).
+void yieldFiber() {
+  swapcontext(&fibers->contexts[size_t(fibers->running)], &fibers->scheduler);
+}
+
+/// A reusable barrier for a fixed number of threads: fibers yield until the
+/// last one arrives; host threads wait on a condition variable.
 class Barrier {
 public:
   explicit Barrier(int n = 0) : count(n) {}
@@ -58,6 +90,18 @@ public:
     generation = 0;
   }
   void wait() {
+    if (fibers) {
+      unsigned gen = generation;
+      if (++arrived == count) {
+        arrived = 0;
+        ++generation;
+        ++fibers->progress;
+        return;
+      }
+      while (gen == generation)
+        yieldFiber();
+      return;
+    }
     std::unique_lock<std::mutex> lock(mutex);
     unsigned gen = generation;
     if (++arrived == count) {
@@ -149,6 +193,71 @@ std::atomic<int64_t> copyCalls[2], copyBytes[2];
 int warpIndex() { return threadIndex / 32; }
 int laneIndex() { return threadIndex % 32; }
 
+void fiberEntry() {
+  Fibers *f = fibers;
+  f->kernel(f->args);
+  f->done[size_t(f->running)] = 1;
+  ++f->progress;
+  // Returning resumes uc_link, the scheduler.
+}
+
+/// Runs every block of `launch` with its `threads` GPU threads as fibers on
+/// this host thread: round-robin, each fiber until it finishes or waits at
+/// a barrier.
+void runFibers(Launch *launch, void (*kernel)(void **), void **args,
+               int threads, int64_t sharedBytes) {
+  Fibers f;
+  f.kernel = kernel;
+  f.args = args;
+  f.contexts.resize(size_t(threads));
+  f.done.resize(size_t(threads));
+  // 1 MiB of stack per GPU thread, committed as it is touched.
+  f.stackBytes = size_t(1) << 20;
+  f.mappedBytes = f.stackBytes * size_t(threads);
+  void *mem = mmap(nullptr, f.mappedBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED)
+    die("cannot map the fibers' stacks");
+  f.stacks = static_cast<char *>(mem);
+  Fibers *outer = fibers;
+  fibers = &f;
+  current = launch;
+  for (int64_t z = 0; z < launch->grid[2]; ++z)
+    for (int64_t y = 0; y < launch->grid[1]; ++y)
+      for (int64_t x = 0; x < launch->grid[0]; ++x) {
+        launch->blockIndex[0] = x, launch->blockIndex[1] = y,
+        launch->blockIndex[2] = z;
+        std::memset(launch->shared, 0, size_t(sharedBytes));
+        for (int t = 0; t < threads; ++t) {
+          ucontext_t &c = f.contexts[size_t(t)];
+          getcontext(&c);
+          c.uc_stack.ss_sp = f.stacks + size_t(t) * f.stackBytes;
+          c.uc_stack.ss_size = f.stackBytes;
+          c.uc_link = &f.scheduler;
+          makecontext(&c, fiberEntry, 0);
+          f.done[size_t(t)] = 0;
+        }
+        int remaining = threads;
+        while (remaining > 0) {
+          uint64_t before = f.progress;
+          for (int t = 0; t < threads; ++t) {
+            if (f.done[size_t(t)])
+              continue;
+            f.running = t;
+            threadIndex = t;
+            swapcontext(&f.scheduler, &f.contexts[size_t(t)]);
+            if (f.done[size_t(t)])
+              --remaining;
+          }
+          if (remaining > 0 && f.progress == before)
+            die("deadlock: every thread of a block waits at a barrier that "
+                "the others never reach");
+        }
+      }
+  fibers = outer;
+  munmap(f.stacks, f.mappedBytes);
+}
+
 } // namespace
 
 extern "C" {
@@ -187,6 +296,13 @@ OCTET_RUNTIME_EXPORT void octet_emu_launch(void (*kernel)(void **),
     launch->warpBarrier[w].reset(32);
   for (int g = 0; g < int(threads / 128); ++g)
     launch->groupBarrier[g].reset(128);
+
+  if (!std::getenv("OCTET_EMU_OS_THREADS")) {
+    runFibers(launch, kernel, args, int(threads), sharedBytes);
+    std::free(launch->shared);
+    delete launch;
+    return;
+  }
 
   // One host thread per GPU thread, for all blocks in turn.
   std::vector<std::thread> pool;
