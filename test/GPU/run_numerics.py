@@ -177,8 +177,8 @@ def gen(rng, kind, shape):
         # OCP MX scales: powers of two (what an e8m0 scheme's scales are).
         return np.ldexp(np.float32(1), rng.integers(-3, 4, size=shape)).astype(np.float32)
     if kind == "nvfp4_scale":
-        # NVFP4 block scales: E4M3 values (1 + m/8) 2^e times the scheme's
-        # global scale 0.5.
+        # Two-level block scales (NVFP4, NF4-DQ): E4M3 values (1 + m/8) 2^e
+        # times the scheme's global scale 0.5.
         m = rng.integers(0, 8, size=shape)
         e = rng.integers(-3, 4, size=shape)
         return (np.ldexp(1 + m / 8.0, e) * 0.5).astype(np.float32)
@@ -229,6 +229,7 @@ CASES = {
     "w8a16_group": (["f16", "i8", "scale"], "close", None),
     "w8_mxfp8_bf16": (["f32", "e4m3", "e8m0"], "close", None),
     "w4_nf4_group": (["bf16", "nf4", "scale"], "close", None),
+    "w4_nf4dq_group": (["bf16", "nf4", "nvfp4_scale"], "close", None),
     "w4_mxfp4_f16": (["f16", "f32", "e8m0"], "close", None),
     "w4_nvfp4_f32": (["f32", "f32", "nvfp4_scale"], "close", None),
     "w4a16_group": (["f16", "i4", "scale"], "close", None),
@@ -252,6 +253,7 @@ CASES = {
                          None),
     "params_token_i8": (["f32_specials"], "exact", None),
     "params_group_u8": (["f16"], "exact", None),
+    "params_nf4dq": (["f32_specials"], "exact", None),
     "params_tensor_e4m3": (["f32"], "exact", None),
     "params_mx_e4m3": (["f32_specials"], "exact", None),
     "chain_host_between": (["f32", "i8", "scale"], "exact", None),

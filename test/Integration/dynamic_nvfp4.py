@@ -1,11 +1,13 @@
-"""Dynamic NVFP4 block scales: octet.compute_params with an e4m3(g) scheme
-(E2M1 elements in blocks of 16, each block's scale an E4M3 value times the
+"""Dynamic two-level E4M3 block scales: octet.compute_params with an
+e4m3(g) scheme (NVFP4: E2M1 elements; NF4 with double-quantized scales:
+NF4 codes; blocks of 16, each block's scale an E4M3 value times the
 scheme's static global scale g), then quantize / dequantize with them,
 JIT-run by octet-run and compared bit for bit with an independent oracle.
 
 The oracle is written from NVIDIA's two-level NVFP4 recipe as octet
 documents it (docs/numerics.md, "NVFP4"): a block's E4M3 scale is
-sb = E4M3((absmax / 6) / g), the f32 quotients in that order, rounded to
+sb = E4M3((absmax / T) / g), T the element format's largest magnitude (6
+for E2M1, 1 for NF4), the f32 quotients in that order, rounded to
 nearest even by ml_dtypes' float8_e4m3fn after saturating at 448; a block
 whose sb rounds to 0 takes E4M3's smallest value 2^-9; the f32 scale is
 sb * g. Run-time conventions, as for every dynamic scale: NaN elements are
@@ -16,11 +18,12 @@ from test/lib/octet_oracle.py (ml_dtypes' conversions).
 Each global scale runs twice: the input as a function argument (the
 lowering's compute_params: linalg + the scalar numerics emitter) and as a
 constant (the folder's path). The blocks hit: random values over a wide
-range around 6 g, maxima far above 2688 g (sb saturates at 448 and the
-block clips), maxima so small that sb rounds to 0 (2^-9), (absmax / 6) / g
+range around T g, maxima far above 448 T g (sb saturates at 448 and the
+block clips), maxima so small that sb rounds to 0 (2^-9), (absmax / T) / g
 exactly halfway between two E4M3 values (both tie directions), ties
-between E2M1 codes, E4M3-subnormal block scales, +-inf, NaN, all-zero and
-all-NaN blocks and f32's largest value.
+between E2M1 codes (values on NF4's decision thresholds), E4M3-subnormal
+block scales, +-inf, NaN, all-zero and all-NaN blocks and f32's largest
+value.
 
 Usage: dynamic_nvfp4.py [--workdir DIR]
 """
@@ -47,17 +50,22 @@ def e4m3_values():
     return v[np.isfinite(v) & (v > 0)]
 
 
-def spec_scale(block, g):
+# The element formats: (scheme format, T, the values where codes tie).
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float64)
+FORMATS = [("f4E2M1FN", 6, (E2M1[:-1] + E2M1[1:]) / 2),
+           ("nf4", 1, o.NF4_THRESHOLDS[o.NF4_THRESHOLDS > 0].astype(
+               np.float64))]
+
+
+def spec_scale(block, g, target):
     """The f32 scale of one block (see the module docstring)."""
     v = np.asarray(block, np.float64)
     v = v[~np.isnan(v)]
     absmax = F32(np.minimum(np.abs(v), FLT_MAX).max()) if v.size else F32(0)
-    return o.nvfp4_block_scale(absmax, g)
+    return o.nvfp4_block_scale(absmax, g, target)
 
 
-def make_input(g, rng):
-    e2m1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float64)
-    e2m1_mids = (e2m1[:-1] + e2m1[1:]) / 2
+def make_input(g, rng, T, code_ties):
     e4m3 = e4m3_values()
     e4m3_mids = (e4m3[:-1] + e4m3[1:]) / 2
     x = np.zeros((ROWS, BLOCKS * B), np.float64)
@@ -68,27 +76,29 @@ def make_input(g, rng):
              "all_nan", "flt_max"]
     for i, (r, b) in enumerate(blocks):
         kind = kinds[i % len(kinds)] if i < 3 * len(kinds) else "random"
-        blk = rng.standard_normal(B) * 6 * g * 2.0 ** rng.uniform(-8, 9)
+        blk = rng.standard_normal(B) * T * g * 2.0 ** rng.uniform(-8, 9)
         if kind == "saturate":
-            blk = rng.standard_normal(B) * 2688 * g * 2.0 ** rng.uniform(1, 6)
+            blk = rng.standard_normal(B) * 448 * T * g * \
+                2.0 ** rng.uniform(1, 6)
         elif kind == "round_to_zero":
-            blk = rng.standard_normal(B) * 6 * g * 2.0 ** -13
+            blk = rng.standard_normal(B) * T * g * 2.0 ** -13
         elif kind == "e4m3_tie":
-            # (absmax / 6) / g exactly halfway between two E4M3 values
+            # (absmax / T) / g exactly halfway between two E4M3 values
             # (exact in f32 for a power-of-two g; otherwise near it).
             m = float(rng.choice(e4m3_mids))
-            am = float(F32(m * 6 * g))
+            am = float(F32(m * T * g))
             blk = np.clip(blk, -am, am) * 0.5
             blk[rng.integers(B)] = am * rng.choice([-1.0, 1.0])
         elif kind == "e2m1_ties":
-            # With a power-of-two g, a block of absmax 6 g * 2^k has scale
-            # g * 2^k: the midpoints between E2M1 codes are exact ties.
+            # With a power-of-two g, a block of absmax T g * 2^k has scale
+            # g * 2^k: the midpoints between E2M1 codes (NF4's thresholds)
+            # are exact ties.
             k = int(rng.integers(-5, 6))
             s = g * 2.0 ** k
-            blk = rng.choice(e2m1_mids, B) * s * rng.choice([-1.0, 1.0], B)
-            blk[0] = 6 * s
+            blk = rng.choice(code_ties, B) * s * rng.choice([-1.0, 1.0], B)
+            blk[0] = T * s
         elif kind == "e4m3_subnormal":
-            blk = rng.standard_normal(B) * 6 * g * 2.0 ** -8
+            blk = rng.standard_normal(B) * T * g * 2.0 ** -8
         elif kind == "inf":
             blk[rng.integers(B)] = np.inf
         elif kind == "neg_inf":
@@ -107,12 +117,14 @@ def make_input(g, rng):
         return x.astype(F32)
 
 
-def run_global(g, ck, rng, workdir):
-    x = make_input(g, rng)
-    scheme = o.Scheme("f4E2M1FN", "per_group", 1, B, e4m3=True, glob=g)
-    want_s = np.array([[spec_scale(x[r, b * B:(b + 1) * B], g)
+def run_global(g, fmt, ck, rng, workdir):
+    name, T, code_ties = fmt
+    x = make_input(g, rng, T, code_ties)
+    scheme = o.Scheme(name, "per_group", 1, B, e4m3=True, glob=g)
+    want_s = np.array([[spec_scale(x[r, b * B:(b + 1) * B], g, T)
                         for b in range(BLOCKS)] for r in range(ROWS)], F32)
-    o.check_dynamic_params(ck, x, scheme, want_s, workdir, "g%.9g" % g)
+    o.check_dynamic_params(ck, x, scheme, want_s, workdir,
+                           "%s_g%.9g" % (name, g))
 
 
 def main():
@@ -121,8 +133,9 @@ def main():
     args = ap.parse_args()
     ck = o.Checker("dynamic_nvfp4")
     rng = np.random.default_rng(20261203)
-    for g in GLOBALS:
-        run_global(g, ck, rng, args.workdir)
+    for fmt in FORMATS:
+        for g in GLOBALS:
+            run_global(g, fmt, ck, rng, args.workdir)
     return ck.finish()
 
 

@@ -229,12 +229,10 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     f = StorageFormat::i8; // Replaced in runOnOperation.
   }
   if (!f)
-    return fail(
-        "unknown format '" + format +
-        "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
-        "f4E2M1FN, nf4, nf4-dq, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, or iN / "
-        "uN "
-        "with N in 2..7)");
+    return fail("unknown format '" + format +
+                "' (expected auto, i8, u8, i4, u4, f8E4M3FN, f8E5M2, "
+                "f4E2M1FN, nf4, nf4-dq, mxfp8, mxfp8-e5m2, mxfp4, nvfp4, "
+                "or iN / uN with N in 2..7)");
   cfg.format = *f;
   cfg.symmetricGiven = symmetric.hasValue();
   if (granularity == "per-tensor")

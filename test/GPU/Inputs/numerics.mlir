@@ -129,6 +129,15 @@ func.func @w4_nf4_group(%x: tensor<?x128xbf16>, %w: tensor<128x40xi4>,
   return %y : tensor<?x40xf32>
 }
 
+// gemv: NF4 with double-quantized scales (E4M3 values times the global
+// scale 0.5, as f32 products), bf16 activations.
+func.func @w4_nf4dq_group(%x: tensor<?x128xbf16>, %w: tensor<128x40xi4>,
+    %sw: tensor<2x40xf32>) -> tensor<?x40xf32> {
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<2x40xf32>) rhs_scheme <nf4, per_group(0, 64), e4m3(0.5)>
+         : tensor<?x128xbf16>, tensor<128x40xi4> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
 // gemv: MXFP4 weight-only (E2M1, E8M0 scales per block of 32), f16 out;
 // the weights quantized on the device first (E2M1 has no C form).
 func.func @w4_mxfp4_f16(%x: tensor<?x96xf16>, %wf: tensor<96x40xf32>,
@@ -255,6 +264,14 @@ func.func @params_group_u8(%x: tensor<?x96xf16>) -> (tensor<?x3xf32>, tensor<?x3
   %s, %z = octet.compute_params %x as <u8, per_group(1, 32), asymmetric>
              : tensor<?x96xf16> -> tensor<?x3xf32>, tensor<?x3xi32>
   return %s, %z : tensor<?x3xf32>, tensor<?x3xi32>
+}
+
+// NF4 with double-quantized scales computed at run time: e4m3(absmax /
+// 0.5) * 0.5 per token and block of 64, then the codes.
+func.func @params_nf4dq(%x: tensor<?x128xf32>) -> (tensor<?x2xf32>, tensor<?x128xi4>) {
+  %s = octet.compute_params %x as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<?x128xf32> -> tensor<?x2xf32>
+  %q = octet.quantize %x scale(%s : tensor<?x2xf32>) as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<?x128xf32> -> tensor<?x128xi4>
+  return %s, %q : tensor<?x2xf32>, tensor<?x128xi4>
 }
 
 func.func @params_tensor_e4m3(%x: tensor<?x17xf32>) -> tensor<f32> {
