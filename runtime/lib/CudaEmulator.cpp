@@ -64,7 +64,6 @@ struct Fibers {
   std::vector<char> done;
   char *stacks = nullptr;
   size_t stackBytes = 0, mappedBytes = 0;
-  int running = 0;
   /// Barrier releases and finished fibers: a scheduling round without
   /// either is a deadlock.
   uint64_t progress = 0;
@@ -73,10 +72,13 @@ struct Fibers {
 };
 thread_local Fibers *fibers = nullptr;
 
+/// The GPU thread this host thread (or fiber) runs.
+thread_local int threadIndex = 0;
+
 /// Gives the host thread back to the block's scheduler (a fiber waiting at
 /// a barrier).
 void yieldFiber() {
-  swapcontext(&fibers->contexts[size_t(fibers->running)], &fibers->scheduler);
+  swapcontext(&fibers->contexts[size_t(threadIndex)], &fibers->scheduler);
 }
 
 /// A reusable barrier for a fixed number of threads: fibers yield until the
@@ -141,7 +143,6 @@ struct Launch {
 };
 
 thread_local Launch *current = nullptr;
-thread_local int threadIndex = 0;
 
 [[noreturn]] void die(const char *message) {
   std::fprintf(stderr, "octet: CUDA emulation: %s\n", message);
@@ -193,10 +194,24 @@ std::atomic<int64_t> copyCalls[2], copyBytes[2];
 int warpIndex() { return threadIndex / 32; }
 int laneIndex() { return threadIndex % 32; }
 
+/// Runs `runBlock` for every block of `launch` in turn, each with its
+/// block index set and its shared memory zeroed.
+template <typename RunBlock>
+void forEachBlock(Launch *launch, int64_t sharedBytes, RunBlock runBlock) {
+  for (int64_t z = 0; z < launch->grid[2]; ++z)
+    for (int64_t y = 0; y < launch->grid[1]; ++y)
+      for (int64_t x = 0; x < launch->grid[0]; ++x) {
+        launch->blockIndex[0] = x, launch->blockIndex[1] = y,
+        launch->blockIndex[2] = z;
+        std::memset(launch->shared, 0, size_t(sharedBytes));
+        runBlock();
+      }
+}
+
 void fiberEntry() {
   Fibers *f = fibers;
   f->kernel(f->args);
-  f->done[size_t(f->running)] = 1;
+  f->done[size_t(threadIndex)] = 1;
   ++f->progress;
   // Returning resumes uc_link, the scheduler.
 }
@@ -219,43 +234,64 @@ void runFibers(Launch *launch, void (*kernel)(void **), void **args,
   if (mem == MAP_FAILED)
     die("cannot map the fibers' stacks");
   f.stacks = static_cast<char *>(mem);
-  Fibers *outer = fibers;
   fibers = &f;
   current = launch;
-  for (int64_t z = 0; z < launch->grid[2]; ++z)
-    for (int64_t y = 0; y < launch->grid[1]; ++y)
-      for (int64_t x = 0; x < launch->grid[0]; ++x) {
-        launch->blockIndex[0] = x, launch->blockIndex[1] = y,
-        launch->blockIndex[2] = z;
-        std::memset(launch->shared, 0, size_t(sharedBytes));
-        for (int t = 0; t < threads; ++t) {
-          ucontext_t &c = f.contexts[size_t(t)];
-          getcontext(&c);
-          c.uc_stack.ss_sp = f.stacks + size_t(t) * f.stackBytes;
-          c.uc_stack.ss_size = f.stackBytes;
-          c.uc_link = &f.scheduler;
-          makecontext(&c, fiberEntry, 0);
-          f.done[size_t(t)] = 0;
-        }
-        int remaining = threads;
-        while (remaining > 0) {
-          uint64_t before = f.progress;
-          for (int t = 0; t < threads; ++t) {
-            if (f.done[size_t(t)])
-              continue;
-            f.running = t;
-            threadIndex = t;
-            swapcontext(&f.scheduler, &f.contexts[size_t(t)]);
-            if (f.done[size_t(t)])
-              --remaining;
-          }
-          if (remaining > 0 && f.progress == before)
-            die("deadlock: every thread of a block waits at a barrier that "
-                "the others never reach");
-        }
+  forEachBlock(launch, sharedBytes, [&] {
+    for (int t = 0; t < threads; ++t) {
+      ucontext_t &c = f.contexts[size_t(t)];
+      getcontext(&c);
+      c.uc_stack.ss_sp = f.stacks + size_t(t) * f.stackBytes;
+      c.uc_stack.ss_size = f.stackBytes;
+      c.uc_link = &f.scheduler;
+      makecontext(&c, fiberEntry, 0);
+      f.done[size_t(t)] = 0;
+    }
+    int remaining = threads;
+    while (remaining > 0) {
+      uint64_t before = f.progress;
+      for (int t = 0; t < threads; ++t) {
+        if (f.done[size_t(t)])
+          continue;
+        threadIndex = t;
+        swapcontext(&f.scheduler, &f.contexts[size_t(t)]);
+        if (f.done[size_t(t)])
+          --remaining;
       }
-  fibers = outer;
+      if (remaining > 0 && f.progress == before)
+        die("deadlock: every thread of a block waits at a barrier that the "
+            "others never reach");
+    }
+  });
+  fibers = nullptr;
   munmap(f.stacks, f.mappedBytes);
+}
+
+/// The same with one host thread per GPU thread (OCTET_EMU_OS_THREADS).
+void runHostThreads(Launch *launch, void (*kernel)(void **), void **args,
+                    int threads, int64_t sharedBytes) {
+  std::vector<std::thread> pool;
+  Barrier blockStart(threads + 1), blockEnd(threads + 1);
+  std::atomic<bool> done{false};
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      current = launch;
+      threadIndex = t;
+      while (true) {
+        blockStart.wait();
+        if (done.load())
+          return;
+        kernel(args);
+        blockEnd.wait();
+      }
+    });
+  forEachBlock(launch, sharedBytes, [&] {
+    blockStart.wait();
+    blockEnd.wait();
+  });
+  done.store(true);
+  blockStart.wait();
+  for (std::thread &t : pool)
+    t.join();
 }
 
 } // namespace
@@ -297,42 +333,10 @@ OCTET_RUNTIME_EXPORT void octet_emu_launch(void (*kernel)(void **),
   for (int g = 0; g < int(threads / 128); ++g)
     launch->groupBarrier[g].reset(128);
 
-  if (!std::getenv("OCTET_EMU_OS_THREADS")) {
+  if (std::getenv("OCTET_EMU_OS_THREADS"))
+    runHostThreads(launch, kernel, args, int(threads), sharedBytes);
+  else
     runFibers(launch, kernel, args, int(threads), sharedBytes);
-    std::free(launch->shared);
-    delete launch;
-    return;
-  }
-
-  // One host thread per GPU thread, for all blocks in turn.
-  std::vector<std::thread> pool;
-  Barrier blockStart(int(threads) + 1), blockEnd(int(threads) + 1);
-  std::atomic<bool> done{false};
-  for (int t = 0; t < int(threads); ++t)
-    pool.emplace_back([&, t] {
-      current = launch;
-      threadIndex = t;
-      while (true) {
-        blockStart.wait();
-        if (done.load())
-          return;
-        kernel(args);
-        blockEnd.wait();
-      }
-    });
-  for (int64_t z = 0; z < gz; ++z)
-    for (int64_t y = 0; y < gy; ++y)
-      for (int64_t x = 0; x < gx; ++x) {
-        launch->blockIndex[0] = x, launch->blockIndex[1] = y,
-        launch->blockIndex[2] = z;
-        std::memset(launch->shared, 0, size_t(sharedBytes));
-        blockStart.wait();
-        blockEnd.wait();
-      }
-  done.store(true);
-  blockStart.wait();
-  for (std::thread &t : pool)
-    t.join();
   std::free(launch->shared);
   delete launch;
 }

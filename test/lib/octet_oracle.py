@@ -174,6 +174,12 @@ class Scheme:
         return FORMATS[self.fmt]
 
     @property
+    def e4m3_target(self):
+        """The largest magnitude a two-level (e4m3) block scale maps the
+        block's absmax to: 6 for E2M1 (NVFP4), 1 for NF4."""
+        return 1 if self.format.is_nf4 else 6
+
+    @property
     def narrow(self):
         f = self.format
         return not f.is_fp8 and (self.qmin, self.qmax) != (f.qmin, f.qmax)

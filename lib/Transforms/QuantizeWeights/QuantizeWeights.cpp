@@ -181,6 +181,12 @@ private:
 // Options
 //===----------------------------------------------------------------------===//
 
+/// The largest magnitude of a format with two-level E4M3 scales (6 for
+/// E2M1, 1 for NF4): the numerics core's symmetric target.
+static float e4m3Target(StorageFormat format) {
+  return num::symmetricTarget(toNumerics(format), num::IntRange{0, 0});
+}
+
 LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
   auto fail = [&](const Twine &msg) {
     return emitError(UnknownLoc::get(ctx)) << "octet-quantize-weights: " << msg;
@@ -308,7 +314,7 @@ LogicalResult QuantizeWeightsPass::initialize(MLIRContext *ctx) {
     return fail("format=" + format +
                 " takes clip=absmax only (each block's E4M3 scale is "
                 "e4m3(absmax / " +
-                (cfg.format == StorageFormat::nf4 ? "1" : "6") +
+                Twine(static_cast<int>(e4m3Target(cfg.format))) +
                 " / global)), not clip=" + clip);
   std::string regexError;
   if (!skip.empty() && !llvm::Regex(skip).isValid(regexError))
@@ -540,8 +546,8 @@ void QuantizeWeightsPass::prepareJob(WeightJob &job, const Trace &trace,
           absmax = std::max(absmax, v);
       }
     });
-    globalScaleBits = num::bitsOf(num::e4m3GlobalScale(
-        absmax, num::symmetricTarget(toNumerics(cfg.format), {})));
+    globalScaleBits =
+        num::bitsOf(num::e4m3GlobalScale(absmax, e4m3Target(cfg.format)));
   }
   job.scheme = SchemeAttr::get(&getContext(), cfg.format, os.gran,
                                os.gran == Granularity::per_tensor ? 0 : qaxis,

@@ -138,7 +138,7 @@ def group_params(x, scheme, clip):
     absmax = F32(np.max(np.abs(x))) if x.size else F32(0)
     if scheme.e4m3:  # NVFP4 (E2M1: 6) or NF4-DQ (NF4: 1)
         assert clip == "absmax", clip
-        target = 1 if scheme.format.is_nf4 else 6
+        target = scheme.e4m3_target
         s = nvfp4_block_scale(absmax, scheme.glob, target)
         t = min(float(absmax), float(F32(target) * s))
         return s, 0, t, t / float(absmax) if absmax > 0 else 1.0
@@ -245,7 +245,7 @@ def quantize_weight(w, scheme, clip, nonfinite_clip=False, channel_block=0):
         fin = flat[np.isfinite(flat)]
         scheme = dataclasses.replace(scheme, glob=nvfp4_global(
             F32(np.max(np.abs(fin))) if fin.size else F32(0),
-            1 if scheme.format.is_nf4 else 6))
+            scheme.e4m3_target))
     pshape = scheme.param_shape(x.shape)
     scale = np.zeros(pshape, np.float32)
     zp = np.zeros(pshape, np.int32)
