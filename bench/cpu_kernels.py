@@ -27,6 +27,10 @@ baselines measured in the same run:
     loop over as many bytes.
 
 The machine (CPU model, flags) and the load average are printed first.
+`--only gemv4` (or any of gemm, fgemm, gemv, gemv4, comma-separated) runs
+only those parts; `--target avx2` compiles the octet libraries for that
+level instead of the host's (the ymm kernels on an AVX-512 machine; kept
+in BUILD/bench-cpu-avx2/).
 """
 
 import argparse
@@ -212,16 +216,34 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--gib", type=float, default=2.0)
+    ap.add_argument("--target", default="host",
+                    help="octet-compile --target of the octet libraries (e.g. "
+                    "avx2 for the ymm kernels on an AVX-512 machine)")
+    ap.add_argument("--only", default="gemm,fgemm,gemv,gemv4",
+                    help="comma-separated parts to run: gemm (INT8), fgemm "
+                    "(float activations), gemv (weights an argument), gemv4 "
+                    "(constant weights: 4-bit and E4M3)")
     args = ap.parse_args()
+    parts = set(args.only.split(","))
+    unknown = parts - {"gemm", "fgemm", "gemv", "gemv4"}
+    if unknown:
+        ap.error("unknown part(s) in --only: %s" % ", ".join(sorted(unknown)))
     bindir = os.path.join(args.build, "bin")
-    work = os.path.join(args.build, "bench-cpu")
+    # Libraries are kept per target (the INT8 GEMM ones are reused).
+    target = "--target=" + args.target
+    work = os.path.join(args.build, "bench-cpu" + (
+        "" if args.target == "host" else "-" + args.target))
     os.makedirs(work, exist_ok=True)
     shapes = GEMM_SHAPES[:1] if args.quick else GEMM_SHAPES
+    shapes = shapes if "gemm" in parts else []
+    fshapes = FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES
+    fshapes = fshapes if "fgemm" in parts else []
     gib = 0.5 if args.quick else args.gib
 
     model, flags = machine()
     print("machine: %s, %d CPUs, flags: %s" % (model, os.cpu_count(),
                                                " ".join(flags)))
+    print("octet libraries compiled with %s" % target)
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
 
     # The driver.
@@ -242,31 +264,31 @@ def main():
             with open(src, "w") as f:
                 f.write(gemm_model(k, n))
             t0 = time.time()
-            run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+            run([os.path.join(bindir, "octet-compile"), src, target,
                  "-o", lib])
             print("compiled %s in %.1f s" % (os.path.basename(lib),
                                              time.time() - t0))
         libs[(k, n)] = lib
     k, n = GEMV_SHAPE
     gemv_libs = {}
-    for i, fmt in enumerate(GEMV_FORMATS):
+    for i, fmt in enumerate(GEMV_FORMATS if "gemv" in parts else []):
         gemv_libs[fmt] = os.path.join(work, "libgemv%d_%dx%d.so" % (i, k, n))
         src = os.path.join(work, "gemv%d_%dx%d.mlir" % (i, k, n))
         with open(src, "w") as f:
             f.write(gemv_model(k, n, fmt))
-        run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+        run([os.path.join(bindir, "octet-compile"), src, target,
              "-o", gemv_libs[fmt]])
 
     # Constant-weight GEMV libraries: the .mlir (hex text, 0.5-1 GB) is
     # removed once compiled.
     gemv4_libs = {}
     layers4 = 2 if args.quick else GEMV4_LAYERS
-    for i, fmt in enumerate(GEMV4_FORMATS):
+    for i, fmt in enumerate(GEMV4_FORMATS if "gemv4" in parts else []):
         src = os.path.join(work, "gemv4_%d.mlir" % i)
         lib = os.path.join(work, "libgemv4_%d_%dx%d.so" % (i, k, n))
         t0 = time.time()
         wbytes = gemv4_model(src, k, n, fmt, layers4)
-        run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+        run([os.path.join(bindir, "octet-compile"), src, target,
              "-o", lib])
         os.remove(src)
         print("compiled %s (%s, %d x %.1f MB of weights) in %.1f s" % (
@@ -275,7 +297,7 @@ def main():
         gemv4_libs[fmt] = (lib, wbytes)
 
     flibs = {}
-    for (_, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
+    for (_, k, n) in fshapes:
         for wt in ("f32", "i8"):
             if (k, n, wt) in flibs:
                 continue
@@ -283,7 +305,7 @@ def main():
             lib = os.path.join(work, "libfgemm_%s_%dx%d.so" % (wt, k, n))
             with open(src, "w") as f:
                 f.write(fgemm_model(k, n, wt))
-            run([os.path.join(bindir, "octet-compile"), src, "--target=host",
+            run([os.path.join(bindir, "octet-compile"), src, target,
                  "-o", lib])
             flibs[(k, n, wt)] = lib
 
@@ -301,9 +323,10 @@ def main():
                    OPENBLAS_NUM_THREADS=str(threads),
                    OPENBLAS_THREAD_TIMEOUT="4", OMP_WAIT_POLICY="PASSIVE")
         print("\n== %d thread%s" % (threads, "s" if threads > 1 else ""))
-        print("%-22s %10s %10s %10s %10s %8s %8s %8s  %s" % (
-            "INT8 GEMM M,K,N", "octet", "oneDNN", "oneDNN-V", "sgemm",
-            "x oneDNN", "x best", "x sgemm", "oneDNN impl"))
+        if shapes:
+            print("%-22s %10s %10s %10s %10s %8s %8s %8s  %s" % (
+                "INT8 GEMM M,K,N", "octet", "oneDNN", "oneDNN-V", "sgemm",
+                "x oneDNN", "x best", "x sgemm", "oneDNN impl"))
         for (m, k, n) in shapes:
             out = parse(run([driver, "gemm", libs[(k, n)], str(m), str(k),
                              str(n), str(args.reps)], env=env))
@@ -321,10 +344,11 @@ def main():
                       o / s, out["onednn_impl"], int(out["octet_wrong"]),
                       out["onednn_wrong"], float(out["onednn_max_rel"])))
             rows.append(("gemm", threads, m, k, n, o, d, dv, s))
-        print("%-22s %8s %10s %10s %8s  %s" % (
-            "float acts M,K,N", "weights", "octet", "sgemm", "x sgemm",
-            "max rel. error vs f64 (octet / sgemm)"))
-        for (m, k, n) in FGEMM_SHAPES[:1] if args.quick else FGEMM_SHAPES:
+        if fshapes:
+            print("%-22s %8s %10s %10s %8s  %s" % (
+                "float acts M,K,N", "weights", "octet", "sgemm", "x sgemm",
+                "max rel. error vs f64 (octet / sgemm)"))
+        for (m, k, n) in fshapes:
             for wt in ("f32", "i8"):
                 out = parse(run([driver, "fgemm", flibs[(k, n, wt)], str(m),
                                  str(k), str(n), str(args.reps), wt],
@@ -349,6 +373,9 @@ def main():
                       float(out["openblas_ms"]),
                       float(out["openblas_ms"]) / float(out["octet_ms"])))
             rows.append(("gemv " + fmt, threads, 1, k, n, o, r, b, 0))
+        if gemv4_libs:
+            print("constant weights: medians of rounds interleaved with the "
+                  "read loop; the ratio is the median of each round's")
         for fmt, (gemv_lib, wbytes) in gemv4_libs.items():
             out = parse(run([driver, "gemvc", gemv_lib, str(k), str(n),
                              str(layers4), str(wbytes), str(args.reps)],
@@ -357,9 +384,9 @@ def main():
             print("decode GEMV %s K=%d N=%d, %d constant layers (%.0f MB): "
                   "octet %.2f GB/s (%.3f ms) = %.0f%% of read %.2f GB/s" % (
                       fmt, k, n, layers4, layers4 * wbytes / 1e6, o,
-                      float(out["octet_ms"]), 100 * o / r, r))
+                      float(out["octet_ms"]), 100 * float(out["ratio"]), r))
             rows.append(("gemv4 " + fmt, threads, 1, k, n, o, r, 0, 0))
-        if threads == 1:
+        if threads == 1 and (gemv_libs or gemv4_libs):
             c = float(parse(run([driver, "ceiling", "9"], env=env))["gbs"])
             print("exact W8A32 GEMV loop with weights in L2 (compute ceiling "
                   "of one core): %.2f GB/s = %.0f%% of the read loop" % (

@@ -180,17 +180,24 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
 Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
   int64_t k = plan.k, n = plan.n;
   if (plan.rhsConstant && c.rhsNibbles) {
-    // Two codes per byte, low nibble first; rows padded to the kernel's
-    // vector width (8 or 16 codes), so whole-vector loads stay in the row.
+    // Two codes per byte in GemmConfig::nibblePanel's order: panels of
+    // 8 w columns, each with its K rows contiguous, a row w words whose
+    // nibble j holds vector j; N padded with zero codes.
     RhsCodes codes = readRhsCodes(plan);
-    int64_t rowBytes = (n + c.w - 1) / c.w * (c.w / 2);
-    std::vector<uint8_t> packed(static_cast<size_t>(k * rowBytes), 0);
+    int64_t panel = c.nibblePanel(), w = c.w;
+    int64_t panels = (n + panel - 1) / panel;
+    std::vector<uint8_t> packed(static_cast<size_t>(panels * k * panel / 2), 0);
     for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        packed[i * rowBytes + j / 2] |= static_cast<uint8_t>(
-            (codes[i * n + j] & 0xF) << (4 * (j % 2)));
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t p = j / panel, vector = j % panel / w, lane = j % w;
+        size_t at = static_cast<size_t>((p * k + i) * (panel / 2) + lane * 4 +
+                                        vector / 2);
+        uint8_t code = static_cast<uint8_t>(codes[i * n + j] & 0xF);
+        packed[at] |= static_cast<uint8_t>(code << (4 * (vector % 2)));
+      }
     return addressOfConstant(DenseElementsAttr::get(
-        RankedTensorType::get({k * rowBytes}, b.getI8Type()),
+        RankedTensorType::get({static_cast<int64_t>(packed.size())},
+                              b.getI8Type()),
         ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(packed.data()),
                          packed.size())));
   }

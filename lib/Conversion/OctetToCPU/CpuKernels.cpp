@@ -119,8 +119,9 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // vectors, 1 broadcast), tiles of at most 288 x 1024 (split evenly at
     // run time), K blocks of 256 rows (a panel's converted block, 256 x 64
     // bytes, stays in L1 for the tile's rows; the tile's, 1 MB at most, in
-    // L2 / L3). M < MR: the decode kernel (emitWeightOnlyDecode), column
-    // strips chosen at run time.
+    // L2 / L3). M < MR: the decode kernel (emitWeightOnlyDecode, or
+    // emitNibbleDecode for 4-bit weights), column strips chosen at run
+    // time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
     c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 16, c.kAlign = 1;
@@ -323,9 +324,8 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   batchTasks = field(kBatchTasks), strideA = field(kStrideA),
   strideB = field(kStrideB), strideC = field(kStrideC);
   taskCols = field(kNc), tileRows = field(kMc);
-  ldb = c.rhsNibbles ? div(add(N, cst(c.w - 1)), cst(c.w)) : N;
-  if (c.rhsNibbles)
-    ldb = mul(ldb, cst(c.w / 2)); // bytes per row padded to w codes
+  // 4-bit codes: the bytes of a panel's row (GemmConfig::nibblePanel).
+  ldb = c.rhsNibbles ? cst(c.nibblePanel() / 2) : N;
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());

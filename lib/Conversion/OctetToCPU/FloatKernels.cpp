@@ -7,7 +7,9 @@
 // vfmadd231ps) and the tiles' own order, and the tests hold them to
 // octet_oracle.accumulation_bound against f64 sums. For decode (M < MR)
 // one column strip per thread streams whole rows of the weights, keeping
-// per-group sums and scaled totals in the thread's scratch; from MR rows
+// per-group sums and scaled totals in the thread's scratch, or, for 4-bit
+// weights (packed in panels of 8 vectors, GemmConfig::nibblePanel), one
+// panel after the other with its sums in registers; from MR rows
 // on, each K block of a tile's columns is converted to f32 once (times its
 // group's scale) and MR x (nv * w) register tiles reuse it for the tile's
 // rows.
@@ -28,89 +30,6 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (c.rhsFp8)
     return emitFp8CodesToF32ViaF16(b, loc, loadVec(i8, c.w, ptr, mask),
                                    *c.rhsFp8, c.rhsNoNan);
-  if (c.rhsNibbles) {
-    // 8 codes per 4-byte word (rows are padded to w codes: no mask needed):
-    // lane i takes bits [4 (i % 8), 4 (i % 8) + 4) of word i / 8 (one word
-    // broadcast for ymm, two words spread by a permute for zmm).
-    VectorType v32 = vec(c.w, i32);
-    Value word;
-    if (c.w == 8) {
-      word = splat(load(i32, ptr, 1), c.w);
-    } else {
-      int64_t words = c.w / 8;
-      Value pair = load(vec(words, i32), ptr, 1);
-      SmallVector<int64_t> spread;
-      for (int64_t i = 0; i < c.w; ++i)
-        spread.push_back(i / 8);
-      word = vector::ShuffleOp::create(b, loc, pair, pair, spread);
-    }
-    auto shifts = [&](int64_t base, int64_t step) {
-      SmallVector<int32_t> v;
-      for (int64_t i = 0; i < c.w; ++i)
-        v.push_back(static_cast<int32_t>(base + step * (i % 8)));
-      return arith::ConstantOp::create(b, loc,
-                                       DenseIntElementsAttr::get(v32, v));
-    };
-    Value nib;
-    // FP4 and NF4: a permute of a value table by each lane's nibble
-    // (vpermps reads the index's low 3 bits on ymm, 4 on zmm), exact.
-    auto permute = [&](ArrayRef<float> table, Value idx) -> Value {
-      VectorType vf = vec(c.w, f32);
-      Value t = arith::ConstantOp::create(
-          b, loc, vf, DenseElementsAttr::get(vf, table.take_front(c.w)));
-      return LLVM::CallIntrinsicOp::create(
-                 b, loc, vf,
-                 b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
-                                          : "llvm.x86.avx512.permvar.sf.512"),
-                 ValueRange{t, idx})
-          .getResult(0);
-    };
-    if (c.rhsNf4 || c.rhsFp4) {
-      static constexpr float kE2M1[16] = {
-          0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
-          -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
-      ArrayRef<float> table =
-          c.rhsNf4 ? ArrayRef<float>(::octet::numerics::kNf4Values)
-                   : ArrayRef<float>(kE2M1);
-      Value idx = arith::ShRUIOp::create(b, loc, word, shifts(0, 4));
-      if (c.w != 8) // zmm: all 16 values in one table
-        return permute(table, idx);
-      // ymm: the nibble's bit 3 moved to bit 31.
-      Value top = arith::ShLIOp::create(b, loc, word, shifts(28, -4));
-      if (c.rhsFp4) {
-        // E2M1's codes 8..15 are 0..7 negated: the 8 magnitudes, then the
-        // sign ORed in.
-        Value sign = arith::AndIOp::create(
-            b, loc, top,
-            splat(cst32(static_cast<int32_t>(0x80000000u)), c.w));
-        Value mag = arith::BitcastOp::create(b, loc, v32, permute(table, idx));
-        return arith::BitcastOp::create(
-            b, loc, vec(c.w, f32), arith::OrIOp::create(b, loc, mag, sign));
-      }
-      // NF4: both halves of the table permuted, the one bit 3 names.
-      Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         top, splat(cst32(0), c.w));
-      return arith::SelectOp::create(b, loc, high,
-                                     permute(table.drop_front(8), idx),
-                                     permute(table, idx));
-    }
-    if (c.rhsUnsigned) {
-      // (word >> 4i) & 15.
-      nib = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, word, shifts(0, 4)),
-          splat(cst32(15), c.w));
-    } else {
-      // Signed: the nibble to the top bits, then an arithmetic shift back
-      // sign-extends it: (word << (28 - 4i)) >>s 28 (two operations instead
-      // of shift, mask, xor and subtract).
-      nib = arith::ShRSIOp::create(
-          b, loc, arith::ShLIOp::create(b, loc, word, shifts(28, -4)),
-          splat(cst32(28), c.w));
-    }
-    if (zbv)
-      nib = sub(nib, zbv);
-    return arith::SIToFPOp::create(b, loc, vec(c.w, f32), nib);
-  }
   Value codes = loadVec(i8, c.w, ptr, mask);
   Value wide =
       c.rhsUnsigned
@@ -119,6 +38,113 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
   if (zbv)
     wide = sub(wide, zbv);
   return arith::SIToFPOp::create(b, loc, vec(c.w, f32), wide);
+}
+
+SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
+                                                ArrayRef<Value> masks,
+                                                ArrayRef<Value> zbv,
+                                                bool panelStart) {
+  SmallVector<Value> out;
+  if (!c.rhsNibbles) {
+    Value row = rowAddr(k, nv0);
+    for (int64_t v = 0; v < nv; ++v)
+      out.push_back(weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]));
+    return out;
+  }
+  // 4-bit codes (GemmConfig::nibblePanel): the row's w words hold its 8
+  // vectors, vector j in nibble j. Rows are padded: no mask on the loads
+  // (the 8 vectors of a panel load the same words once).
+  int64_t panel = c.nibblePanel();
+  Value words;
+  if (panelStart)
+    words = load(vec(c.w, i32), toPtr(rowAddr(k, nv0)), 4);
+  for (int64_t v = 0; v < nv; ++v) {
+    Value col = add(nv0, cst(v * c.w));
+    Value d = words ? words : load(vec(c.w, i32), toPtr(rowAddr(k, col)), 4);
+    Value shift = panelStart
+                      ? cst32(static_cast<int32_t>(4 * v))
+                      : arith::TruncIOp::create(
+                            b, loc, i32,
+                            mul(div(rem(col, cst(panel)), cst(c.w)), cst(4)));
+    out.push_back(nibbleVector(d, shift, zbv[v]));
+  }
+  return out;
+}
+
+Value KernelEmitter::nibbleVector(Value d, Value shift, Value zbv) {
+  VectorType v32 = vec(c.w, i32), vf = vec(c.w, f32);
+  Value idx = arith::ShRUIOp::create(b, loc, d, splat(shift, c.w));
+  // A permute of a value table by each lane's nibble (vpermps reads the
+  // index's low 3 bits on ymm, 4 on zmm), exact.
+  auto permute = [&](ArrayRef<float> table) -> Value {
+    Value t = arith::ConstantOp::create(
+        b, loc, vf, DenseElementsAttr::get(vf, table.take_front(c.w)));
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, vf,
+               b.getStringAttr(c.w == 8 ? "llvm.x86.avx2.permps"
+                                        : "llvm.x86.avx512.permvar.sf.512"),
+               ValueRange{t, idx})
+        .getResult(0);
+  };
+  if (c.rhsNf4 || c.rhsFp4) {
+    static constexpr float kE2M1[16] = {
+        0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+        -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+    ArrayRef<float> table = c.rhsNf4
+                                ? ArrayRef<float>(::octet::numerics::kNf4Values)
+                                : ArrayRef<float>(kE2M1);
+    if (c.w != 8) // zmm: all 16 values in one table
+      return permute(table);
+    // ymm: the nibble's bit 3 moved to bit 31.
+    Value top = arith::ShLIOp::create(
+        b, loc, d, splat(arith::SubIOp::create(b, loc, cst32(28), shift), c.w));
+    if (c.rhsFp4) {
+      // E2M1's codes 8..15 are 0..7 negated: the 8 magnitudes, then the
+      // sign ORed in.
+      Value sign = arith::AndIOp::create(
+          b, loc, top, splat(cst32(static_cast<int32_t>(0x80000000u)), c.w));
+      Value mag = arith::BitcastOp::create(b, loc, v32, permute(table));
+      return arith::BitcastOp::create(b, loc, vf,
+                                      arith::OrIOp::create(b, loc, mag, sign));
+    }
+    // NF4: both halves of the table permuted, the one bit 3 names.
+    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, top,
+                                       splat(cst32(0), c.w));
+    return arith::SelectOp::create(b, loc, high, permute(table.drop_front(8)),
+                                   permute(table));
+  }
+  if (c.w != 8) {
+    // zmm: the 16 values of the nibble permuted (two's complement for i4),
+    // as for FP4 (one operation instead of three), minus the zero point.
+    SmallVector<float> table;
+    for (int32_t u = 0; u < 16; ++u)
+      table.push_back(static_cast<float>(c.rhsUnsigned || u < 8 ? u : u - 16));
+    Value f = permute(table);
+    if (!zbv)
+      return f;
+    return arith::SubFOp::create(b, loc, f,
+                                 arith::SIToFPOp::create(b, loc, vf, zbv));
+  }
+  // ymm: i4, the nibble moved to the top bits and shifted back
+  // arithmetically, (d << (28 - shift)) >>s 28 (it sign-extends); u4,
+  // (d >> shift) & 15; minus the zero point; vcvtdq2ps. (2^23 + u read as
+  // f32, minus 2^23 + 8, takes one operation more per vector: 3.55 against
+  // 3.12 ms per 4096 x 14336 GEMV, one thread on Zen 4.)
+  Value nib =
+      c.rhsUnsigned
+          ? arith::AndIOp::create(b, loc, idx, splat(cst32(15), c.w))
+                .getResult()
+          : arith::ShRSIOp::create(
+                b, loc,
+                arith::ShLIOp::create(
+                    b, loc, d,
+                    splat(arith::SubIOp::create(b, loc, cst32(28), shift),
+                          c.w)),
+                splat(cst32(28), c.w))
+                .getResult();
+  if (zbv)
+    nib = arith::SubIOp::create(b, loc, nib, zbv);
+  return arith::SIToFPOp::create(b, loc, vf, nib);
 }
 
 void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
@@ -159,11 +185,9 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));
     Value x = splat(lhsValue(m, k), c.w);
-    Value row = rowAddr(k, nv0);
-    for (int64_t v = 0; v < nv; ++v) {
-      Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
-      accs[v] = vector::FMAOp::create(b, loc, x, wf, accs[v]);
-    }
+    SmallVector<Value> wf = weightVectors(k, nv0, nv, masks, zbv);
+    for (int64_t v = 0; v < nv; ++v)
+      accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
   }
   OpBuilder::InsertionGuard g(b);
   if (c.group) {
@@ -227,7 +251,10 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(decode.thenBlock());
-    emitWeightOnlyDecode(t);
+    if (c.rhsNibbles)
+      emitNibbleDecode(t);
+    else
+      emitWeightOnlyDecode(t);
     b.setInsertionPointToStart(decode.elseBlock());
     emitWeightOnlyTiled(t);
   }
@@ -313,6 +340,115 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   B = savedB, ldb = savedLdb;
 }
 
+void KernelEmitter::emitNibbleDecode(Value t) {
+  // Task t owns the columns [n0, n1) (n0 a multiple of w; NC chosen at the
+  // call site). The packed weights hold each panel of 8 w columns with its
+  // K rows contiguous (GemmConfig::nibblePanel): whole panels are streamed
+  // one after the other with their 8 vectors of sums in registers, and the
+  // vectors before the first whole panel and after the last one of the
+  // task (where N / threads does not fall on a panel) one at a time.
+  int64_t panel = c.nibblePanel();
+  Value n0 = mul(t, taskCols);
+  Value n1 = min(add(n0, taskCols), N);
+  Value pa = mul(div(add(n0, cst(panel - 1)), cst(panel)), cst(panel));
+  Value h1 = min(pa, n1);
+  Value pb =
+      arith::MaxSIOp::create(b, loc, pa, mul(div(n1, cst(panel)), cst(panel)));
+  Value t0 = arith::MaxSIOp::create(b, loc, pb, h1);
+  auto pass = [&](Value lb, Value ub, int64_t step, int64_t nv, bool masked) {
+    OpBuilder::InsertionGuard g(b);
+    auto loop = forLoop(lb, ub, step);
+    b.setInsertionPointToStart(loop.getBody());
+    emitNibblePass(loop.getInductionVar(), nv, masked);
+  };
+  pass(n0, h1, c.w, 1, true);
+  pass(pa, pb, panel, 8, false);
+  pass(t0, n1, c.w, 1, true);
+}
+
+void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
+  // The columns [nv0, nv0 + nv w) of every row m, all of K in order: per
+  // group, sums from +0.0 with one FMA per row, then total = total +
+  // sum * scale (from +0.0; the same sums as emitWeightOnlyGroup's), or
+  // one sum over K times the per-column scale in the epilogue.
+  VectorType accTy = vec(c.w, f32);
+  constexpr int64_t kRows = 8; // rows per iteration; groups are multiples
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked);
+  SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
+  SmallVector<Value> zero(nv, zeros(accTy));
+  auto mLoop = forLoop(cst(0), M, 1);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(mLoop.getBody());
+  Value m = mLoop.getInductionVar();
+  // Sums of the rows [lb, ub) from +0.0, kRows at a time then one by one.
+  auto sumRows = [&](Value lb, Value ub, int64_t step) -> SmallVector<Value> {
+    auto kLoop = forLoop(lb, ub, step, zero);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
+                            kLoop.getRegionIterArgs().end());
+    // A whole panel is one stream: its lines 2 KB ahead requested too.
+    if (nv == 8 && step == kRows)
+      for (int64_t line = 0; line < kRows * vecOffset(nv); line += 64)
+        LLVM::Prefetch::create(b, loc, at(rowAddr(k0, nv0), cst(2048 + line)),
+                               /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
+    for (int64_t r = 0; r < step; ++r) {
+      Value k = add(k0, cst(r));
+      Value x = splat(lhsValue(m, k), c.w);
+      SmallVector<Value> wf =
+          weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8);
+      for (int64_t v = 0; v < nv; ++v)
+        accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
+    }
+    scf::YieldOp::create(b, loc, accs);
+    return SmallVector<Value>(kLoop.getResults().begin(),
+                              kLoop.getResults().end());
+  };
+  if (!c.group) {
+    Value kMain = mul(div(K, cst(kRows)), cst(kRows));
+    SmallVector<Value> main = sumRows(cst(0), kMain, kRows);
+    auto tail = forLoop(kMain, K, 1, main);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(tail.getBody());
+      Value k = tail.getInductionVar();
+      SmallVector<Value> accs(tail.getRegionIterArgs().begin(),
+                              tail.getRegionIterArgs().end());
+      Value x = splat(lhsValue(m, k), c.w);
+      SmallVector<Value> wf =
+          weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8);
+      for (int64_t v = 0; v < nv; ++v)
+        accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
+      scf::YieldOp::create(b, loc, accs);
+    }
+    emitEpilogueRow(
+        SmallVector<Value>(tail.getResults().begin(), tail.getResults().end()),
+        m, nv0);
+    return;
+  }
+  // Groups: a multiple of 8 rows that divides K (planRhsScale).
+  auto gLoop = forLoop(cst(0), K, c.group, zero);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(gLoop.getBody());
+    Value g0 = gLoop.getInductionVar();
+    SmallVector<Value> sums = sumRows(g0, add(g0, cst(c.group)), kRows);
+    Value gi = div(g0, cst(c.group));
+    SmallVector<Value> totals;
+    for (int64_t v = 0; v < nv; ++v) {
+      Value t = arith::MulFOp::create(b, loc, sums[v],
+                                      groupScale(gi, nv0, v, masks[v]));
+      totals.push_back(
+          arith::AddFOp::create(b, loc, gLoop.getRegionIterArgs()[v], t));
+    }
+    scf::YieldOp::create(b, loc, totals);
+  }
+  emitEpilogueRow(
+      SmallVector<Value>(gLoop.getResults().begin(), gLoop.getResults().end()),
+      m, nv0);
+}
+
 // Rows of the rhs requested ahead while a K block is converted.
 static constexpr int64_t kPackAhead = 8;
 
@@ -320,7 +456,6 @@ void KernelEmitter::emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv,
                                    Value n0, Value packed, bool masked) {
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
-  Value row = rowAddr(k, nv0);
   Value dst = add(add(packed, mul(sub(nv0, n0), cst(c.kc * 4))),
                   mul(sub(k, kc0), cst(nv * c.w * 4)));
   // Each row starts a new page for large N, where the hardware prefetchers
@@ -331,8 +466,9 @@ void KernelEmitter::emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv,
           b, loc, at(rowAddr(add(k, cst(kPackAhead)), nv0), cst(line)),
           /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
   Value g = c.group ? div(k, cst(c.group)) : Value();
+  SmallVector<Value> wfs = weightVectors(k, nv0, nv, masks, zbv);
   for (int64_t v = 0; v < nv; ++v) {
-    Value wf = weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]);
+    Value wf = wfs[v];
     if (c.group)
       wf = arith::MulFOp::create(b, loc, wf, groupScale(g, nv0, v, masks[v]));
     store(wf, at(dst, cst(v * c.w * 4)), 32);

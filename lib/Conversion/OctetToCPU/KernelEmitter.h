@@ -150,8 +150,21 @@ private:
                                  Value tptr, Value g, Value nv0,
                                  ArrayRef<Value> masks);
   /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
-  /// or of `w` f32 rhs values.
+  /// or of `w` f32 rhs values; not for 4-bit codes (weightVectors).
   Value weightVector(Value ptr, Value mask, Value zbv);
+  /// The f32 vectors of the `nv` vectors of rhs columns from `nv0` in row
+  /// `k` (minus the zero points `zbv`); for 4-bit codes, `panelStart` says
+  /// that `nv0` starts a panel (the shifts are then constants).
+  SmallVector<Value> weightVectors(Value k, Value nv0, int64_t nv,
+                                   ArrayRef<Value> masks, ArrayRef<Value> zbv,
+                                   bool panelStart = false);
+  /// The f32 values of the 4-bit codes `(d >> shift) & 15` (d: the i32
+  /// words of a panel's row; shift 4 j for the row's vector j).
+  Value nibbleVector(Value d, Value shift, Value zbv);
+  /// The decode loop nest of 4-bit weights (M < MR): whole panels with
+  /// their sums in registers (emitNibblePass).
+  void emitNibbleDecode(Value t);
+  void emitNibblePass(Value nv0, int64_t nv, bool masked);
   /// Running sums: zero vectors when `fresh`, else loaded from `addrs`
   /// (i64 addresses) with alignment `align`.
   SmallVector<Value> zerosOrLoad(Value fresh, VectorType t,
@@ -212,13 +225,16 @@ private:
   }
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }
-  /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels.
+  /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels;
+  /// for 4-bit codes, of the row of n's panel (GemmConfig::nibblePanel:
+  /// ldb is the bytes of a panel's row).
   Value rowAddr(Value k, Value n) {
-    if (c.rhsNibbles) // ldb is in bytes
-      return add(B, add(mul(k, ldb), div(n, cst(2))));
+    if (c.rhsNibbles)
+      return add(add(B, mul(div(n, cst(c.nibblePanel())), mul(K, ldb))),
+                 mul(k, ldb));
     return add(B, mul(add(mul(k, ldb), n), cst(esB())));
   }
-  /// Byte offset of the v-th vector of columns within a row.
+  /// Bytes of the first v vectors of columns within a row.
   int64_t vecOffset(int64_t v) const {
     return c.rhsNibbles ? v * c.w / 2 : v * c.w * esB();
   }

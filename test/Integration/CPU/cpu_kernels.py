@@ -108,6 +108,22 @@ CASES = {
     "wo_u4_asym_per_channel_m9": dict(
         lhs=None, rhs=S("u4", "per_axis", 1, symmetric=False),
         lshape=(9, 40), rshape=(40, 70)),
+    # The 4-bit decode kernel (M < MR) streams whole panels of 8 vectors
+    # and takes the vectors around them (where N / threads splits a panel,
+    # odd vectors: the high nibbles of a pair) one at a time: M > 1, K not
+    # a multiple of 8, zero points, N past a panel and not a multiple of 8.
+    "wo_i4_group32_m3_n200": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 32), lshape=(3, 256),
+        rshape=(256, 200), bias=True),
+    "wo_u4_asym_per_channel_m1_n150": dict(
+        lhs=None, rhs=S("u4", "per_axis", 1, symmetric=False),
+        lshape=(1, 100), rshape=(100, 150)),
+    "wo_fp4_per_channel_m5_k100": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(5, 100),
+        rshape=(100, 77), relu=True),
+    "wo_nf4_group64_m2_n520": dict(
+        lhs=None, rhs=S("nf4", "per_group", 0, 64), lshape=(2, 128),
+        rshape=(128, 520)),
     "wo_i8_group32_m5": dict(
         lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(5, 96),
         rshape=(96, 50)),

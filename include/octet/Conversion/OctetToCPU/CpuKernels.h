@@ -50,8 +50,8 @@ struct GemmConfig {
   /// tasks run over [batch][tiles] with per-batch strides.
   bool floatRhs = false, rhsTransposed = false, batched = false;
   /// Weight-only: rhs scales per group of `group` rows of K (0: per column
-  /// or per tensor); `rhsNibbles`: 4-bit codes packed two per byte (low
-  /// nibble first) at compile time, rows padded to a multiple of w codes.
+  /// or per tensor); `rhsNibbles`: 4-bit codes packed two per byte at
+  /// compile time in the order the kernels read them (nibblePanel below).
   int64_t group = 0;
   bool rhsNibbles = false;
   /// The nibbles are FP4 (E2M1) codes or NF4 indices, decoded by a table
@@ -81,6 +81,15 @@ struct GemmConfig {
   int64_t kAlign = 2;
 
   int64_t nr() const { return nv * w; }
+  /// Packed 4-bit rhs (`rhsNibbles`): panels of nibblePanel() = 8 w
+  /// columns (N padded with zero codes to a multiple), each panel's K rows
+  /// contiguous (K * 4 w bytes), so that the decode kernel streams one
+  /// panel after the other. A row of a panel is w 32-bit words: nibble j
+  /// (bits 4 j .. 4 j + 3) of word i holds column j w + i, so vector j of
+  /// the row is its words shifted right by 4 j (then masked, or indexed
+  /// into a value table by vpermps, which reads only the low bits): one
+  /// load per row and no byte shuffle.
+  int64_t nibblePanel() const { return 8 * w; }
   /// A unique symbol name for the task function.
   std::string getName() const;
 };
