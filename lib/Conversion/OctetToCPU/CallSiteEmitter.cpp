@@ -210,6 +210,28 @@ Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
   return addressOf(op.getRhs());
 }
 
+Value CallSiteEmitter::packedRhsScales() {
+  // GemmConfig::scalePanels: [K / group][N] f32 as [panel][group][8 w],
+  // zeros past N.
+  int64_t groups = plan.k / c.group, n = plan.n, panel = c.nibblePanel();
+  int64_t panels = (n + panel - 1) / panel;
+  std::vector<float> packed(static_cast<size_t>(panels * groups * panel), 0.0f);
+  ArrayRef<char> raw = *rawBytes(plan.rhsScaleConstant);
+  auto dense = dyn_cast<DenseElementsAttr>(plan.rhsScaleConstant);
+  bool splat = dense && dense.isSplat(); // else groups x n (planWeightOnly)
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t j = 0; j < n; ++j) {
+      size_t src = splat ? 0 : static_cast<size_t>((g * n + j) * 4);
+      std::memcpy(&packed[static_cast<size_t>((j / panel * groups + g) * panel +
+                                              j % panel)],
+                  raw.data() + src, 4);
+    }
+  return addressOfConstant(DenseElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(packed.size())},
+                            b.getF32Type()),
+      ArrayRef<float>(packed)));
+}
+
 Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
                                        SmallVectorImpl<Value> &slots) {
   int64_t k = plan.k, n = plan.n;
@@ -289,7 +311,7 @@ void CallSiteEmitter::epilogueSlots(MatmulOp op,
   if (Value sa = op.getLhsScale();
       sa && (c.sa != Param::none || c.lhsGroupScale))
     slots[kSa] = addressOf(sa);
-  slots[kSb] = addressOf(op.getRhsScale());
+  slots[kSb] = c.scalePanels ? packedRhsScales() : addressOf(op.getRhsScale());
   if (Value bias = op.getBias())
     slots[kBias] = addressOf(bias);
   if (c.outScheme) {

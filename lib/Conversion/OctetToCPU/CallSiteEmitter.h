@@ -63,6 +63,9 @@ private:
   /// The address of the weight-only rhs codes: 4-bit codes packed two per
   /// byte here, a constant (transposed here), or the rhs where it is.
   Value weightOnlyRhs(MatmulOp op);
+  /// The constant per-group rhs scales in the codes' panels
+  /// (GemmConfig::scalePanels).
+  Value packedRhsScales();
   /// Integer kernels: the packed operands, the CPU checks and the tiles;
   /// returns the number of tasks.
   Value integerOperands(MatmulOp op, Value m, SmallVectorImpl<Value> &slots);

@@ -72,7 +72,7 @@ std::string GemmConfig::getName() const {
   else
     name += rhsUnsigned ? "u8" : "s8";
   if (group)
-    name += "_g" + std::to_string(group);
+    name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");
   if (lhsGroupScale)
     name += "_blocks";
   if (batched)
@@ -177,6 +177,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("batched", c.batched);
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
+  add("scale_panels", c.scalePanels);
   add("rhs_fp4", c.rhsFp4);
   add("rhs_nf4", c.rhsNf4);
   add("lhs_group_scale", c.lhsGroupScale);
@@ -225,11 +226,14 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.batched = get("batched");
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
+  c.scalePanels = get("scale_panels");
   c.rhsFp4 = get("rhs_fp4");
   c.rhsNf4 = get("rhs_nf4");
   c.lhsGroupScale = get("lhs_group_scale");
   c.rhsNoNan = get("rhs_no_nan");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
+    ok = false;
+  if (c.scalePanels && (!c.rhsNibbles || !c.group))
     ok = false;
   auto fp8 = [&](StringRef name, bool fp4) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);

@@ -240,9 +240,16 @@ private:
   }
   /// The per-group scales of group `g`, columns of vector v from `nv0`.
   Value groupScale(Value g, Value nv0, int64_t v, Value mask) {
-    return loadVec(f32, c.w,
-                   at(sb, mul(add(mul(g, N), add(nv0, cst(v * c.w))), cst(4))),
-                   mask);
+    Value col = add(nv0, cst(v * c.w));
+    if (c.scalePanels) { // [panel][group][8 w]
+      int64_t panel = c.nibblePanel();
+      Value row = add(mul(div(col, cst(panel)), div(K, cst(c.group))), g);
+      return loadVec(
+          f32, c.w,
+          at(sb, mul(add(mul(row, cst(panel)), rem(col, cst(panel))), cst(4))),
+          mask);
+    }
+    return loadVec(f32, c.w, at(sb, mul(add(mul(g, N), col), cst(4))), mask);
   }
   /// f32 kernels with an N x K rhs: copies columns [n0, n1) of the rhs, all
   /// k, into this thread's scratch as a K x (n1 - n0) block and points

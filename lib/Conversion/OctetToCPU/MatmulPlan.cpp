@@ -210,6 +210,17 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (nibbles && !constant)
     return reject(why, "4-bit rhs is not a constant (packed at compile time)");
   c.rhsNibbles = nibbles;
+  // Constant per-group scales of 4-bit weights go with the codes' panels.
+  ElementsAttr scales;
+  if (nibbles && c.group &&
+      matchPattern(op.getRhsScale(), m_Constant(&scales)) &&
+      scales.getElementType().isF32() && rawBytes(scales) &&
+      (scales.isSplat() ||
+       rawBytes(scales)->size() ==
+           static_cast<size_t>(plan.k / c.group * plan.n * 4))) {
+    plan.rhsScaleConstant = scales;
+    c.scalePanels = true;
+  }
   c.rhsFp4 = rhsScheme.isFloat4();
   c.rhsNf4 = rhsScheme.isNf4();
   // Constant E4M3 weights without a NaN code (0x7F / 0xFF: every one the

@@ -33,6 +33,9 @@ struct Plan {
   /// is not a constant.
   ElementsAttr rhsConstant;
   bool rhsTransposed = false;
+  /// The constant per-group rhs scales ([K / group][N] f32) when
+  /// config.scalePanels.
+  ElementsAttr rhsScaleConstant;
   int64_t k = 0, n = 0;
 };
 

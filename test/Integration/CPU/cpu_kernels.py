@@ -104,17 +104,18 @@ CASES = {
         rshape=(128, 45), transposed_rhs=True),
     "wo_i4_group128_m13_n300": dict(
         lhs=None, rhs=S("i4", "per_group", 0, 128), lshape=(13, 384),
-        rshape=(384, 300)),
+        rshape=(384, 300), const_scale=True),
     "wo_u4_asym_per_channel_m9": dict(
         lhs=None, rhs=S("u4", "per_axis", 1, symmetric=False),
         lshape=(9, 40), rshape=(40, 70)),
     # The 4-bit decode kernel (M < MR) streams whole panels of 8 vectors
-    # and takes the vectors around them (where N / threads splits a panel,
-    # odd vectors: the high nibbles of a pair) one at a time: M > 1, K not
-    # a multiple of 8, zero points, N past a panel and not a multiple of 8.
+    # and takes the vectors around them (where N / threads splits a panel)
+    # one at a time: M > 1, K not a multiple of 8, zero points, N past a
+    # panel and not a multiple of 8; constant per-group scales (const_scale)
+    # are repacked in the codes' panels, argument ones are read in place.
     "wo_i4_group32_m3_n200": dict(
         lhs=None, rhs=S("i4", "per_group", 0, 32), lshape=(3, 256),
-        rshape=(256, 200), bias=True),
+        rshape=(256, 200), bias=True, const_scale=True),
     "wo_u4_asym_per_channel_m1_n150": dict(
         lhs=None, rhs=S("u4", "per_axis", 1, symmetric=False),
         lshape=(1, 100), rshape=(100, 150)),
@@ -123,7 +124,7 @@ CASES = {
         rshape=(100, 77), relu=True),
     "wo_nf4_group64_m2_n520": dict(
         lhs=None, rhs=S("nf4", "per_group", 0, 64), lshape=(2, 128),
-        rshape=(128, 520)),
+        rshape=(128, 520), const_scale=True),
     "wo_i8_group32_m5": dict(
         lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(5, 96),
         rshape=(96, 50)),
@@ -205,7 +206,7 @@ CASES = {
         rshape=(256, 131), relu=True),
     "wo_fp4_group16_m1_transposed": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_group", 0, 16), lshape=(1, 128),
-        rshape=(128, 45), transposed_rhs=True),
+        rshape=(128, 45), transposed_rhs=True, const_scale=True),
     "wo_fp4_every_code_m1": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(1, 8),
         rshape=(8, 48), fill="every_code"),

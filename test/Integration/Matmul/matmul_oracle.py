@@ -219,6 +219,7 @@ def run_case(name, case):
     oshape = tuple(lshape[:-1]) + (rshape[-1],)
     args, types, inputs = [], [], []
 
+    body = []  # ops at the top of @main (constant scales)
     def arg(nm, t, v):
         args.append("%%%s: %s" % (nm, t))
         types.append(t)
@@ -250,8 +251,15 @@ def run_case(name, case):
             pieces.append("lhs_zero_point(%%za : %s)" % types[-1])
         pieces.append("lhs_scheme " + ls.attr())
     sb, zb = params(rs, rshape, not rs.symmetric)
-    arg("sb", ptype(rs.param_shape(rshape), "f32"), sb)
-    pieces.append("rhs_scale(%%sb : %s)" % types[-1])
+    sb_type = ptype(rs.param_shape(rshape), "f32")
+    if case.get("const_scale"):
+        # Constant scales (what octet-quantize-weights writes): the CPU
+        # kernels repack per-group ones with 4-bit codes.
+        body.append("  %%sb = arith.constant %s : %s" % (
+            o.dense_const(np.asarray(sb, np.float32), "f32"), sb_type))
+    else:
+        arg("sb", sb_type, sb)
+    pieces.append("rhs_scale(%%sb : %s)" % sb_type)
     if zb is not None:
         arg("zb", ptype(rs.param_shape(rshape), "i32"), zb)
         pieces.append("rhs_zero_point(%%zb : %s)" % types[-1])
@@ -275,6 +283,7 @@ def run_case(name, case):
     else:
         res_type = ftype(oshape, case.get("res", "f32"))
     text.append("func.func @main(%s) -> %s {" % (", ".join(args), res_type))
+    text.extend(body)
     if const_rhs and case.get("transposed_rhs"):
         # The constant stored [N, K] (PyTorch's [out, in]) and transposed
         # by linalg.transpose, the form imported models have.

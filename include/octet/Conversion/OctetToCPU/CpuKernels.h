@@ -54,6 +54,10 @@ struct GemmConfig {
   /// compile time in the order the kernels read them (nibblePanel below).
   int64_t group = 0;
   bool rhsNibbles = false;
+  /// 4-bit weights with constant per-group scales: the scales repacked at
+  /// compile time in the codes' panels, [panel][group][8 w] f32 (N padded
+  /// with zeros), so that a panel's scales are one stream too.
+  bool scalePanels = false;
   /// The nibbles are FP4 (E2M1) codes or NF4 indices, decoded by a table
   /// permute (vpermps) instead of an integer conversion.
   bool rhsFp4 = false, rhsNf4 = false;
