@@ -380,9 +380,10 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
   Value m = mLoop.getInductionVar();
-  // Sums of the rows [lb, ub) from +0.0, kRows at a time then one by one.
-  auto sumRows = [&](Value lb, Value ub, int64_t step) -> SmallVector<Value> {
-    auto kLoop = forLoop(lb, ub, step, zero);
+  // The sums `init` plus the rows [lb, ub), `step` rows per iteration.
+  auto sumRows = [&](Value lb, Value ub, int64_t step,
+                     ValueRange init) -> SmallVector<Value> {
+    auto kLoop = forLoop(lb, ub, step, init);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
@@ -406,25 +407,10 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
                               kLoop.getResults().end());
   };
   if (!c.group) {
+    // From +0.0 over all of K, kRows at a time then one by one.
     Value kMain = mul(div(K, cst(kRows)), cst(kRows));
-    SmallVector<Value> main = sumRows(cst(0), kMain, kRows);
-    auto tail = forLoop(kMain, K, 1, main);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(tail.getBody());
-      Value k = tail.getInductionVar();
-      SmallVector<Value> accs(tail.getRegionIterArgs().begin(),
-                              tail.getRegionIterArgs().end());
-      Value x = splat(lhsValue(m, k), c.w);
-      SmallVector<Value> wf =
-          weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8);
-      for (int64_t v = 0; v < nv; ++v)
-        accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
-      scf::YieldOp::create(b, loc, accs);
-    }
-    emitEpilogueRow(
-        SmallVector<Value>(tail.getResults().begin(), tail.getResults().end()),
-        m, nv0);
+    SmallVector<Value> sums = sumRows(cst(0), kMain, kRows, zero);
+    emitEpilogueRow(sumRows(kMain, K, 1, sums), m, nv0);
     return;
   }
   // Groups: a multiple of 8 rows that divides K (planRhsScale).
@@ -433,7 +419,7 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(gLoop.getBody());
     Value g0 = gLoop.getInductionVar();
-    SmallVector<Value> sums = sumRows(g0, add(g0, cst(c.group)), kRows);
+    SmallVector<Value> sums = sumRows(g0, add(g0, cst(c.group)), kRows, zero);
     Value gi = div(g0, cst(c.group));
     SmallVector<Value> totals;
     for (int64_t v = 0; v < nv; ++v) {
