@@ -52,20 +52,18 @@ SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
     return out;
   }
   // 4-bit codes (GemmConfig::nibblePanel): the row's w words hold its 8
-  // vectors, vector j in nibble j. Rows are padded: no mask on the loads
-  // (the 8 vectors of a panel load the same words once).
-  int64_t panel = c.nibblePanel();
-  Value words;
-  if (panelStart)
-    words = load(vec(c.w, i32), toPtr(rowAddr(k, nv0)), 4);
+  // vectors, vector j in nibble j, loaded once. Every caller's vectors lie
+  // in nv0's panel (one vector, a pair from a multiple of 2 w, or a whole
+  // panel). Rows are padded: no mask on the load.
+  Value d = load(vec(c.w, i32), toPtr(rowAddr(k, nv0)), 4);
+  Value first =
+      panelStart ? Value()
+                 : mul(div(rem(nv0, cst(c.nibblePanel())), cst(c.w)), cst(4));
   for (int64_t v = 0; v < nv; ++v) {
-    Value col = add(nv0, cst(v * c.w));
-    Value d = words ? words : load(vec(c.w, i32), toPtr(rowAddr(k, col)), 4);
-    Value shift = panelStart
-                      ? cst32(static_cast<int32_t>(4 * v))
-                      : arith::TruncIOp::create(
-                            b, loc, i32,
-                            mul(div(rem(col, cst(panel)), cst(c.w)), cst(4)));
+    Value shift = panelStart ? cst32(static_cast<int32_t>(4 * v))
+                             : arith::TruncIOp::create(b, loc, i32,
+                                                       add(first, cst(4 * v)))
+                                   .getResult();
     out.push_back(nibbleVector(d, shift, zbv[v]));
   }
   return out;
@@ -87,12 +85,13 @@ Value KernelEmitter::nibbleVector(Value d, Value shift, Value zbv) {
         .getResult(0);
   };
   if (c.rhsNf4 || c.rhsFp4) {
-    static constexpr float kE2M1[16] = {
-        0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
-        -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
-    ArrayRef<float> table = c.rhsNf4
-                                ? ArrayRef<float>(::octet::numerics::kNf4Values)
-                                : ArrayRef<float>(kE2M1);
+    // E2M1's 16 values from the numerics core's decoder.
+    SmallVector<float> e2m1;
+    for (uint8_t code = 0; code < 16; ++code)
+      e2m1.push_back(::octet::numerics::decodeFp8(
+          code, ::octet::numerics::StorageFormat::F4E2M1FN));
+    ArrayRef<float> table =
+        c.rhsNf4 ? ArrayRef<float>(::octet::numerics::kNf4Values) : e2m1;
     if (c.w != 8) // zmm: all 16 values in one table
       return permute(table);
     // ymm: the nibble's bit 3 moved to bit 31.

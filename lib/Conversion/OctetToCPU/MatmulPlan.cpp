@@ -214,12 +214,14 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   ElementsAttr scales;
   if (nibbles && c.group &&
       matchPattern(op.getRhsScale(), m_Constant(&scales)) &&
-      scales.getElementType().isF32() && rawBytes(scales) &&
-      (scales.isSplat() ||
-       rawBytes(scales)->size() ==
-           static_cast<size_t>(plan.k / c.group * plan.n * 4))) {
-    plan.rhsScaleConstant = scales;
-    c.scalePanels = true;
+      scales.getElementType().isF32()) {
+    std::optional<ArrayRef<char>> raw = rawBytes(scales);
+    if (raw &&
+        (scales.isSplat() ||
+         raw->size() == static_cast<size_t>(plan.k / c.group * plan.n * 4))) {
+      plan.rhsScaleConstant = scales;
+      c.scalePanels = true;
+    }
   }
   c.rhsFp4 = rhsScheme.isFloat4();
   c.rhsNf4 = rhsScheme.isNf4();
