@@ -29,12 +29,14 @@ baselines measured in the same run:
 
 The machine (CPU model, flags) and the load average are printed first.
 `--only gemv4` (or any of gemm, fgemm, gemv, gemv4, comma-separated) runs
-only those parts; `--target avx2` compiles the octet libraries for that
+only those parts, `--formats i8,e4m3` only the constant-weight GEMV
+formats whose names contain one of the strings; `--target avx2` compiles the octet libraries for that
 level instead of the host's (the ymm kernels on an AVX-512 machine; kept
 in BUILD/bench-cpu-avx2/).
 """
 
 import argparse
+import glob
 import os
 import subprocess
 import sys
@@ -109,6 +111,10 @@ GEMV4_FORMATS = {
     # the kernel's decode leaves the NaN select out.
     "e4m3 per-channel (constant)": (
         "f8E4M3FN", "<f8E4M3FN, per_axis(1)>", 0, 0.01),
+    "mxfp8 (e4m3, e8m0 per 32, constant)": (
+        "f8E4M3FN", "<f8E4M3FN, per_group(0, 32), e8m0>", 32, 0.015625),
+    # W8A16 / W8A32: what an LLM's INT8 weight-only layers run at decode.
+    "i8 per-channel (constant)": ("i8", "<i8, per_axis(1)>", 0, 0.01),
 }
 GEMV4_LAYERS = 8  # 8 x 29-59 MB of codes + scales: 7-15x a 32 MB L3
 
@@ -131,7 +137,7 @@ def gemv4_model(path, k, n, fmt, layers):
             codes = rng.integers(0, 256, k * n, dtype=np.uint8)
             if elt == "f8E4M3FN":
                 codes[(codes & 0x7F) == 0x7F] = 0x38  # no NaN codes
-            else:
+            elif elt != "i8":
                 codes &= 0x0F
             f.write(
                 "func.func @main%(l)d(%%x: tensor<1x%(k)dxf32>) -> tensor<1x%(n)dxf32> {\n"
@@ -143,7 +149,7 @@ def gemv4_model(path, k, n, fmt, layers):
                 "  return %%y : tensor<1x%(n)dxf32>\n}\n" % dict(
                     l=l, k=k, n=n, elt=elt, w=codes.tobytes().hex().upper(),
                     sw=hexdense(sw), st=stype, scheme=scheme))
-    return k * n // (1 if elt == "f8E4M3FN" else 2) + sw.nbytes
+    return k * n // (1 if elt in ("f8E4M3FN", "i8") else 2) + sw.nbytes
 
 
 def gemv_model(k, n, fmt="i8 per-channel"):
@@ -213,6 +219,17 @@ def parse(line):
     return {parts[i]: parts[i + 1] for i in range(0, len(parts) - 1, 2)}
 
 
+def stale(lib, bindir):
+    """Whether `lib` is missing or older than the compiler or runtime that
+    built it (a rebuilt octet must not be measured with old kernels)."""
+    if not os.path.exists(lib):
+        return True
+    deps = [os.path.join(bindir, "octet-compile")] + glob.glob(
+        os.path.join(bindir, "..", "lib", "liboctet_runtime*"))
+    return any(os.path.getmtime(d) > os.path.getmtime(lib) for d in deps
+               if os.path.exists(d))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -225,6 +242,9 @@ def main():
     ap.add_argument("--target", default="host",
                     help="octet-compile --target of the octet libraries (e.g. "
                     "avx2 for the ymm kernels on an AVX-512 machine)")
+    ap.add_argument("--formats", default="",
+                    help="comma-separated substrings: only the constant-weight "
+                    "GEMV formats (gemv4) whose name contains one")
     ap.add_argument("--only", default="gemm,fgemm,gemv,gemv4",
                     help="comma-separated parts to run: gemm (INT8), fgemm "
                     "(float activations), gemv (weights an argument), gemv4 "
@@ -235,7 +255,8 @@ def main():
     if unknown:
         ap.error("unknown part(s) in --only: %s" % ", ".join(sorted(unknown)))
     bindir = os.path.join(args.build, "bin")
-    # Libraries are kept per target (the INT8 GEMM ones are reused).
+    # Libraries are kept per target; the INT8 GEMM ones are reused while
+    # they are newer than octet-compile and the runtime.
     target = "--target=" + args.target
     work = os.path.join(args.build, "bench-cpu" + (
         "" if args.target == "host" else "-" + args.target))
@@ -266,7 +287,7 @@ def main():
             continue
         src = os.path.join(work, "gemm_%dx%d.mlir" % (k, n))
         lib = os.path.join(work, "libgemm_%dx%d.so" % (k, n))
-        if not os.path.exists(lib):
+        if stale(lib, bindir):
             with open(src, "w") as f:
                 f.write(gemm_model(k, n))
             t0 = time.time()
@@ -290,6 +311,8 @@ def main():
     gemv4_libs = {}
     layers4 = 2 if args.quick else GEMV4_LAYERS
     for i, fmt in enumerate(GEMV4_FORMATS if "gemv4" in parts else []):
+        if args.formats and not any(f in fmt for f in args.formats.split(",")):
+            continue
         src = os.path.join(work, "gemv4_%d.mlir" % i)
         lib = os.path.join(work, "libgemv4_%d_%dx%d.so" % (i, k, n))
         t0 = time.time()

@@ -55,6 +55,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -237,12 +238,6 @@ int gemm(int argc, char **argv) {
   return 0;
 }
 
-struct ReadJob {
-  const int8_t *p;
-  int64_t n;
-  int64_t sum;
-};
-
 /// A plain read of `n` bytes (vectorized by the compiler): the bandwidth
 /// baseline. `prefetch`: each 128-byte step also requests the lines 2 KB
 /// ahead (prefetcht0, as the 4-bit decode kernel does).
@@ -265,26 +260,32 @@ int64_t readAll(const int8_t *p, int64_t n, bool prefetch = false) {
          _mm256_extract_epi64(s, 2) ^ _mm256_extract_epi64(s, 3);
 }
 
-/// GB/s of the plain read loop over `total` bytes at `p`, split over
-/// `threads` threads (the median of `reps` passes); with `prefetch`, of
-/// the read loop with software prefetch.
+/// GB/s of the plain read loop over `total` bytes at `p` with `threads`
+/// threads (the median of `reps` passes); with `prefetch`, of the read loop
+/// with software prefetch. The bytes are read in chunks of 1 MB that the
+/// threads take in turn from a shared counter: a thread the VM stalls for a
+/// while does not hold up the pass with a fixed half of the buffer (the
+/// first version split the buffer in one chunk per thread, and octet's
+/// two-thread GEMVs, split per layer, read faster than it).
 double readBandwidth(const int8_t *p, int64_t total, int threads, int reps,
                      bool prefetch = false) {
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  int64_t chunks = (total + kChunk - 1) / kChunk;
   double t = timeMedian(reps, [&] {
+    std::atomic<int64_t> next{0};
+    std::vector<int64_t> sums(threads, 0);
+    auto work = [&](int i) {
+      for (int64_t c; (c = next.fetch_add(1)) < chunks;)
+        sums[i] ^= readAll(p + c * kChunk, std::min(kChunk, total - c * kChunk),
+                           prefetch);
+    };
     std::vector<std::thread> pool;
-    std::vector<ReadJob> jobs(threads);
-    int64_t chunk = total / threads / 64 * 64;
-    for (int i = 0; i < threads; ++i) {
-      jobs[i] = {p + i * chunk, i + 1 == threads ? total - i * chunk : chunk,
-                 0};
-      pool.emplace_back(
-          [&jobs, i, prefetch] {
-            jobs[i].sum = readAll(jobs[i].p, jobs[i].n, prefetch);
-          });
-    }
+    for (int i = 1; i < threads; ++i)
+      pool.emplace_back(work, i);
+    work(0);
     for (auto &th : pool)
       th.join();
-    volatile int64_t sink = jobs[0].sum;
+    volatile int64_t sink = sums[0];
     (void)sink;
   });
   return double(total) / t * 1e-9;

@@ -153,7 +153,7 @@ Value mlir::octet::emitNf4ToF32(OpBuilder &b, Location loc, Value code) {
 
 Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
                                            Value codes, StorageFormat format,
-                                           bool noNan) {
+                                           bool noNan, bool e4m3Unscaled) {
   auto vt = cast<VectorType>(codes.getType());
   auto like = [&](Type t) { return VectorType::get(vt.getShape(), t); };
   VectorType i16v = like(b.getI16Type()), f32v = like(b.getF32Type());
@@ -181,8 +181,13 @@ Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
   Value half = arith::AndIOp::create(
       b, loc, arith::ShLIOp::create(b, loc, wide, c16(7)), c16(0xBF80));
   Emitter e{b, loc, f32v};
+  auto scaled = [&](Value x) -> Value {
+    if (e4m3Unscaled)
+      return x;
+    return arith::MulFOp::create(b, loc, x, e.f32(kE4M3ViaF16Scale));
+  };
   if (noNan)
-    return arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
+    return scaled(toF32(half));
   VectorType i8v = like(b.getI8Type());
   auto c8 = [&](uint8_t v) {
     return arith::ConstantOp::create(
@@ -193,7 +198,7 @@ Value mlir::octet::emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc,
       arith::OrIOp::create(b, loc, codes, c8(0x80)), c8(0xFF));
   half = arith::SelectOp::create(
       b, loc, nan, arith::OrIOp::create(b, loc, half, c16(0x7C00)), half);
-  return arith::MulFOp::create(b, loc, toF32(half), e.f32(256.0f));
+  return scaled(toF32(half));
 }
 
 Value mlir::octet::emitQuantize(OpBuilder &b, Location loc, Value x,

@@ -180,11 +180,11 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
 Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
   int64_t k = plan.k, n = plan.n;
   if (plan.rhsConstant && c.rhsNibbles) {
-    // Two codes per byte in GemmConfig::nibblePanel's order: panels of
+    // Two codes per byte in GemmConfig::panelColumns's order: panels of
     // 8 w columns, each with its K rows contiguous, a row w words whose
     // nibble j holds vector j; N padded with zero codes.
     RhsCodes codes = readRhsCodes(plan);
-    int64_t panel = c.nibblePanel(), w = c.w;
+    int64_t panel = c.panelColumns(), w = c.w;
     int64_t panels = (n + panel - 1) / panel;
     std::vector<uint8_t> packed(static_cast<size_t>(panels * k * panel / 2), 0);
     for (int64_t i = 0; i < k; ++i)
@@ -202,10 +202,24 @@ Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
                          packed.size())));
   }
   if (plan.rhsConstant) {
+    // One code per byte in GemmConfig::panelColumns's order: panels of
+    // 8 w columns, each with its K rows contiguous, a row the panel's
+    // codes in column order; N padded with zero codes.
     RhsCodes codes = readRhsCodes(plan);
+    int64_t panel = c.panelColumns();
+    int64_t panels = (n + panel - 1) / panel;
+    std::vector<int8_t> packed(static_cast<size_t>(panels * k * panel), 0);
+    for (int64_t p = 0; p < panels; ++p) {
+      int64_t cols = std::min(panel, n - p * panel);
+      for (int64_t i = 0; i < k; ++i)
+        std::memcpy(&packed[static_cast<size_t>((p * k + i) * panel)],
+                    codes.data() + i * n + p * panel,
+                    static_cast<size_t>(cols));
+    }
     return addressOfConstant(DenseElementsAttr::get(
-        RankedTensorType::get({k, n}, b.getI8Type()),
-        ArrayRef<int8_t>(codes.data(), codes.size())));
+        RankedTensorType::get({static_cast<int64_t>(packed.size())},
+                              b.getI8Type()),
+        ArrayRef<int8_t>(packed)));
   }
   return addressOf(op.getRhs());
 }
@@ -213,7 +227,7 @@ Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
 Value CallSiteEmitter::packedRhsScales() {
   // GemmConfig::scalePanels: [K / group][N] f32 as [panel][group][8 w],
   // zeros past N.
-  int64_t groups = plan.k / c.group, n = plan.n, panel = c.nibblePanel();
+  int64_t groups = plan.k / c.group, n = plan.n, panel = c.panelColumns();
   int64_t panels = (n + panel - 1) / panel;
   std::vector<float> packed(static_cast<size_t>(panels * groups * panel), 0.0f);
   ArrayRef<char> raw = *rawBytes(plan.rhsScaleConstant);

@@ -71,6 +71,8 @@ std::string GemmConfig::getName() const {
     name += fp8Name(rhsFp8) + (rhsNoNan ? "nn" : "");
   else
     name += rhsUnsigned ? "u8" : "s8";
+  if (rhsPanels && !rhsNibbles)
+    name += "p";
   if (group)
     name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");
   if (lhsGroupScale)
@@ -120,7 +122,7 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // run time), K blocks of 256 rows (a panel's converted block, 256 x 64
     // bytes, stays in L1 for the tile's rows; the tile's, 1 MB at most, in
     // L2 / L3). M < MR: the decode kernel (emitWeightOnlyDecode, or
-    // emitNibbleDecode for 4-bit weights), column strips chosen at run
+    // emitPanelDecode for 4-bit weights), column strips chosen at run
     // time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
     c.mc = 288, c.nc = 1024, c.kc = 256;
@@ -177,6 +179,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("batched", c.batched);
   add("group", c.group);
   add("rhs_nibbles", c.rhsNibbles);
+  add("rhs_panels", c.rhsPanels);
   add("scale_panels", c.scalePanels);
   add("rhs_fp4", c.rhsFp4);
   add("rhs_nf4", c.rhsNf4);
@@ -226,6 +229,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.batched = get("batched");
   c.group = get("group");
   c.rhsNibbles = get("rhs_nibbles");
+  c.rhsPanels = get("rhs_panels");
   c.scalePanels = get("scale_panels");
   c.rhsFp4 = get("rhs_fp4");
   c.rhsNf4 = get("rhs_nf4");
@@ -233,7 +237,11 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.rhsNoNan = get("rhs_no_nan");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
-  if (c.scalePanels && (!c.rhsNibbles || !c.group))
+  // 4-bit codes come in panels only; panels are weight-only codes.
+  if ((c.rhsNibbles && !c.rhsPanels) ||
+      (c.rhsPanels && (!c.weightOnly || c.floatRhs || c.batched)))
+    ok = false;
+  if (c.scalePanels && (!c.rhsPanels || !c.group))
     ok = false;
   auto fp8 = [&](StringRef name, bool fp4) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);
@@ -328,8 +336,8 @@ void KernelEmitter::emit(Value ctx, Value lo, Value hi) {
   batchTasks = field(kBatchTasks), strideA = field(kStrideA),
   strideB = field(kStrideB), strideC = field(kStrideC);
   taskCols = field(kNc), tileRows = field(kMc);
-  // 4-bit codes: the bytes of a panel's row (GemmConfig::nibblePanel).
-  ldb = c.rhsNibbles ? cst(c.nibblePanel() / 2) : N;
+  // Panels: the bytes of a panel's row (GemmConfig::panelColumns).
+  ldb = c.rhsPanels ? cst(c.panelRowBytes()) : N;
   auto loop = forLoop(lo, hi, 1);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());

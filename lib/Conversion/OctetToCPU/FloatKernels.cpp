@@ -7,9 +7,10 @@
 // vfmadd231ps) and the tiles' own order, and the tests hold them to
 // octet_oracle.accumulation_bound against f64 sums. For decode (M < MR)
 // one column strip per thread streams whole rows of the weights, keeping
-// per-group sums and scaled totals in the thread's scratch, or, for 4-bit
-// weights (packed in panels of 8 vectors, GemmConfig::nibblePanel), one
-// panel after the other with its sums in registers; from MR rows
+// per-group sums and scaled totals in the thread's scratch, or, for
+// constant codes (packed in panels of 8 vectors at compile time,
+// GemmConfig::panelColumns), one panel after the other with its sums in
+// registers; from MR rows
 // on, each K block of a tile's columns is converted to f32 once (times its
 // group's scale) and MR x (nv * w) register tiles reuse it for the tile's
 // rows.
@@ -24,12 +25,13 @@ using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cpu;
 
-Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
+Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv,
+                                  bool unscaled) {
   if (c.floatRhs)
     return loadVec(f32, c.w, ptr, mask);
   if (c.rhsFp8)
     return emitFp8CodesToF32ViaF16(b, loc, loadVec(i8, c.w, ptr, mask),
-                                   *c.rhsFp8, c.rhsNoNan);
+                                   *c.rhsFp8, c.rhsNoNan, unscaled);
   Value codes = loadVec(i8, c.w, ptr, mask);
   Value wide =
       c.rhsUnsigned
@@ -43,22 +45,27 @@ Value KernelEmitter::weightVector(Value ptr, Value mask, Value zbv) {
 SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
                                                 ArrayRef<Value> masks,
                                                 ArrayRef<Value> zbv,
-                                                bool panelStart) {
+                                                bool panelStart,
+                                                bool unscaled) {
   SmallVector<Value> out;
   if (!c.rhsNibbles) {
+    // 8-bit codes: the vectors one after the other in the row (in panels,
+    // every caller's vectors lie in nv0's panel, padded: no mask).
     Value row = rowAddr(k, nv0);
     for (int64_t v = 0; v < nv; ++v)
-      out.push_back(weightVector(at(row, cst(vecOffset(v))), masks[v], zbv[v]));
+      out.push_back(weightVector(at(row, cst(vecOffset(v))),
+                                 c.rhsPanels ? Value() : masks[v], zbv[v],
+                                 unscaled));
     return out;
   }
-  // 4-bit codes (GemmConfig::nibblePanel): the row's w words hold its 8
+  // 4-bit codes (GemmConfig::panelColumns): the row's w words hold its 8
   // vectors, vector j in nibble j, loaded once. Every caller's vectors lie
   // in nv0's panel (one vector, a pair from a multiple of 2 w, or a whole
   // panel). Rows are padded: no mask on the load.
   Value d = load(vec(c.w, i32), toPtr(rowAddr(k, nv0)), 4);
   Value first =
       panelStart ? Value()
-                 : mul(div(rem(nv0, cst(c.nibblePanel())), cst(c.w)), cst(4));
+                 : mul(div(rem(nv0, cst(c.panelColumns())), cst(c.w)), cst(4));
   for (int64_t v = 0; v < nv; ++v) {
     Value shift = panelStart ? cst32(static_cast<int32_t>(4 * v))
                              : arith::TruncIOp::create(b, loc, i32,
@@ -250,8 +257,8 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(decode.thenBlock());
-    if (c.rhsNibbles)
-      emitNibbleDecode(t);
+    if (c.rhsPanels)
+      emitPanelDecode(t);
     else
       emitWeightOnlyDecode(t);
     b.setInsertionPointToStart(decode.elseBlock());
@@ -339,14 +346,15 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   B = savedB, ldb = savedLdb;
 }
 
-void KernelEmitter::emitNibbleDecode(Value t) {
+void KernelEmitter::emitPanelDecode(Value t) {
   // Task t owns the columns [n0, n1) (n0 a multiple of w; NC chosen at the
   // call site). The packed weights hold each panel of 8 w columns with its
-  // K rows contiguous (GemmConfig::nibblePanel): whole panels are streamed
+  // K rows contiguous (GemmConfig::panelColumns): whole panels are streamed
   // one after the other with their 8 vectors of sums in registers, and the
   // vectors before the first whole panel and after the last one of the
-  // task (where N / threads does not fall on a panel) one at a time.
-  int64_t panel = c.nibblePanel();
+  // task (where N / threads does not fall on a panel; each run lies in one
+  // panel) 4, 2, then 1 at a time, the last one masked when N ends in it.
+  int64_t panel = c.panelColumns();
   Value n0 = mul(t, taskCols);
   Value n1 = min(add(n0, taskCols), N);
   Value pa = mul(div(add(n0, cst(panel - 1)), cst(panel)), cst(panel));
@@ -358,14 +366,26 @@ void KernelEmitter::emitNibbleDecode(Value t) {
     OpBuilder::InsertionGuard g(b);
     auto loop = forLoop(lb, ub, step);
     b.setInsertionPointToStart(loop.getBody());
-    emitNibblePass(loop.getInductionVar(), nv, masked);
+    emitPanelPass(loop.getInductionVar(), nv, masked);
   };
-  pass(n0, h1, c.w, 1, true);
+  auto partial = [&](Value lo, Value hi) {
+    auto upTo = [&](Value from, Value to, int64_t width) {
+      return add(from, mul(div(sub(to, from), cst(width)), cst(width)));
+    };
+    Value whole = upTo(lo, hi, c.w);
+    Value end4 = upTo(lo, whole, 4 * c.w);
+    Value end2 = upTo(end4, whole, 2 * c.w);
+    pass(lo, end4, 4 * c.w, 4, false);
+    pass(end4, end2, 2 * c.w, 2, false);
+    pass(end2, whole, c.w, 1, false);
+    pass(whole, hi, c.w, 1, true);
+  };
+  partial(n0, h1);
   pass(pa, pb, panel, 8, false);
-  pass(t0, n1, c.w, 1, true);
+  partial(t0, n1);
 }
 
-void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
+void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
   // The columns [nv0, nv0 + nv w) of every row m, all of K in order: per
   // group, sums from +0.0 with one FMA per row, then total = total +
   // sum * scale (from +0.0; the same sums as emitWeightOnlyGroup's), or
@@ -388,16 +408,20 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
     Value k0 = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    // A whole panel is one stream: its lines 2 KB ahead requested too.
+    // A whole panel is one stream: its lines requested 2 KB ahead (4-bit
+    // codes; 4 iterations on zmm) or 4 iterations ahead (8-bit codes).
+    int64_t rowsBytes = kRows * c.panelRowBytes();
+    int64_t ahead = c.rhsNibbles ? 2048 : 4 * rowsBytes;
     if (nv == 8 && step == kRows)
-      for (int64_t line = 0; line < kRows * vecOffset(nv); line += 64)
-        LLVM::Prefetch::create(b, loc, at(rowAddr(k0, nv0), cst(2048 + line)),
+      for (int64_t line = 0; line < rowsBytes; line += 64)
+        LLVM::Prefetch::create(b, loc, at(rowAddr(k0, nv0), cst(ahead + line)),
                                /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
     for (int64_t r = 0; r < step; ++r) {
       Value k = add(k0, cst(r));
       Value x = splat(lhsValue(m, k), c.w);
       SmallVector<Value> wf =
-          weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8);
+          weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8,
+                        /*unscaled=*/rhsUnscaled());
       for (int64_t v = 0; v < nv; ++v)
         accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
     }
@@ -405,11 +429,22 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
     return SmallVector<Value>(kLoop.getResults().begin(),
                               kLoop.getResults().end());
   };
+  // E4M3 sums of values times 2^-8 (rhsUnscaled), scaled back.
+  auto rescale = [&](SmallVector<Value> sums) {
+    if (rhsUnscaled()) {
+      Value f = splat(arith::ConstantOp::create(
+                          b, loc, b.getF32FloatAttr(kE4M3ViaF16Scale)),
+                      c.w);
+      for (Value &s : sums)
+        s = arith::MulFOp::create(b, loc, s, f);
+    }
+    return sums;
+  };
   if (!c.group) {
     // From +0.0 over all of K, kRows at a time then one by one.
     Value kMain = mul(div(K, cst(kRows)), cst(kRows));
     SmallVector<Value> sums = sumRows(cst(0), kMain, kRows, zero);
-    emitEpilogueRow(sumRows(kMain, K, 1, sums), m, nv0);
+    emitEpilogueRow(rescale(sumRows(kMain, K, 1, sums)), m, nv0);
     return;
   }
   // Groups: a multiple of 8 rows that divides K (planRhsScale).
@@ -418,7 +453,8 @@ void KernelEmitter::emitNibblePass(Value nv0, int64_t nv, bool masked) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(gLoop.getBody());
     Value g0 = gLoop.getInductionVar();
-    SmallVector<Value> sums = sumRows(g0, add(g0, cst(c.group)), kRows, zero);
+    SmallVector<Value> sums =
+        rescale(sumRows(g0, add(g0, cst(c.group)), kRows, zero));
     Value gi = div(g0, cst(c.group));
     SmallVector<Value> totals;
     for (int64_t v = 0; v < nv; ++v) {

@@ -151,20 +151,26 @@ private:
                                  ArrayRef<Value> masks);
   /// f32 vector of the `w` rhs codes at `ptr` (minus the rhs zero point),
   /// or of `w` f32 rhs values; not for 4-bit codes (weightVectors).
-  Value weightVector(Value ptr, Value mask, Value zbv);
+  /// `unscaled`: E4M3 codes decode to their value times 2^-8 (rhsUnscaled).
+  Value weightVector(Value ptr, Value mask, Value zbv, bool unscaled = false);
   /// The f32 vectors of the `nv` vectors of rhs columns from `nv0` in row
   /// `k` (minus the zero points `zbv`); for 4-bit codes, `panelStart` says
   /// that `nv0` starts a panel (the shifts are then constants).
   SmallVector<Value> weightVectors(Value k, Value nv0, int64_t nv,
                                    ArrayRef<Value> masks, ArrayRef<Value> zbv,
-                                   bool panelStart = false);
+                                   bool panelStart = false,
+                                   bool unscaled = false);
+  /// Whether the decode kernel's E4M3 weights are summed times 2^-8 and
+  /// the sums scaled by 2^8 (exact: a power of two), one multiply per sum
+  /// instead of one per weight vector.
+  bool rhsUnscaled() const { return c.rhsFp8 == StorageFormat::f8E4M3FN; }
   /// The f32 values of the 4-bit codes `(d >> shift) & 15` (d: the i32
   /// words of a panel's row; shift 4 j for the row's vector j).
   Value nibbleVector(Value d, Value shift, Value zbv);
-  /// The decode loop nest of 4-bit weights (M < MR): whole panels with
-  /// their sums in registers (emitNibblePass).
-  void emitNibbleDecode(Value t);
-  void emitNibblePass(Value nv0, int64_t nv, bool masked);
+  /// The decode loop nest of weights in panels (M < MR): whole panels
+  /// with their sums in registers (emitPanelPass).
+  void emitPanelDecode(Value t);
+  void emitPanelPass(Value nv0, int64_t nv, bool masked);
   /// Running sums: zero vectors when `fresh`, else loaded from `addrs`
   /// (i64 addresses) with alignment `align`.
   SmallVector<Value> zerosOrLoad(Value fresh, VectorType t,
@@ -226,13 +232,14 @@ private:
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }
   /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels;
-  /// for 4-bit codes, of the row of n's panel (GemmConfig::nibblePanel:
+  /// for 4-bit codes, of the row of n's panel (GemmConfig::panelColumns:
   /// ldb is the bytes of a panel's row).
   Value rowAddr(Value k, Value n) {
-    if (c.rhsNibbles)
-      return add(add(B, mul(div(n, cst(c.nibblePanel())), mul(K, ldb))),
-                 mul(k, ldb));
-    return add(B, mul(add(mul(k, ldb), n), cst(esB())));
+    if (!c.rhsPanels)
+      return add(B, mul(add(mul(k, ldb), n), cst(esB())));
+    Value panel = cst(c.panelColumns());
+    Value row = add(add(B, mul(div(n, panel), mul(K, ldb))), mul(k, ldb));
+    return c.rhsNibbles ? row : add(row, rem(n, panel));
   }
   /// Bytes of the first v vectors of columns within a row.
   int64_t vecOffset(int64_t v) const {
@@ -242,7 +249,7 @@ private:
   Value groupScale(Value g, Value nv0, int64_t v, Value mask) {
     Value col = add(nv0, cst(v * c.w));
     if (c.scalePanels) { // [panel][group][8 w]
-      int64_t panel = c.nibblePanel();
+      int64_t panel = c.panelColumns();
       Value row = add(mul(div(col, cst(panel)), div(K, cst(c.group))), g);
       return loadVec(
           f32, c.w,

@@ -203,16 +203,17 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (c.group && lhsFp8 && !c.lhsGroupScale)
     return reject(why, "per-group float-coded rhs scales with a per-row or "
                        "per-tensor lhs scale");
-  // A transposed constant is transposed once here instead of on every
-  // call; any other rhs is read where it is. 4-bit codes are packed two
-  // per byte here, so they must be constant.
+  // Constant codes are packed in panels here (GemmConfig::panelColumns;
+  // 4-bit codes two per byte, so they must be constant); any other rhs is
+  // read where it is.
   bool constant = matchRhsConstant(op.getRhs(), plan);
   if (nibbles && !constant)
     return reject(why, "4-bit rhs is not a constant (packed at compile time)");
   c.rhsNibbles = nibbles;
-  // Constant per-group scales of 4-bit weights go with the codes' panels.
+  c.rhsPanels = constant;
+  // Constant per-group scales go with the codes' panels.
   ElementsAttr scales;
-  if (nibbles && c.group &&
+  if (constant && c.group &&
       matchPattern(op.getRhsScale(), m_Constant(&scales)) &&
       scales.getElementType().isF32()) {
     std::optional<ArrayRef<char>> raw = rawBytes(scales);
@@ -232,7 +233,7 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     c.rhsNoNan = llvm::none_of(
         raw, [](char code) { return (code & 0x7F) == 0x7F; });
   }
-  if (!constant || (!plan.rhsTransposed && !nibbles))
+  if (!constant)
     plan.rhsConstant = nullptr;
   if (op.getRhsZeroPoint() && c.group)
     return reject(why, "per-group rhs zero points");

@@ -133,12 +133,14 @@ func.func @transposed_constant(%x: tensor<4x2xi8>, %sx: tensor<f32>, %sw: tensor
 
 // -----
 
-// Weight-only: a transposed constant is transposed once, at compile time.
+// Weight-only: a transposed constant is transposed once, at compile time,
+// and packed in panels of 64 columns (ymm), each panel's rows contiguous:
+// row 0 (1, 3) then 62 zero codes, row 1 (2, 4) then 62 zero codes.
 
 // CHECK-LABEL: func.func @transposed_constant_weight_only
 // CHECK-NOT: linalg.transpose
-// CHECK: arith.constant dense<{{\[\[}}1, 3], [2, 4]]> : tensor<2x2xi8>
-// CHECK: constant @__octet_cpu_wo_f32s8
+// CHECK: arith.constant dense<"0x0103{{(00){62}0204(00){62}"}}> : tensor<128xi8>
+// CHECK: constant @__octet_cpu_wo_f32s8p
 func.func @transposed_constant_weight_only(%x: tensor<4x2xf32>, %sw: tensor<f32>) -> tensor<4x2xf32> {
   %wt = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
   %e = tensor.empty() : tensor<2x2xi8>

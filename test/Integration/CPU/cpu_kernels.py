@@ -125,6 +125,21 @@ CASES = {
     "wo_nf4_group64_m2_n520": dict(
         lhs=None, rhs=S("nf4", "per_group", 0, 64), lshape=(2, 128),
         rshape=(128, 520), const_scale=True),
+    # Constant 8-bit codes are packed in the same panels (a row of a panel:
+    # its 8 w codes): M > 1, K not a multiple of 8, zero points, N past two
+    # panels and not a multiple of 8, constant per-group scales.
+    "wo_i8_panels_m3_k100_n300": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(3, 100),
+        rshape=(100, 300), bias=True),
+    "wo_u8_asym_panels_m1_n150": dict(
+        lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
+        lshape=(1, 72), rshape=(72, 150)),
+    "wo_i8_group64_panels_m4_n200": dict(
+        lhs=None, rhs=S("i8", "per_group", 0, 64), lshape=(4, 192),
+        rshape=(192, 200), const_scale=True),
+    "wo_fp8_e4m3_group32_panels_m2_n520": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(2, 128),
+        rshape=(128, 520), const_scale=True, relu=True),
     "wo_i8_group32_m5": dict(
         lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(5, 96),
         rshape=(96, 50)),

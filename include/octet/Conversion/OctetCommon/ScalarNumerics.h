@@ -66,8 +66,16 @@ Value emitNf4ToF32(OpBuilder &b, Location loc, Value code);
 /// keeps emitFp8BitsToF32 (a scalar f16 extension is a library call
 /// without F16C). `noNan`: the caller knows that no code is an E4M3 NaN
 /// (constant weights checked at compile time); the NaN select is left out.
+/// `e4m3Unscaled`: E4M3 values come out times 2^-8 (the f16 the codes map
+/// to, without the final exact multiply by 2^8), for callers that scale
+/// their sums instead (kE4M3ViaF16Scale).
 Value emitFp8CodesToF32ViaF16(OpBuilder &b, Location loc, Value codes,
-                              StorageFormat format, bool noNan = false);
+                              StorageFormat format, bool noNan = false,
+                              bool e4m3Unscaled = false);
+
+/// The factor between an E4M3 value and the f16 its code maps to in
+/// emitFp8CodesToF32ViaF16 (bias 7 against 15).
+constexpr float kE4M3ViaF16Scale = 256.0f;
 
 } // namespace octet
 } // namespace mlir

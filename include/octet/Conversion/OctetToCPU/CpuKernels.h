@@ -54,7 +54,11 @@ struct GemmConfig {
   /// compile time in the order the kernels read them (nibblePanel below).
   int64_t group = 0;
   bool rhsNibbles = false;
-  /// 4-bit weights with constant per-group scales: the scales repacked at
+  /// Constant rhs codes (8-bit, or 4-bit: `rhsNibbles`) packed at compile
+  /// time in panels of panelColumns() columns, each panel's K rows
+  /// contiguous, for the decode kernel to stream (emitPanelDecode).
+  bool rhsPanels = false;
+  /// Panel codes with constant per-group scales: the scales repacked at
   /// compile time in the codes' panels, [panel][group][8 w] f32 (N padded
   /// with zeros), so that a panel's scales are one stream too.
   bool scalePanels = false;
@@ -85,15 +89,18 @@ struct GemmConfig {
   int64_t kAlign = 2;
 
   int64_t nr() const { return nv * w; }
-  /// Packed 4-bit rhs (`rhsNibbles`): panels of nibblePanel() = 8 w
-  /// columns (N padded with zero codes to a multiple), each panel's K rows
-  /// contiguous (K * 4 w bytes), so that the decode kernel streams one
-  /// panel after the other. A row of a panel is w 32-bit words: nibble j
-  /// (bits 4 j .. 4 j + 3) of word i holds column j w + i, so vector j of
-  /// the row is its words shifted right by 4 j (then masked, or indexed
-  /// into a value table by vpermps, which reads only the low bits): one
-  /// load per row and no byte shuffle.
-  int64_t nibblePanel() const { return 8 * w; }
+  /// Packed rhs (`rhsPanels`): panels of panelColumns() = 8 w columns (N
+  /// padded with zero codes to a multiple), each panel's K rows contiguous,
+  /// so that the decode kernel streams one panel after the other. A row of
+  /// a panel is its 8 w codes in column order (8-bit codes: 8 w bytes) or,
+  /// for 4-bit codes (`rhsNibbles`), w 32-bit words: nibble j (bits 4 j ..
+  /// 4 j + 3) of word i holds column j w + i, so vector j of the row is its
+  /// words shifted right by 4 j (then masked, or indexed into a value table
+  /// by vpermps, which reads only the low bits): one load per row and no
+  /// byte shuffle.
+  int64_t panelColumns() const { return 8 * w; }
+  /// Bytes of one row of a panel.
+  int64_t panelRowBytes() const { return rhsNibbles ? 4 * w : 8 * w; }
   /// A unique symbol name for the task function.
   std::string getName() const;
 };
