@@ -122,8 +122,8 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // run time), K blocks of 256 rows (a panel's converted block, 256 x 64
     // bytes, stays in L1 for the tile's rows; the tile's, 1 MB at most, in
     // L2 / L3). M < MR: the decode kernel (emitWeightOnlyDecode, or
-    // emitPanelDecode for 4-bit weights), column strips chosen at run
-    // time.
+    // emitPanelDecode for constant codes in panels), column strips chosen at
+    // run time.
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 1;
     c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 16, c.kAlign = 1;

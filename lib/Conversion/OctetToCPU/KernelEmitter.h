@@ -232,8 +232,9 @@ private:
   /// Bytes per rhs element of the weight-only / f32 kernels.
   int64_t esB() const { return c.floatRhs ? 4 : 1; }
   /// Address (i64) of rhs element (k, n) of the weight-only / f32 kernels;
-  /// for 4-bit codes, of the row of n's panel (GemmConfig::panelColumns:
-  /// ldb is the bytes of a panel's row).
+  /// in panels (GemmConfig::panelColumns; ldb is the bytes of a panel's
+  /// row), of the code in row k of n's panel, or for 4-bit codes of that
+  /// row's start.
   Value rowAddr(Value k, Value n) {
     if (!c.rhsPanels)
       return add(B, mul(add(mul(k, ldb), n), cst(esB())));

@@ -51,7 +51,7 @@ struct GemmConfig {
   bool floatRhs = false, rhsTransposed = false, batched = false;
   /// Weight-only: rhs scales per group of `group` rows of K (0: per column
   /// or per tensor); `rhsNibbles`: 4-bit codes packed two per byte at
-  /// compile time in the order the kernels read them (nibblePanel below).
+  /// compile time in the order the kernels read them (panelColumns below).
   int64_t group = 0;
   bool rhsNibbles = false;
   /// Constant rhs codes (8-bit, or 4-bit: `rhsNibbles`) packed at compile
