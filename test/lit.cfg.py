@@ -93,7 +93,7 @@ try:
         _flags = next((l.split(":", 1)[1].split() for l in _f if l.startswith("flags")), [])
 except OSError:
     _flags = []
-for _feat in ("avx2", "avx512_vnni", "amx_int8", "avx_vnni"):
+for _feat in ("avx2", "avx512_vnni", "avx512_bf16", "amx_int8", "avx_vnni"):
     if _feat in _flags:
         config.available_features.add("cpu-" + _feat.replace("_", "-"))
 if _flags and "amx_int8" not in _flags:

@@ -235,22 +235,27 @@ def tables(results, args):
     lines.append("| variant | bytes | vs float | cos to float (mean / min) "
                  "| pair-sim Spearman | NN agree | topic top-1 | final "
                  "hidden SQNR dB | weight SQNR dB (min / median) | latency "
-                 "ms |")
+                 "ms | speed vs float |")
     lines.append("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | "
-                 "--- | ---: |")
+                 "--- | ---: | ---: |")
     for name, r in V.items():
         w = ("%s / %s" % (fmt_db(r["weight_sqnr_min"]),
                           fmt_db(r["weight_sqnr_median"]))
              if "weight_sqnr_min" in r else "-")
         lat = "-" if r["latency_s"] is None else "%.1f" % (r["latency_s"] * 1e3)
+        # Float's latency over this variant's, measured in the same run.
+        speed = "-" if r["latency_s"] is None or f["latency_s"] is None \
+            else "%.2fx" % (f["latency_s"] / r["latency_s"])
         cos = "1 (reference)" if name == "float" else "%.5f / %.5f" % (
             r["cos_mean"], r["cos_min"])
         lines.append("| %s | %d | %.2fx | %s | %.4f | %.3f | %.3f | %s | %s "
-                     "| %s |" % (name, r["bytes"], f["bytes"] / r["bytes"],
-                                 cos, r["pair_spearman"], r["nn_agreement"],
-                                 r["topic_top1"],
-                                 fmt_db(r["hidden_sqnr_db"][-1])
-                                 if name != "float" else "-", w, lat))
+                     "| %s | %s |" % (name, r["bytes"],
+                                      f["bytes"] / r["bytes"], cos,
+                                      r["pair_spearman"], r["nn_agreement"],
+                                      r["topic_top1"],
+                                      fmt_db(r["hidden_sqnr_db"][-1])
+                                      if name != "float" else "-", w, lat,
+                                      speed))
     lines += ["", "Hidden-state SQNR (dB, real tokens) after the embeddings "
               "and after each encoder layer:", ""]
     names = [n for n in V if n != "float"]

@@ -588,7 +588,8 @@ struct LowerToHostOptions : public PassPipelineOptions<LowerToHostOptions> {
       *this, "isa",
       llvm::cl::desc("Kernel family of octet.matmul: auto (strategy, "
                      "#octet.target, else the running host), avx2, "
-                     "avx512-vnni, amx-int8, or none (the portable lowering)"),
+                     "avx512-vnni, avx512-bf16, amx-int8, or none (the "
+                     "portable lowering)"),
       llvm::cl::init("auto")};
   PassOpts::Option<bool> floatKernels{
       *this, "float-kernels",
@@ -688,11 +689,11 @@ void octet::registerOctetPipelines() {
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         LowerToHostOptions opts;
         if (failed(opts.parseFromString(optionsStr)))
-          return errorHandler("octet-lower-to-host: invalid options '" +
-                              optionsStr +
-                              "'; it takes isa=auto|avx2|avx512-vnni|"
-                              "amx-int8|none, float-kernels=true|false and "
-                              "monitor=true|false");
+          return errorHandler(
+              "octet-lower-to-host: invalid options '" + optionsStr +
+              "'; it takes isa=auto|avx2|avx512-vnni|"
+              "avx512-bf16|amx-int8|none, float-kernels=true|false and "
+              "monitor=true|false");
         HostPipelineOptions o;
         std::optional<CpuKernelIsa> isa = symbolizeCpuKernelIsa(opts.isa);
         if (!isa)

@@ -28,6 +28,8 @@ static Elem widen(Elem e) {
   return e;
 }
 
+static bool isFp8(Elem e) { return e == Elem::e4m3 || e == Elem::e5m2; }
+
 static StrategyKind kindOf(const KernelRow &row) {
   return row.kind == RowKind::compensated ? StrategyKind::compensated
                                           : StrategyKind::native;
@@ -68,11 +70,22 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
   for (const TargetInfo *other : targetsWithKernel(a, b, s))
     if (other->arch == t.arch)
       native.push_back(other);
-  if (native.empty())
-    os << "; no " << stringifyArch(t.arch) << " target multiplies "
-       << stringifyElem(a) << " x " << stringifyElem(b) << " natively";
-  else
+  if (!native.empty()) {
     os << "; native on " << joinNames(native);
+    return text;
+  }
+  os << "; no " << stringifyArch(t.arch) << " target multiplies "
+     << stringifyElem(a) << " x " << stringifyElem(b) << " natively";
+  // x86 levels with a bf16 dot product take FP8 as exact bf16 pairs.
+  if (t.arch == Arch::x86 && s == BlockScale::none && isFp8(a) && isFp8(b)) {
+    SmallVector<const TargetInfo *> bf16;
+    for (const TargetInfo *other :
+         targetsWithKernel(Elem::bf16, Elem::bf16, BlockScale::none))
+      if (other->arch == Arch::x86)
+        bf16.push_back(other);
+    if (!bf16.empty())
+      os << "; as exact bf16 pairs (vdpbf16ps) on " << joinNames(bf16);
+  }
   return text;
 }
 
@@ -110,6 +123,23 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
         return choice;
       }
     }
+    // x86: E4M3 and E5M2 values are exact in bf16, so a level with a bf16
+    // dot product (vdpbf16ps, products exact in f32) multiplies FP8 codes
+    // converted to bf16. Block-scaled formats keep the f32 fallback (their
+    // scales multiply the operands, which bf16 would round).
+    if (t.arch == Arch::x86 && q.scale == BlockScale::none && isFp8(q.a) &&
+        isFp8(q.b)) {
+      if (const KernelRow *row =
+              findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none)) {
+        choice.kind = kindOf(*row);
+        choice.row = row;
+        choice.a = choice.b = Elem::bf16;
+        choice.note = ("A " + stringifyElem(q.a) + " and B " +
+                       stringifyElem(q.b) + " converted to bf16 (exact)")
+                          .str();
+        return choice;
+      }
+    }
     // Nothing takes these formats: dequantize both.
     choice.kind = StrategyKind::fallback;
     choice.row = findKernel(t.id, t.floatElem, t.floatElem);
@@ -141,8 +171,12 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
                       .str();
     return choice;
   }
-  // CPUs: the float operand's type decides the unit.
-  choice.row = findKernel(t.id, floatElem, floatElem);
+  // CPUs: the float operand's type decides the unit. (The x86 bf16 rows
+  // serve FP8 x FP8 above: the generated weight-only kernels take f32
+  // activations, so bf16 ones are widened.)
+  choice.row = t.arch == Arch::x86 && floatElem == Elem::bf16
+                   ? nullptr
+                   : findKernel(t.id, floatElem, floatElem);
   Elem unitElem = floatElem;
   std::string widened;
   if (!choice.row) {

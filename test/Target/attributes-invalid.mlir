@@ -1,6 +1,6 @@
 // RUN: octet-opt %s -split-input-file -verify-diagnostics
 
-// expected-error@+1 {{unknown target 'sm_91'; valid: sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a, avx2, avx-vnni, avx512-vnni, avx-vnni-int8, amx-int8, dotprod, i8mm}}
+// expected-error@+1 {{unknown target 'sm_91'; valid: sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a, avx2, avx-vnni, avx512-vnni, avx512-bf16, avx-vnni-int8, amx-int8, dotprod, i8mm}}
 module attributes {octet.target = #octet.target<"sm_91">} {}
 
 // -----

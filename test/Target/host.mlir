@@ -4,7 +4,7 @@
 
 // REQUIRES: host-x86_64
 // RUN: octet-opt %s --octet-set-target=target=host 2>&1 | FileCheck %s
-// CHECK: remark: host (x86_64{{.*}}) has {{.*}} -> '[[LEVEL:avx2|avx-vnni|avx512-vnni|avx-vnni-int8|amx-int8]]'
+// CHECK: remark: host (x86_64{{.*}}) has {{.*}} -> '[[LEVEL:avx2|avx-vnni|avx512-vnni|avx512-bf16|avx-vnni-int8|amx-int8]]'
 // CHECK: module attributes {octet.target = #octet.target<"[[LEVEL]]"{{(, cpu = "[^"]+")?}}>}
 
 // RUN: env OCTET_HOST_TARGET=amx-int8 octet-opt %s --octet-set-target=target=host 2>&1 | FileCheck %s --check-prefix=FORCED

@@ -2,7 +2,8 @@
 // on the same contractions (below). The expected rows come
 // from the sources cited in docs/targets.md: e.g. sm_75 has only the m8n8k16
 // integer mma.sync, FP8 MMA starts at sm_89, VNNI multiplies u8 x s8 (s8 x s8
-// needs the +128 compensation), dotprod multiplies equal signedness only.
+// needs the +128 compensation), dotprod multiplies equal signedness only,
+// the AVX512-BF16 levels take FP8 x FP8 as exact bf16 pairs.
 // The cost warnings are checked in octet-select-lowering-diagnostics.mlir.
 
 // RUN: octet-opt %s --octet-set-target=target=sm_75 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=SM_75
@@ -15,6 +16,7 @@
 // RUN: octet-opt %s --octet-set-target=target=avx2 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AVX2
 // RUN: octet-opt %s --octet-set-target=target=avx-vnni --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AVX_VNNI
 // RUN: octet-opt %s --octet-set-target=target=avx512-vnni --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AVX512_VNNI
+// RUN: octet-opt %s --octet-set-target=target=avx512-bf16 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AVX512_BF16
 // RUN: octet-opt %s --octet-set-target=target=avx-vnni-int8 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AVX_VNNI_INT8
 // RUN: octet-opt %s --octet-set-target=target=amx-int8 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=AMX_INT8
 // RUN: octet-opt %s --octet-set-target=target=dotprod --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=DOTPROD
@@ -642,6 +644,53 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // AVX512_VNNI: octet.requantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "s8", b = "e4m3"
 // AVX512_VNNI: octet.dequantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "s8", b = "f16"
 
+// AVX512_BF16: module attributes {octet.target = #octet.target<"avx512-bf16">}
+// AVX512_BF16-LABEL: func.func @w8a8_s8s8(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B)">}
+// AVX512_BF16-LABEL: func.func @w8a8_u8s8(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-VNNI", a = "u8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm">}
+// AVX512_BF16-LABEL: func.func @w8a8_s8u8(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-VNNI", a = "s8", b = "u8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "operands swapped (B is the unsigned source)">}
+// AVX512_BF16-LABEL: func.func @w8a8_u8u8(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "u8", b = "u8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "B - 128 as s8; add 128 * rowsum(A)">}
+// AVX512_BF16-LABEL: func.func @fp8_e4m3(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-BF16", a = "bf16", b = "bf16", acc = "f32", shape = "1x16x2", instruction = "vdpbf16ps zmm", note = "A e4m3 and B e4m3 converted to bf16 (exact)">}
+// AVX512_BF16-LABEL: func.func @fp8_e5m2_e4m3(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-BF16", a = "bf16", b = "bf16", acc = "f32", shape = "1x16x2", instruction = "vdpbf16ps zmm", note = "A e5m2 and B e4m3 converted to bf16 (exact)">}
+// AVX512_BF16-LABEL: func.func @w4a4_s4s4(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B); A s4 unpacked to s8, B s4 unpacked to s8">}
+// AVX512_BF16-LABEL: func.func @w4a8_s8s4(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B); B s4 unpacked to s8">}
+// AVX512_BF16-LABEL: func.func @int8_x_fp8(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "A and B dequantized to f32">}
+// AVX512_BF16-LABEL: func.func @w8a16_f16(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "B s8 converted to f32 in the kernel, f16 widened to f32">}
+// AVX512_BF16-LABEL: func.func @w4a16_bf16(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "B s4 converted to f32 in the kernel, bf16 widened to f32">}
+// AVX512_BF16-LABEL: func.func @w8a16_f32(
+// AVX512_BF16: linalg.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "B s8 converted to f32 in the kernel">}
+// AVX512_BF16-LABEL: func.func @batch_s8s8(
+// AVX512_BF16: linalg.batch_matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B)">}
+// AVX512_BF16-LABEL: func.func @generic_s8s8_transposed_b(
+// AVX512_BF16: linalg.generic {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B)">}
+// AVX512_BF16-LABEL: func.func @octet_matmul_s8s8(
+// AVX512_BF16: octet.matmul {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B)">}
+// AVX512_BF16-LABEL: func.func @octet_matmul_weight_only(
+// AVX512_BF16: octet.matmul {{.*}}#octet.strategy<kind = weight_only, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "B s4 converted to f32 in the kernel, f16 widened to f32">}
+// AVX512_BF16-LABEL: func.func @conv_s8s8(
+// AVX512_BF16: linalg.conv_2d_nhwc_hwcf {{.*}}#octet.strategy<kind = compensated, unit = "AVX512-VNNI", a = "s8", b = "s8", acc = "s32", shape = "1x16x4", instruction = "vpdpbusd zmm", note = "A + 128 as u8; subtract 128 * colsum(B)">}
+// AVX512_BF16-LABEL: func.func @float_matmul(
+// AVX512_BF16-NOT: octet.strategy
+// AVX512_BF16: return
+// AVX512_BF16-LABEL: func.func @shared_dequantize(
+// AVX512_BF16: octet.dequantize {{.*}}#octet.strategy<kind = fused,
+// AVX512_BF16: octet.dequantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "s8", b = "f32"
+// AVX512_BF16-LABEL: func.func @elementwise(
+// AVX512_BF16: octet.compute_params {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "f32", b = "s8"
+// AVX512_BF16: octet.quantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "f32", b = "s8"
+// AVX512_BF16: octet.requantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "s8", b = "e4m3"
+// AVX512_BF16: octet.dequantize {{.*}}#octet.strategy<kind = elementwise, unit = "vector", a = "s8", b = "f16"
+
 // AVX_VNNI_INT8: module attributes {octet.target = #octet.target<"avx-vnni-int8">}
 // AVX_VNNI_INT8-LABEL: func.func @w8a8_s8s8(
 // AVX_VNNI_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX-VNNI-INT8", a = "s8", b = "s8", acc = "s32", shape = "1x8x4", instruction = "vpdpbssd ymm">}
@@ -699,9 +748,9 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // AMX_INT8-LABEL: func.func @w8a8_u8u8(
 // AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "u8", b = "u8", acc = "s32", shape = "16x16x64", instruction = "tdpbuud">}
 // AMX_INT8-LABEL: func.func @fp8_e4m3(
-// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "A and B dequantized to f32">}
+// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-BF16", a = "bf16", b = "bf16", acc = "f32", shape = "1x16x2", instruction = "vdpbf16ps zmm", note = "A e4m3 and B e4m3 converted to bf16 (exact)">}
 // AMX_INT8-LABEL: func.func @fp8_e5m2_e4m3(
-// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "A and B dequantized to f32">}
+// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AVX512-BF16", a = "bf16", b = "bf16", acc = "f32", shape = "1x16x2", instruction = "vdpbf16ps zmm", note = "A e5m2 and B e4m3 converted to bf16 (exact)">}
 // AMX_INT8-LABEL: func.func @w4a4_s4s4(
 // AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "s8", b = "s8", acc = "s32", shape = "16x16x64", instruction = "tdpbssd", note = "A s4 unpacked to s8, B s4 unpacked to s8">}
 // AMX_INT8-LABEL: func.func @w4a8_s8s4(

@@ -9,6 +9,7 @@
 // RUN: octet-opt %s --octet-set-target=target=avx2 | FileCheck %s --check-prefix=AVX2
 // RUN: octet-opt %s --octet-set-target=target=avx-vnni | FileCheck %s --check-prefix=AVXVNNI
 // RUN: octet-opt %s --octet-set-target=target=avx512-vnni | FileCheck %s --check-prefix=AVX512VNNI
+// RUN: octet-opt %s --octet-set-target=target=avx512-bf16 | FileCheck %s --check-prefix=AVX512BF16
 // RUN: octet-opt %s --octet-set-target=target=avx-vnni-int8 | FileCheck %s --check-prefix=AVXVNNIINT8
 // RUN: octet-opt %s --octet-set-target=target=amx-int8 | FileCheck %s --check-prefix=AMX
 // RUN: octet-opt %s --octet-set-target=target=dotprod | FileCheck %s --check-prefix=DOTPROD
@@ -24,6 +25,7 @@
 // AVX2: module attributes {octet.target = #octet.target<"avx2">
 // AVXVNNI: module attributes {octet.target = #octet.target<"avx-vnni">
 // AVX512VNNI: module attributes {octet.target = #octet.target<"avx512-vnni">
+// AVX512BF16: module attributes {octet.target = #octet.target<"avx512-bf16">
 // AVXVNNIINT8: module attributes {octet.target = #octet.target<"avx-vnni-int8">
 // AMX: module attributes {octet.target = #octet.target<"amx-int8">
 // DOTPROD: module attributes {octet.target = #octet.target<"dotprod">
@@ -35,18 +37,21 @@
 
 // `host` with the detected features replaced: the most capable level whose
 // features are all present (Zen 3: AVX2 only; Alder Lake: AVX-VNNI;
-// Zen 4: AVX-512 VNNI; Arrow Lake: AVX-VNNI-INT8; Sapphire Rapids: AMX).
+// Ice Lake: AVX-512 VNNI; Zen 4: and AVX512-BF16; Arrow Lake: AVX-VNNI-INT8;
+// Sapphire Rapids: AMX).
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=znver3 host-features=avx2,fma,bmi2" 2>&1 | FileCheck %s --check-prefix=ZEN3
 // ZEN3: remark: host (x86_64, znver3) has avx2,fma -> 'avx2'
 // ZEN3: module attributes {octet.target = #octet.target<"avx2", cpu = "znver3">
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=alderlake host-features=avx2,fma,avxvnni" | FileCheck %s --check-prefix=ADL
 // ADL: #octet.target<"avx-vnni", cpu = "alderlake">
-// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=znver4 host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avxvnni" | FileCheck %s --check-prefix=ZEN4
-// ZEN4: #octet.target<"avx512-vnni", cpu = "znver4">
+// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=icelake-server host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni" | FileCheck %s --check-prefix=ICX
+// ICX: #octet.target<"avx512-vnni", cpu = "icelake-server">
+// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=znver4 host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avxvnni" | FileCheck %s --check-prefix=ZEN4
+// ZEN4: #octet.target<"avx512-bf16", cpu = "znver4">
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=arrowlake host-features=avx2,fma,avxvnni,avxvnniint8" | FileCheck %s --check-prefix=ARL
 // ARL: #octet.target<"avx-vnni-int8", cpu = "arrowlake">
-// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=sapphirerapids host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avxvnni,amx-tile,amx-int8,amx-bf16" 2>&1 | FileCheck %s --check-prefix=SPR
-// SPR: remark: host (x86_64, sapphirerapids) has avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8 -> 'amx-int8'
+// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=sapphirerapids host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avxvnni,amx-tile,amx-int8,amx-bf16" 2>&1 | FileCheck %s --check-prefix=SPR
+// SPR: remark: host (x86_64, sapphirerapids) has avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8 -> 'amx-int8'
 // SPR: #octet.target<"amx-int8", cpu = "sapphirerapids">
 // A '-' disables a feature: AMX without AMX-INT8 is AVX-512 VNNI.
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,-amx-int8" | FileCheck %s --check-prefix=NOAMX

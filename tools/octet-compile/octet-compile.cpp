@@ -76,16 +76,17 @@ static llvm::cl::opt<std::string> emit(
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> target(
     "target",
-    llvm::cl::desc("What to compile for: host (the running CPU, default); "
-                   "an octet CPU level as in octet-set-target (avx2, "
-                   "avx-vnni, avx512-vnni, avx-vnni-int8, amx-int8): its "
-                   "kernels, and host code for a generic CPU with the "
-                   "level's features; an LLVM CPU name (x86-64-v3, "
-                   "znver4, sapphirerapids, ...): host code for that CPU "
-                   "and the kernels of the best level it has; or a CUDA "
-                   "target (sm_80, sm_86, sm_89, sm_90a, sm_100a, "
-                   "sm_120a): kernels in an embedded cubin, host code for "
-                   "a generic CPU"),
+    llvm::cl::desc(
+        "What to compile for: host (the running CPU, default); "
+        "an octet CPU level as in octet-set-target (avx2, "
+        "avx-vnni, avx512-vnni, avx512-bf16, avx-vnni-int8, amx-int8): its "
+        "kernels, and host code for a generic CPU with the "
+        "level's features; an LLVM CPU name (x86-64-v3, "
+        "znver4, sapphirerapids, ...): host code for that CPU "
+        "and the kernels of the best level it has; or a CUDA "
+        "target (sm_80, sm_86, sm_89, sm_90a, sm_100a, "
+        "sm_120a): kernels in an embedded cubin, host code for "
+        "a generic CPU"),
     llvm::cl::init("host"));
 static llvm::cl::opt<std::string> features(
     "features",

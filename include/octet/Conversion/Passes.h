@@ -27,10 +27,11 @@ enum class CpuKernelIsa {
   automatic,   ///< Each op's #octet.strategy (else the selection policy).
   avx2,        ///< Strategies selected again for the avx2 level.
   avx512_vnni, ///< ... for the avx512-vnni level.
+  avx512_bf16, ///< ... for the avx512-bf16 level.
   amx_int8,    ///< ... for the amx-int8 level.
   none         ///< No generated kernels: the portable lowering.
 };
-/// "auto", "avx2", "avx512-vnni", "amx-int8", "none".
+/// "auto", "avx2", "avx512-vnni", "avx512-bf16", "amx-int8", "none".
 llvm::StringRef stringifyCpuKernelIsa(CpuKernelIsa isa);
 /// The value of a spelling; none when unknown.
 std::optional<CpuKernelIsa> symbolizeCpuKernelIsa(llvm::StringRef name);

@@ -341,6 +341,8 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
                         "strategies for the avx2 level"),
              clEnumValN(::mlir::octet::CpuKernelIsa::avx512_vnni,
                         "avx512-vnni", "strategies for the avx512-vnni level"),
+             clEnumValN(::mlir::octet::CpuKernelIsa::avx512_bf16,
+                        "avx512-bf16", "strategies for the avx512-bf16 level"),
              clEnumValN(::mlir::octet::CpuKernelIsa::amx_int8, "amx-int8",
                         "strategies for the amx-int8 level"),
              clEnumValN(::mlir::octet::CpuKernelIsa::none, "none",

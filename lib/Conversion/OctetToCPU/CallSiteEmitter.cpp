@@ -172,6 +172,12 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
   slots[kK] = cst(k);
   slots[kLda] = cst(k);
   Value tasks = weightOnlyTasks(m, n, slots);
+  // The bf16 kernel's instructions exist on this CPU (checked once per
+  // process; a clear message instead of SIGILL, e.g. a JIT run forced to
+  // isa=avx512-bf16 on an AVX2 machine).
+  if (c.isa == Isa::dpbf16)
+    call("octet_cpu_require_features", {},
+         {globalString(llvm::join(getRequiredFeatures(c.isa), ","))});
   if (Value zb = op.getRhsZeroPoint())
     slots[kZb] = addressOf(zb);
   return tasks;

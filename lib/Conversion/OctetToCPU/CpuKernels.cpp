@@ -56,6 +56,9 @@ std::string GemmConfig::getName() const {
   case Isa::fma512:
     name += "wo512";
     break;
+  case Isa::dpbf16:
+    name += "bf16";
+    break;
   }
   name += lhsFp8 ? "_" + fp8Name(lhsFp8)
                  : weightOnly ? "_f32" : (lhsUnsigned ? "_u8" : "_s8");
@@ -135,6 +138,13 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     c.mc = 288, c.nc = 1024, c.kc = 256;
     c.packNr = 32, c.kAlign = 1;
     break;
+  case Isa::dpbf16:
+    // fma512's tiles; each vdpbf16ps takes two rows of K (a pair of bf16
+    // per 32-bit lane), so K blocks are even.
+    c.mr = 12, c.nv = 2, c.w = 16, c.kp = 2;
+    c.mc = 288, c.nc = 1024, c.kc = 256;
+    c.packNr = 32, c.kAlign = 2;
+    break;
   }
 }
 
@@ -151,6 +161,8 @@ SmallVector<StringRef> mlir::octet::cpu::getRequiredFeatures(Isa isa) {
     return {"avx2", "fma", "f16c"};
   case Isa::fma512:
     return {"avx2", "fma", "f16c", "avx512f"};
+  case Isa::dpbf16:
+    return {"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512bf16"};
   }
   return {};
 }
@@ -208,7 +220,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
     return v.getInt();
   };
   int64_t isa = get("isa");
-  if (isa < 0 || isa > static_cast<int64_t>(Isa::fma512))
+  if (isa < 0 || isa > static_cast<int64_t>(Isa::dpbf16))
     return failure();
   c.isa = static_cast<Isa>(isa);
   c.weightOnly = get("weight_only");

@@ -13,7 +13,9 @@
 // registers; from MR rows
 // on, each K block of a tile's columns is converted to f32 once (times its
 // group's scale) and MR x (nv * w) register tiles reuse it for the tile's
-// rows.
+// rows. FP8 x FP8 on AVX512-BF16 (Isa::dpbf16) packs both blocks as bf16
+// pairs instead (every E4M3 / E5M2 value is exact in bf16, every product
+// of two exact in f32) and the tiles issue one vdpbf16ps per two rows of K.
 //
 //===----------------------------------------------------------------------===//
 
@@ -477,8 +479,8 @@ void KernelEmitter::emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv,
                                    Value n0, Value packed, bool masked) {
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
-  Value dst = add(add(packed, mul(sub(nv0, n0), cst(c.kc * 4))),
-                  mul(sub(k, kc0), cst(nv * c.w * 4)));
+  Value dst = add(add(packed, mul(sub(nv0, n0), cst(c.kc * tileBytes()))),
+                  mul(div(sub(k, kc0), cst(kStep())), cst(nv * c.w * 4)));
   // Each row starts a new page for large N, where the hardware prefetchers
   // stop: the same lines kPackAhead rows ahead are requested here.
   if (!masked)
@@ -488,6 +490,14 @@ void KernelEmitter::emitConvertRow(Value k, Value kc0, Value nv0, int64_t nv,
           /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
   Value g = c.group ? div(k, cst(c.group)) : Value();
   SmallVector<Value> wfs = weightVectors(k, nv0, nv, masks, zbv);
+  if (bf16Pairs()) {
+    // Rows k and k + 1 in bf16 pair words (no groups here: planWeightOnly).
+    SmallVector<Value> next =
+        weightVectors(add(k, cst(1)), nv0, nv, masks, zbv);
+    for (int64_t v = 0; v < nv; ++v)
+      store(bf16Pair(wfs[v], next[v]), at(dst, cst(v * c.w * 4)), 32);
+    return;
+  }
   for (int64_t v = 0; v < nv; ++v) {
     Value wf = wfs[v];
     if (c.group)
@@ -505,8 +515,9 @@ void KernelEmitter::emitConvertBlock(Value kc0, Value kc1, Value n0,
   // (panel column - n0) * KC floats. Rows are read whole, in k order: long
   // runs of adjacent lines the prefetchers follow and one page per row,
   // where a panel at a time (64 bytes of every row, N elements apart)
-  // missed the TLB and the caches on every row.
-  auto kLoop = forLoop(kc0, kc1, 1);
+  // missed the TLB and the caches on every row. bf16 pairs: two rows per
+  // step, a panel's rows [k / 2][nv * w] words at (column - n0) * KC * 2.
+  auto kLoop = forLoop(kc0, kc1, kStep());
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(kLoop.getBody());
   Value k = kLoop.getInductionVar();
@@ -535,16 +546,18 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
                                         Value packedB, bool masked) {
   VectorType accTy = vec(c.w, f32);
   int64_t mr = c.mr;
-  // This panel's converted K block (emitConvertBlock): [k][nv * w] f32.
-  Value packed = add(packedB, mul(sub(nv0, n0), cst(c.kc * 4)));
+  // This panel's converted K block (emitConvertBlock): [k][nv * w] f32, or
+  // [k / 2][nv * w] bf16 pair words.
+  Value packed = add(packedB, mul(sub(nv0, n0), cst(c.kc * tileBytes())));
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
   Value mr0 = mLoop.getInductionVar();
   // Rows past M repeat row M - 1 (their sums are never stored as results).
-  // This tile's rows of the packed A block: [k][MR] f32.
-  Value aTile = add(packedA, mul(div(sub(mr0, m0), cst(mr)),
-                                 cst(c.kc * mr * 4)));
+  // This tile's rows of the packed A block: [k][MR] f32 (or [k / 2][MR]
+  // bf16 pair words).
+  Value aTile = add(
+      packedA, mul(div(sub(mr0, m0), cst(mr)), cst(c.kc * mr * tileBytes())));
   auto sumAddr = [&](int64_t i, int64_t v) {
     return add(scratch,
                mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
@@ -557,23 +570,31 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     for (int64_t v = 0; v < nv; ++v)
       addrs.push_back(sumAddr(i, v));
   SmallVector<Value> init = zerosOrLoad(first, accTy, addrs, 4);
-  auto kLoop = forLoop(kc0, kc1, 1, init);
+  auto kLoop = forLoop(kc0, kc1, kStep(), init);
   {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value k = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    Value src = add(packed, mul(sub(k, kc0), cst(nv * c.w * 4)));
+    Value step = div(sub(k, kc0), cst(kStep()));
+    Value src = add(packed, mul(step, cst(nv * c.w * 4)));
+    Value aK = add(aTile, mul(step, cst(mr * 4)));
+    // One FMA per row of the tile and vector, or with bf16 pairs one
+    // vdpbf16ps for rows k and k + 1 (lanes of pair words, the broadcast
+    // one word).
+    Type elem = bf16Pairs() ? i32 : f32;
     SmallVector<Value> wf(nv);
     for (int64_t v = 0; v < nv; ++v)
-      wf[v] = load(accTy, at(src, cst(v * c.w * 4)), 32);
-    Value aK = add(aTile, mul(sub(k, kc0), cst(mr * 4)));
+      wf[v] = load(vec(c.w, elem), at(src, cst(v * c.w * 4)), 32);
     for (int64_t i = 0; i < mr; ++i) {
-      Value x = splat(load(f32, at(aK, cst(i * 4)), 4), c.w);
-      for (int64_t v = 0; v < nv; ++v)
-        accs[i * nv + v] =
-            vector::FMAOp::create(b, loc, x, wf[v], accs[i * nv + v]);
+      Value x = splat(load(elem, at(aK, cst(i * 4)), 4), c.w);
+      for (int64_t v = 0; v < nv; ++v) {
+        Value &acc = accs[i * nv + v];
+        acc = bf16Pairs()
+                  ? dotBf16(acc, x, wf[v])
+                  : vector::FMAOp::create(b, loc, x, wf[v], acc).getResult();
+      }
     }
     scf::YieldOp::create(b, loc, accs);
   }
@@ -641,7 +662,14 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
     for (int64_t i = 0; i < c.mr; ++i)
       rows.push_back(min(add(mt, cst(i)), sub(M, cst(1))));
     Value dst = add(packedA, mul(div(sub(mt, m0), cst(c.mr)),
-                                 cst(c.kc * c.mr * 4)));
+                                 cst(c.kc * c.mr * tileBytes())));
+    // Element (i, k) of the packed block: [k][MR] f32 or, for bf16 pairs,
+    // [k / 2][MR] words.
+    auto packedAt = [&](Value k, int64_t i) {
+      return at(dst,
+                mul(add(mul(div(sub(k, kc0), cst(kStep())), cst(c.mr)), cst(i)),
+                    cst(4)));
+    };
     // FP8 codes: 8 of a row decoded at once (emitFp8CodesToF32ViaF16, the
     // values of the scalar decode; times the group's scale, one per 8 codes
     // as the groups are multiples of 8 and so is KC) into `decoded`
@@ -666,20 +694,34 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
           x = arith::MulFOp::create(
               b, loc, x, splat(load(f32, at(sa, mul(si, cst(4))), 4), 8));
         }
-        store(x, at(decoded, cst(i * 32)), 32);
+        if (bf16Pairs()) {
+          // The 8 values' top halves (exact bf16), read as 4 pair words.
+          Value top = arith::TruncIOp::create(
+              b, loc, vec(8, i16),
+              arith::ShRUIOp::create(
+                  b, loc, arith::BitcastOp::create(b, loc, vec(8, i32), x),
+                  splat(cst32(16), 8)));
+          x = vector::BitCastOp::create(b, loc, vec(4, i32), top);
+        }
+        store(x, at(decoded, cst(i * 32)), 16);
       }
-      Value dk = add(dst, mul(sub(k, kc0), cst(c.mr * 4)));
-      for (int64_t kk = 0; kk < 8; ++kk)
+      // 8 values (f32) or 4 pair words per row, moved into the packed order.
+      int64_t words = 8 / kStep();
+      Type elem = bf16Pairs() ? i32 : f32;
+      for (int64_t kk = 0; kk < words; ++kk)
         for (int64_t i = 0; i < c.mr; ++i)
-          store(load(f32, at(decoded, cst(i * 32 + kk * 4)), 4),
-                at(dk, cst((kk * c.mr + i) * 4)), 4);
+          store(load(elem, at(decoded, cst(i * 32 + kk * 4)), 4),
+                packedAt(add(k, cst(kk * kStep())), i), 4);
     }
-    auto kLoop2 = forLoop(kVec, kc1, 1);
+    auto kLoop2 = forLoop(kVec, kc1, kStep());
     b.setInsertionPointToStart(kLoop2.getBody());
     Value k = kLoop2.getInductionVar();
-    Value dk = add(dst, mul(sub(k, kc0), cst(c.mr * 4)));
-    for (int64_t i = 0; i < c.mr; ++i)
-      store(lhsValue(rows[i], k), at(dk, cst(i * 4)), 4);
+    for (int64_t i = 0; i < c.mr; ++i) {
+      Value x = lhsValue(rows[i], k);
+      if (bf16Pairs())
+        x = bf16Pair(x, lhsValue(rows[i], add(k, cst(1))));
+      store(x, packedAt(k, i), 4);
+    }
   }
   emitConvertBlock(kc0, kc1, n0, n16, n8, n1, packedB);
   {

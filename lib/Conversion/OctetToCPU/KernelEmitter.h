@@ -259,6 +259,42 @@ private:
     }
     return loadVec(f32, c.w, at(sb, mul(add(mul(g, N), col), cst(4))), mask);
   }
+  /// Isa::dpbf16's tiles: K in pairs of rows, each 32-bit word of the
+  /// packed operands the bf16 of row k (bits 0-15) and of row k + 1 (bits
+  /// 16-31), which vdpbf16ps multiplies pairwise and adds to an f32 lane.
+  bool bf16Pairs() const { return c.isa == Isa::dpbf16; }
+  /// Rows of K per step of the tiles, and bytes per element of their
+  /// packed lhs and converted rhs blocks (f32, or half a bf16 pair word).
+  int64_t kStep() const { return bf16Pairs() ? 2 : 1; }
+  int64_t tileBytes() const { return bf16Pairs() ? 2 : 4; }
+  /// The bf16 pair words of f32 values `lo` and `hi` (scalars or vectors)
+  /// that are exact in bf16 (decoded FP8): the top half of each.
+  Value bf16Pair(Value lo, Value hi) {
+    Type t = lo.getType();
+    auto vt = dyn_cast<VectorType>(t);
+    Type it = vt ? Type(vec(vt.getNumElements(), i32)) : Type(i32);
+    auto splatInt = [&](uint32_t v) -> Value {
+      Value s = cst32(static_cast<int32_t>(v));
+      return vt ? splat(s, vt.getNumElements()) : s;
+    };
+    Value l = arith::BitcastOp::create(b, loc, it, lo);
+    Value h = arith::BitcastOp::create(b, loc, it, hi);
+    return arith::OrIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, l, splatInt(16)),
+        arith::AndIOp::create(b, loc, h, splatInt(0xFFFF0000u)));
+  }
+  /// acc + the pairwise products of the bf16 pair words `x` and `y` (w
+  /// lanes of i32 each): vdpbf16ps zmm.
+  Value dotBf16(Value acc, Value x, Value y) {
+    VectorType pairs = vec(2 * c.w, b.getBF16Type());
+    Value xs = LLVM::BitcastOp::create(b, loc, pairs, x);
+    Value ys = LLVM::BitcastOp::create(b, loc, pairs, y);
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, acc.getType(),
+               b.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
+               ValueRange{acc, xs, ys})
+        .getResult(0);
+  }
   /// f32 kernels with an N x K rhs: copies columns [n0, n1) of the rhs, all
   /// k, into this thread's scratch as a K x (n1 - n0) block and points
   /// B / ldb at it.

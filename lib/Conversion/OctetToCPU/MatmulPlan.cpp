@@ -42,7 +42,10 @@ std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
     // The f32 loop nests on an x86 float unit.
     if (strategy.getUnit() == KernelUnit::fma)
       return Isa::fma;
-    if (strategy.getUnit() == KernelUnit::avx512_fma)
+    // bf16 activations on a level with a bf16 row: the planner takes f32
+    // activations only.
+    if (strategy.getUnit() == KernelUnit::avx512_fma ||
+        strategy.getUnit() == KernelUnit::avx512_bf16)
       return Isa::fma512;
     return std::nullopt;
   case StrategyKind::native:
@@ -52,6 +55,10 @@ std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
       return Isa::amx;
     case KernelUnit::avx512_vnni:
       return Isa::vnni512;
+    // FP8 x FP8 as bf16 (octet-select-lowering's x86 rule); the planner
+    // keeps the f32 tiles where bf16 pairs do not apply.
+    case KernelUnit::avx512_bf16:
+      return Isa::dpbf16;
     // The 256-bit VNNI levels run the AVX2 kernels (exact s16 products).
     case KernelUnit::avx2:
     case KernelUnit::avx_vnni:
@@ -181,7 +188,7 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (!lhsFp8 && !lhsType.getElementType().isF32())
     return reject(why, "float lhs is not f32");
   c.weightOnly = true;
-  c.isa = isa == Isa::fma512 ? Isa::fma512 : Isa::fma;
+  c.isa = isa == Isa::fma512 || isa == Isa::dpbf16 ? Isa::fma512 : Isa::fma;
   if (fp8)
     c.rhsFp8 = rhsScheme.getFormat();
   if (lhsFp8) {
@@ -238,6 +245,15 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (op.getRhsZeroPoint() && c.group)
     return reject(why, "per-group rhs zero points");
   c.zb = op.getRhsZeroPoint() ? c.sb : Param::none;
+  // bf16 pairs (vdpbf16ps): E4M3 / E5M2 on both sides are exact in bf16,
+  // and so is every product of two in f32; scales applied per group would
+  // multiply the operands (not exact), and pairs need an even K.
+  auto isFp8 = [](std::optional<StorageFormat> f) {
+    return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
+  };
+  if (isa == Isa::dpbf16 && isFp8(c.lhsFp8) && isFp8(c.rhsFp8) && !c.group &&
+      !c.lhsGroupScale && plan.k % 2 == 0)
+    c.isa = Isa::dpbf16;
   setTileSizes(c);
   return success();
 }
@@ -252,6 +268,8 @@ static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
     return reject(why, "lhs format is not i8/u8");
   if (op.getRhsZeroPoint())
     return reject(why, "integer GEMM with an rhs zero point");
+  if (isa == Isa::fma || isa == Isa::fma512 || isa == Isa::dpbf16)
+    return reject(why, "the strategy's unit does not multiply integers");
   if (!matchRhsConstant(op.getRhs(), plan))
     return reject(why, "rhs is not a constant or a transposed constant "
                        "(weights are packed at compile time)");

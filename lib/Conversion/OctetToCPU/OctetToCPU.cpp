@@ -52,6 +52,8 @@ static const target::TargetInfo *getForcedLevel(CpuKernelIsa isa) {
     return &target::getTargetInfo(target::TargetId::avx2);
   case CpuKernelIsa::avx512_vnni:
     return &target::getTargetInfo(target::TargetId::avx512_vnni);
+  case CpuKernelIsa::avx512_bf16:
+    return &target::getTargetInfo(target::TargetId::avx512_bf16);
   case CpuKernelIsa::amx_int8:
     return &target::getTargetInfo(target::TargetId::amx_int8);
   case CpuKernelIsa::automatic:
@@ -70,7 +72,7 @@ StringRef mlir::octet::stringifyCpuKernelIsa(CpuKernelIsa isa) {
 std::optional<CpuKernelIsa> mlir::octet::symbolizeCpuKernelIsa(StringRef name) {
   for (CpuKernelIsa isa :
        {CpuKernelIsa::automatic, CpuKernelIsa::avx2, CpuKernelIsa::avx512_vnni,
-        CpuKernelIsa::amx_int8, CpuKernelIsa::none})
+        CpuKernelIsa::avx512_bf16, CpuKernelIsa::amx_int8, CpuKernelIsa::none})
     if (stringifyCpuKernelIsa(isa) == name)
       return isa;
   return std::nullopt;

@@ -1,7 +1,8 @@
 """The generated CPU kernels (convert-octet-to-cpu) against the numpy oracle
 of octet.matmul (test/Integration/Matmul/matmul_oracle.py).
 
-usage: cpu_kernels.py --isa avx2|avx512-vnni|amx-int8 [CASE...]
+usage: cpu_kernels.py --isa avx2|avx512-vnni|avx512-bf16|amx-int8
+                      [--show-kernels] [CASE...]
 
 Every case is first lowered with `octet-opt --convert-octet-to-cpu{isa=...}`
 to check that the generated kernel (not the portable lowering) takes it,
@@ -16,6 +17,7 @@ extremes of their range (where vpmaddubsw would saturate).
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -155,6 +157,31 @@ CASES = {
     "fp8_e5m2_x_e4m3_tensor_m9": dict(
         lhs=S("f8E5M2"), rhs=S("f8E4M3FN"), lshape=(9, 64),
         rshape=(64, 20)),
+    # FP8 x FP8 as bf16 pairs (avx512-bf16, amx-int8: vdpbf16ps) from 12
+    # rows on: K over several K blocks and not a multiple of 8 (the
+    # activations' pair tail), N tails, weights as an argument (rows read
+    # in place), odd K (the f32 tiles instead), every code of either side.
+    "fp8_e4m3_pairs_m77_k602_n131_bias": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(77, 602), rshape=(602, 131), bias=True),
+    "fp8_e5m2_pairs_m30_k98_n45_arg_relu": dict(
+        lhs=S("f8E5M2"), rhs=S("f8E5M2", "per_axis", 1), lshape=(30, 98),
+        rshape=(98, 45), relu=True, arg_rhs=True),
+    "fp8_e4m3_odd_k99_m20": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN"),
+        lshape=(20, 99), rshape=(99, 40)),
+    "fp8_e4m3_every_rhs_code_m13": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
+        lshape=(13, 8), rshape=(8, 256), fill="every_rhs_code"),
+    "fp8_e5m2_every_rhs_code_m13_arg": dict(
+        lhs=S("f8E4M3FN"), rhs=S("f8E5M2", "per_axis", 1), lshape=(13, 8),
+        rshape=(8, 256), fill="every_rhs_code", arg_rhs=True),
+    "fp8_e4m3_every_lhs_code_m13": dict(
+        lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN"),
+        lshape=(13, 256), rshape=(256, 256), fill="every_lhs_code"),
+    "fp8_e5m2_every_lhs_code_m13": dict(
+        lhs=S("f8E5M2", "per_axis", 0), rhs=S("f8E5M2", "per_axis", 1),
+        lshape=(13, 256), rshape=(256, 256), fill="every_lhs_code"),
     "wo_fp8_e4m3_weights_m7": dict(
         lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(7, 96),
         rshape=(96, 33), arg_rhs=True),
@@ -265,8 +292,36 @@ CASES = {
 }
 
 
-def filled_codes(kind):
+def filled_codes(kind, real_codes):
+    calls = []
+
     def codes(scheme, shape):
+        calls.append(shape)
+        if kind in ("every_rhs_code", "every_lhs_code"):
+            # FP8 x FP8: the lhs codes come first, then the rhs's.
+            lhs = len(calls) == 1
+            if kind == "every_rhs_code":
+                # Random lhs codes; rhs row 0 every code, the rest zeros.
+                if lhs:
+                    return real_codes(scheme, shape)
+                c = np.zeros(shape, np.uint8)
+                c[0] = np.arange(shape[1]) % 256
+                return c
+            # lhs row 0: every finite code (NaN / inf codes as zero: times
+            # the zeros of the rhs they would make the whole row NaN); row
+            # 1: every code; the rhs the identity (code of 1.0), so that
+            # result (m, n) is lhs (m, n) alone.
+            fp8 = scheme.format.fp8
+            if lhs:
+                c = np.array(real_codes(scheme, shape)).astype(np.uint8)
+                every = np.arange(shape[1]) % 256
+                finite = np.isfinite(every.astype(np.uint8).view(fp8)
+                                     .astype(np.float32))
+                c[0] = np.where(finite, every, 0)
+                c[1] = every
+                return c
+            one = np.array(1.0, dtype=fp8).view(np.uint8)
+            return np.eye(shape[0], shape[1], dtype=np.uint8) * one
         if kind == "every_code":  # row 0: every code (uint8 bits)
             c = np.zeros(shape, np.uint8)
             c[0] = np.arange(shape[1]) % (1 << scheme.format.bits)
@@ -287,14 +342,18 @@ def lowered_by_kernel(module_text, isa, tag):
         [o.find_tool("octet-opt"), path,
          "--convert-octet-to-cpu=isa=%s remarks=true" % isa],
         capture_output=True, text=True)
+    kernels = sorted(set(re.findall(r"func\.func private (@__octet_cpu_\w+)",
+                                    out.stdout)))
     return out.returncode == 0 and "octet.matmul" not in out.stdout \
-        and "__octet_cpu_" in out.stdout, out.stderr.strip()
+        and "__octet_cpu_" in out.stdout, out.stderr.strip(), kernels
 
 
 def main():
     global WORKDIR
     parser = argparse.ArgumentParser()
     parser.add_argument("--isa", required=True)
+    parser.add_argument("--show-kernels", action="store_true",
+                        help="print the generated kernels of each case")
     parser.add_argument("cases", nargs="*")
     args = parser.parse_args()
     WORKDIR = os.environ.get("OCTET_CPU_TEST_DIR") or \
@@ -320,9 +379,11 @@ def main():
         case = dict(case)
         case["const_rhs"] = not case.pop("arg_rhs", False)
         fill = case.pop("fill", None)
-        mo.codes_for = filled_codes(fill) if fill else real_codes
+        mo.codes_for = filled_codes(fill, real_codes) if fill else real_codes
         good = mo.run_case(name, case)
-        covered, why = lowered_by_kernel(texts[name], args.isa, name)
+        covered, why, kernels = lowered_by_kernel(texts[name], args.isa, name)
+        if args.show_kernels:
+            print("%-28s kernels: %s" % (name, " ".join(kernels)))
         if not covered:
             print("%-28s NOT-COVERED by the generated kernel: %s" % (name, why))
         ok &= good and covered

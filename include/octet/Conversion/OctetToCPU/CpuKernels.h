@@ -29,7 +29,9 @@ enum class Isa {
   vnni512, ///< AVX-512 VNNI vpdpbusd (zmm), A + 128 with compensation.
   amx,     ///< AMX-INT8 tdpbssd tiles.
   fma,     ///< Weight-only / f32: vfmadd231ps ymm (AVX2 + FMA).
-  fma512   ///< Weight-only / f32: vfmadd231ps zmm (AVX-512F).
+  fma512,  ///< Weight-only / f32: vfmadd231ps zmm (AVX-512F).
+  dpbf16   ///< FP8 x FP8: fma512's loop nests, with the tiles (M >= MR) of
+           ///< bf16 pairs and vdpbf16ps zmm (AVX512-BF16; values exact).
 };
 
 /// How a parameter varies: absent, one value, or one per row (lhs) or per

@@ -80,7 +80,9 @@ def Octet_KernelUnit : I32EnumAttr<"KernelUnit",
       I32EnumAttrCase<"neon_i8mm", 14, "NEON i8mm">,
       I32EnumAttrCase<"neon_fma", 15, "NEON FMA">,
       // Any CPU: vectorized loops of the portable lowering.
-      I32EnumAttrCase<"vector", 16, "vector">
+      I32EnumAttrCase<"vector", 16, "vector">,
+      // x86, after `vector` to keep the numbering.
+      I32EnumAttrCase<"avx512_bf16", 17, "AVX512-BF16">
     ]> {
   let cppNamespace = "::mlir::octet";
   let genSpecializedAttr = 0;

@@ -1,0 +1,25 @@
+// FP8 x FP8 on a level with AVX512-BF16 (Zen 4, Sapphire Rapids): the
+// tiles multiply bf16 pairs with vdpbf16ps, whatever the machine running
+// the test; on AVX-512 VNNI without BF16 (Cascade Lake) the same op runs
+// the f32 FMA tiles.
+// RUN: octet-compile %s --emit=asm --target=znver4 -o - | FileCheck %s --check-prefix=BF16
+// RUN: octet-compile %s --emit=asm --target=sapphirerapids -o - | FileCheck %s --check-prefix=BF16
+// RUN: octet-compile %s --emit=asm --target=cascadelake -o - | FileCheck %s --check-prefix=FMA
+
+// BF16-LABEL: __octet_cpu_bf16_e4m3e4m3
+// BF16: vdpbf16ps {{.*}}zmm
+
+// FMA-LABEL: __octet_cpu_wo512_e4m3e4m3
+// FMA-NOT: vdpbf16ps
+// FMA: vfmadd231ps {{.*}}zmm
+// FMA-NOT: vdpbf16ps
+func.func @main(%x: tensor<?x256xf8E4M3FN>) -> tensor<?x64xf32> {
+  %w = arith.constant dense<5> : tensor<256x64xi8>
+  %wq = arith.bitcast %w : tensor<256x64xi8> to tensor<256x64xf8E4M3FN>
+  %sx = arith.constant dense<0.5> : tensor<f32>
+  %sw = arith.constant dense<0.25> : tensor<64xf32>
+  %y = octet.matmul %x, %wq lhs_scale(%sx : tensor<f32>) lhs_scheme <f8E4M3FN>
+         rhs_scale(%sw : tensor<64xf32>) rhs_scheme <f8E4M3FN, per_axis(1)>
+         : tensor<?x256xf8E4M3FN>, tensor<256x64xf8E4M3FN> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
