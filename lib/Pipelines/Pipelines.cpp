@@ -59,6 +59,9 @@ static void addLowerToLLVM(OpPassManager &pm, bool gpuLaunches) {
   emulate.sourceTypeStrs = {"bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // NaN-ignoring min / max as LLVM's intrinsics, which the vectorizer
+  // reduces, before arith-expand would turn them into selects.
+  pm.addPass(createOctetLowerNumMinMax());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -574,7 +574,12 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
 
     Reductions stay inside one task and each element is computed by the
     same payload in the same order, so the results are bit-identical to the
-    serial loops. Ops are left serial when their payload has memory effects
+    serial loops. A task of a reduction accumulates into a buffer of its
+    own (`memref.alloc`, copied from and back to its slice of the outputs),
+    which LLVM knows no input aliases, so the running value stays in a
+    register (and, for `llvm.intr.maxnum` / `minnum` after
+    `octet-lower-num-min-max`, is vectorized) instead of a load and a store
+    per element. Ops are left serial when their payload has memory effects
     or regions, when an input aliases an output through a different
     indexing map, when an output does not index a split loop, or when an
     operand is not a default-memory-space memref or an integer, index or
@@ -616,6 +621,27 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def OctetLowerNumMinMax : Pass<"octet-lower-num-min-max"> {
+  let summary = "arith.maxnumf / minnumf to llvm.intr.maxnum / minnum";
+  let description = [{
+    `arith-expand` turns `arith.maxnumf` / `arith.minnumf` (the
+    NaN-ignoring maximum and minimum: the absmax and min / max statistics of
+    dynamic quantization, the clamps of quantize) into a compare and two
+    selects, which LLVM does not recognize as a reduction: the per-token
+    absmax of W8A8 dynamic ran as a scalar dependency chain of ~4 cycles
+    per element. This pass, which `octet-lower-to-host` runs before
+    `arith-expand`, rewrites them on floats (scalars and vectors) as
+    `llvm.intr.maxnum` / `llvm.intr.minnum`: the same IEEE maxNum / minNum
+    (a NaN operand yields the other operand), which the loop vectorizer
+    vectorizes as a reduction and x86 codegen lowers to `vmaxps` /
+    `vminps` with a NaN fix-up. The one freedom LLVM's intrinsics take is
+    the sign of a zero result when the operands are +0.0 and -0.0; every
+    use in octet either compares non-negative values (absmax) or feeds a
+    rounding to integer codes, where the two zeros give the same code.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def OctetEmulateCuda : Pass<"octet-emulate-cuda", "::mlir::ModuleOp"> {

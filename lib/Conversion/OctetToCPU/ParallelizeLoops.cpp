@@ -449,11 +449,13 @@ func::FuncOp Outliner::buildTask(StringRef name,
   Value one = arith::ConstantIndexOp::create(tb, loc, 1);
   SmallVector<Value> offsets;
   SmallVector<OpFoldResult> sizes;
+  scf::ForOp pointLoop; // one prefix point per iteration (prefix > 1)
   if (s.prefix == 1) {
     offsets.push_back(index(lo));
     sizes.push_back(index(arith::SubIOp::create(tb, loc, hi, lo)));
   } else {
     auto loop = scf::ForOp::create(tb, loc, index(lo), index(hi), one);
+    pointLoop = loop;
     tb.setInsertionPoint(loop.getBody()->getTerminator());
     Value rest = loop.getInductionVar();
     // The prefix ranges, from the rebuilt first output: constants when the
@@ -492,7 +494,49 @@ func::FuncOp Outliner::buildTask(StringRef name,
     mapping.map(op->getOperand(i),
                 memref::SubViewOp::create(tb, loc, v, offs, szs, strides));
   }
+  // A reduction (LayerNorm's statistics, softmax's max and sum, the
+  // per-token absmax of dynamic quantization) accumulates into its outputs
+  // with a load and a store per element: LLVM cannot keep the running value
+  // in a register while the output is a pointer it cannot prove distinct
+  // from the inputs (all are rebuilt from slots; analyze() left serial the
+  // ops whose inputs share a buffer with an output). The task reduces into
+  // a fresh buffer instead (malloc: nothing else aliases it), copied in
+  // before and out after: the same operations in the same order.
+  SmallVector<std::pair<Value, Value>> copyOut;
+  if (op.getNumReductionLoops() > 0)
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      Value slice = mapping.lookup(init.get());
+      auto type = dyn_cast<MemRefType>(slice.getType());
+      if (!type)
+        continue;
+      // One buffer per task when the slice's shape is static (a prefix
+      // point's), else one per slice.
+      bool hoist = pointLoop && type.hasStaticShape();
+      OpBuilder ab = tb;
+      if (hoist)
+        ab.setInsertionPoint(pointLoop);
+      SmallVector<Value> dynSizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          dynSizes.push_back(memref::DimOp::create(ab, loc, slice, d));
+      Value local = memref::AllocOp::create(
+          ab, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          dynSizes);
+      linalg::CopyOp::create(tb, loc, slice, local);
+      mapping.map(init.get(), local);
+      copyOut.push_back({local, slice});
+      if (hoist) {
+        OpBuilder db = tb;
+        db.setInsertionPointAfter(pointLoop);
+        memref::DeallocOp::create(db, loc, local);
+      }
+    }
   Operation *clone = tb.clone(*op, mapping);
+  for (auto [local, slice] : copyOut) {
+    linalg::CopyOp::create(tb, loc, local, slice);
+    if (!(pointLoop && cast<MemRefType>(slice.getType()).hasStaticShape()))
+      memref::DeallocOp::create(tb, loc, local);
+  }
   // linalg.index of a prefix loop counts from the slice's offset.
   SmallVector<linalg::IndexOp> indices;
   clone->walk([&](linalg::IndexOp idx) {

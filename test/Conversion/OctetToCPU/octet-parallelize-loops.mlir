@@ -55,7 +55,9 @@ func.func @rows(%x: memref<1024x384xf32>, %b: memref<384xf32>,
 // Softmax-style row sums over 32 x 12 x 32 x 32: 32 rows are too few
 // tasks, so the split covers d0 and d1 (384 tasks); each task runs one
 // (d0, d1) point, the reduction over d3 inside it. linalg.index of a split
-// loop gets the point's offset added.
+// loop gets the point's offset added. The sums accumulate in a buffer of
+// the task's own (one for all its points: the slice's shape is static),
+// copied in from and back to the point's slice of the output.
 
 #in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #red = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -64,15 +66,21 @@ func.func @rows(%x: memref<1024x384xf32>, %b: memref<384xf32>,
 // CHECK: call @octet_parallel_for(%[[N]],
 // CHECK-LABEL: func.func private @__octet_parallel_0
 // CHECK-SAME: (%{{.*}}: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64)
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<1x1x32xf32>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[R1:.*]] = arith.constant 12 : index
 // CHECK: %[[J:.*]] = arith.remui %[[I]], %[[R1]]
 // CHECK: %[[K:.*]] = arith.divui %[[I]], %[[R1]]
 // CHECK: memref.subview %{{.*}}[%[[K]], %[[J]], 0, 0] [1, 1, 32, 32] [1, 1, 1, 1] : memref<32x12x32x32xf32> to memref<1x1x32x32xf32
-// CHECK: memref.subview %{{.*}}[%[[K]], %[[J]], 0] [1, 1, 32] [1, 1, 1]
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[K]], %[[J]], 0] [1, 1, 32] [1, 1, 1]
+// CHECK: linalg.copy ins(%[[OUT]] : {{.*}}) outs(%[[ACC]] : memref<1x1x32xf32>)
 // CHECK: linalg.generic
+// CHECK-SAME: outs(%[[ACC]] : memref<1x1x32xf32>)
 // CHECK: %[[IDX:.*]] = linalg.index 1 : index
 // CHECK: arith.addi %[[IDX]], %[[J]] : index
+// CHECK: linalg.copy ins(%[[ACC]] : memref<1x1x32xf32>) outs(%[[OUT]] :
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.dealloc %[[ACC]]
 func.func @two_loops(%x: memref<32x12x32x32xf32>, %s: memref<32x12x32xf32>) {
   linalg.generic {indexing_maps = [#in, #red],
                   iterator_types = ["parallel", "parallel", "parallel",
