@@ -703,7 +703,7 @@ void octet::registerOctetPipelines() {
           return errorHandler("octet-lower-to-host: unknown isa '" +
                               opts.isa +
                               "'; expected auto, avx2, avx512-vnni, "
-                              "amx-int8 or none");
+                              "avx512-bf16, amx-int8 or none");
         o.isa = *isa;
         o.floatKernels = opts.floatKernels;
         o.monitor = opts.monitor;
