@@ -28,8 +28,6 @@ static Elem widen(Elem e) {
   return e;
 }
 
-static bool isFp8(Elem e) { return e == Elem::e4m3 || e == Elem::e5m2; }
-
 static StrategyKind kindOf(const KernelRow &row) {
   return row.kind == RowKind::compensated ? StrategyKind::compensated
                                           : StrategyKind::native;
@@ -77,7 +75,7 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
   os << "; no " << stringifyArch(t.arch) << " target multiplies "
      << stringifyElem(a) << " x " << stringifyElem(b) << " natively";
   // x86 levels with a bf16 dot product take FP8 as exact bf16 pairs.
-  if (t.arch == Arch::x86 && s == BlockScale::none && isFp8(a) && isFp8(b)) {
+  if (t.arch == Arch::x86 && s == BlockScale::none && familyOf(a, b) == "FP8") {
     SmallVector<const TargetInfo *> bf16;
     for (const TargetInfo *other :
          targetsWithKernel(Elem::bf16, Elem::bf16, BlockScale::none))
@@ -127,8 +125,8 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
     // dot product (vdpbf16ps, products exact in f32) multiplies FP8 codes
     // converted to bf16. Block-scaled formats keep the f32 fallback (their
     // scales multiply the operands, which bf16 would round).
-    if (t.arch == Arch::x86 && q.scale == BlockScale::none && isFp8(q.a) &&
-        isFp8(q.b)) {
+    if (t.arch == Arch::x86 && q.scale == BlockScale::none &&
+        familyOf(q.a, q.b) == "FP8") {
       if (const KernelRow *row =
               findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none)) {
         choice.kind = kindOf(*row);

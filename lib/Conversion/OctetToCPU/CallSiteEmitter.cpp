@@ -172,12 +172,10 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
   slots[kK] = cst(k);
   slots[kLda] = cst(k);
   Value tasks = weightOnlyTasks(m, n, slots);
-  // The bf16 kernel's instructions exist on this CPU (checked once per
-  // process; a clear message instead of SIGILL, e.g. a JIT run forced to
-  // isa=avx512-bf16 on an AVX2 machine).
+  // The bf16 kernel's instructions (a JIT run forced to isa=avx512-bf16 on
+  // an AVX2 machine gets a message instead of SIGILL).
   if (c.isa == Isa::dpbf16)
-    call("octet_cpu_require_features", {},
-         {globalString(llvm::join(getRequiredFeatures(c.isa), ","))});
+    requireKernelFeatures();
   if (Value zb = op.getRhsZeroPoint())
     slots[kZb] = addressOf(zb);
   return tasks;
@@ -287,10 +285,7 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
         ptr(mode == LhsMode::s16MinusZp ? zaAddr : cst(0)),
         cst32(c.za == Param::vector ? 1 : 0), cst(mr), cst(kpad), packedA});
   slots[kA] = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
-  // The kernel's instructions exist on this CPU (checked once per
-  // process and feature list; a clear message instead of SIGILL).
-  std::string features = llvm::join(getRequiredFeatures(c.isa), ",");
-  call("octet_cpu_require_features", {}, {globalString(features)});
+  requireKernelFeatures();
   if (c.isa == Isa::amx)
     call("octet_cpu_require_amx", {},
          {LLVM::ZeroOp::create(b, loc, ptrTy).getResult()});

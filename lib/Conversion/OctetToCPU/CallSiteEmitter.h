@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir {
 namespace octet {
@@ -53,6 +54,12 @@ private:
   Value globalString(StringRef text);
   Value call(StringRef name, TypeRange results, ValueRange args) {
     return callRuntime(b, loc, module, name, results, args);
+  }
+  /// The kernel's instructions exist on this CPU (checked once per process
+  /// and feature list; a clear message instead of SIGILL).
+  void requireKernelFeatures() {
+    call("octet_cpu_require_features", {},
+         {globalString(llvm::join(getRequiredFeatures(c.isa), ","))});
   }
 
   // --- the steps of emit ---------------------------------------------------

@@ -23,8 +23,8 @@ using namespace mlir;
 
 namespace {
 
-/// f16 / bf16 / f32 / f64 scalars or vectors of them: the types the LLVM
-/// intrinsics take (bf16 is emulated in f32 later, and so are its ops).
+/// f16 / f32 / f64 scalars or vectors of them (bf16 arithmetic is already
+/// emulated in f32 when octet-lower-to-host runs this pass).
 bool isLlvmFloat(Type t) {
   if (auto v = dyn_cast<VectorType>(t))
     t = v.getElementType();

@@ -248,11 +248,9 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   // bf16 pairs (vdpbf16ps): E4M3 / E5M2 on both sides are exact in bf16,
   // and so is every product of two in f32; scales applied per group would
   // multiply the operands (not exact), and pairs need an even K.
-  auto isFp8 = [](std::optional<StorageFormat> f) {
-    return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
-  };
-  if (isa == Isa::dpbf16 && isFp8(c.lhsFp8) && isFp8(c.rhsFp8) && !c.group &&
-      !c.lhsGroupScale && plan.k % 2 == 0)
+  // (rhsFp8 is set for FP8 rhs codes only.)
+  if (isa == Isa::dpbf16 && lhsFp8 && lhsFp8->isFloat8() && c.rhsFp8 &&
+      !c.group && !c.lhsGroupScale && plan.k % 2 == 0)
     c.isa = Isa::dpbf16;
   setTileSizes(c);
   return success();

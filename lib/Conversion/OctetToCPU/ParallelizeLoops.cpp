@@ -502,7 +502,11 @@ func::FuncOp Outliner::buildTask(StringRef name,
   // ops whose inputs share a buffer with an output). The task reduces into
   // a fresh buffer instead (malloc: nothing else aliases it), copied in
   // before and out after: the same operations in the same order.
-  SmallVector<std::pair<Value, Value>> copyOut;
+  struct LocalOutput {
+    Value local, slice;
+    bool perTask; // allocated before the point loop, freed after it
+  };
+  SmallVector<LocalOutput> copyOut;
   if (op.getNumReductionLoops() > 0)
     for (OpOperand &init : op.getDpsInitsMutable()) {
       Value slice = mapping.lookup(init.get());
@@ -524,7 +528,7 @@ func::FuncOp Outliner::buildTask(StringRef name,
           dynSizes);
       linalg::CopyOp::create(tb, loc, slice, local);
       mapping.map(init.get(), local);
-      copyOut.push_back({local, slice});
+      copyOut.push_back({local, slice, hoist});
       if (hoist) {
         OpBuilder db = tb;
         db.setInsertionPointAfter(pointLoop);
@@ -532,10 +536,10 @@ func::FuncOp Outliner::buildTask(StringRef name,
       }
     }
   Operation *clone = tb.clone(*op, mapping);
-  for (auto [local, slice] : copyOut) {
-    linalg::CopyOp::create(tb, loc, local, slice);
-    if (!(pointLoop && cast<MemRefType>(slice.getType()).hasStaticShape()))
-      memref::DeallocOp::create(tb, loc, local);
+  for (const LocalOutput &out : copyOut) {
+    linalg::CopyOp::create(tb, loc, out.local, out.slice);
+    if (!out.perTask)
+      memref::DeallocOp::create(tb, loc, out.local);
   }
   // linalg.index of a prefix loop counts from the slice's offset.
   SmallVector<linalg::IndexOp> indices;
