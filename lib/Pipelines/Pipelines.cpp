@@ -59,6 +59,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool gpuLaunches) {
   emulate.sourceTypeStrs = {"bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // exp without a libm call (vectorizable, the same bits on every CPU).
+  pm.addPass(createOctetExpandExp());
   // NaN-ignoring min / max as LLVM's intrinsics, which the vectorizer
   // reduces, before arith-expand would turn them into selects.
   pm.addPass(createOctetLowerNumMinMax());

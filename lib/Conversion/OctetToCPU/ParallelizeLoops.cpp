@@ -8,11 +8,12 @@
 //   - picks a prefix of its parallel loops (d0 .. dP-1) that every output
 //     indexes by a plain dimension, so that disjoint slices of the prefix
 //     write disjoint parts of the outputs;
-//   - outlines a task function (ctx, begin, end): the operands are rebuilt
-//     from their descriptors stored in a block of i64 slots, sliced with
-//     memref.subview to the task's part of the prefix, and the op is cloned
-//     on the slices (linalg.index of a prefix dimension gets the slice's
-//     offset added);
+//   - outlines a task function (ctx, begin, end) that loads the buffers'
+//     pointers from a block of i64 slots and calls a body function taking
+//     them as noalias arguments; the body rebuilds the operands'
+//     descriptors, slices them with memref.subview to the task's part of
+//     the prefix and clones the op on the slices (linalg.index of a prefix
+//     dimension gets the slice's offset added);
 //   - replaces the op by octet_parallel_for(tasks, task, ctx), or when the
 //     work is only known at run time, by a branch between that and a direct
 //     call of the task over all of it.
@@ -380,23 +381,61 @@ func::FuncOp Outliner::buildTask(StringRef name,
   MLIRContext *ctx = module.getContext();
   OpBuilder mb(ctx);
   mb.setInsertionPointToEnd(module.getBody());
+  // The buffers the op reads and writes, in the order of their slots
+  // (operands, then captures), and which of them LLVM may treat as
+  // `noalias`: a buffer no other operand's view shares, or one that
+  // shares it only with other read-only operands. Without that LLVM
+  // cannot reorder loads and stores of pointers it rebuilds from integers,
+  // and the loops of a transpose or a broadcast stay scalar.
+  SmallVector<Value> buffers;
+  SmallVector<bool> isWritten;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isa<MemRefType>(operand.get().getType())) {
+      buffers.push_back(operand.get());
+      isWritten.push_back(op.isDpsInit(&operand));
+    }
+  for (Value v : s.captures)
+    if (isa<MemRefType>(v.getType())) {
+      buffers.push_back(v);
+      isWritten.push_back(false);
+    }
+  SmallVector<Type> bodyArgs = {ptrTy, i64, i64};
+  bodyArgs.append(buffers.size(), ptrTy);
+
+  // The task (ctx, begin, end) loads the buffers' pointers and calls the
+  // body, which takes them as `noalias` arguments where that holds; LLVM
+  // inlines it and keeps the aliasing facts as scoped metadata.
+  auto bodyFn = func::FuncOp::create(mb, loc, (name + "_body").str(),
+                                     FunctionType::get(ctx, bodyArgs, {}));
+  bodyFn.setPrivate();
+  bodyFn->setAttr(kTaskAttrName, UnitAttr::get(ctx));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    bool shared = false;
+    for (size_t j = 0; j < buffers.size(); ++j)
+      shared |= j != i && viewRoot(buffers[j]) == viewRoot(buffers[i]) &&
+                (isWritten[i] || isWritten[j]);
+    if (!shared)
+      bodyFn.setArgAttr(3 + i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                        UnitAttr::get(ctx));
+  }
   auto type = FunctionType::get(ctx, {ptrTy, i64, i64}, {});
   auto f = func::FuncOp::create(mb, loc, name, type);
   f.setPrivate();
   f->setAttr(kTaskAttrName, UnitAttr::get(ctx));
-  Block *body = f.addEntryBlock();
+  Block *body = bodyFn.addEntryBlock();
   OpBuilder tb = OpBuilder::atBlockBegin(body);
   Value ctxArg = body->getArgument(0);
   Value lo = body->getArgument(1), hi = body->getArgument(2);
 
   unsigned next = 0;
-  auto slot = [&]() {
-    Value p = LLVM::GEPOp::create(tb, loc, ptrTy, i64, ctxArg,
-                                  ArrayRef<LLVM::GEPArg>{
-                                      static_cast<int32_t>(next++)});
-    return LLVM::LoadOp::create(tb, loc, i64, p, /*alignment=*/8)
-        .getResult();
+  auto slotAt = [&](OpBuilder &lb, Value ctxPtr, unsigned i) {
+    Value p =
+        LLVM::GEPOp::create(lb, loc, ptrTy, i64, ctxPtr,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    return LLVM::LoadOp::create(lb, loc, i64, p, /*alignment=*/8).getResult();
   };
+  auto slot = [&]() { return slotAt(tb, ctxArg, next++); };
+  SmallVector<unsigned> pointerSlots;
   auto index = [&](Value v) {
     return arith::IndexCastOp::create(tb, loc, tb.getIndexType(), v)
         .getResult();
@@ -415,7 +454,9 @@ func::FuncOp Outliner::buildTask(StringRef name,
     }
     auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
     Value desc = LLVM::PoisonOp::create(tb, loc, descType);
-    Value ptr = LLVM::IntToPtrOp::create(tb, loc, ptrTy, slot());
+    // The pointer is the body's argument; the task loads its slot.
+    Value ptr = body->getArgument(3 + pointerSlots.size());
+    pointerSlots.push_back(next++);
     desc = LLVM::InsertValueOp::create(tb, loc, desc, ptr,
                                        ArrayRef<int64_t>{0});
     desc = LLVM::InsertValueOp::create(tb, loc, desc, ptr,
@@ -555,6 +596,15 @@ func::FuncOp Outliner::buildTask(StringRef name,
   }
   tb.setInsertionPointToEnd(body);
   func::ReturnOp::create(tb, loc);
+
+  Block *entry = f.addEntryBlock();
+  OpBuilder eb = OpBuilder::atBlockBegin(entry);
+  SmallVector<Value> args(entry->getArguments());
+  for (unsigned i : pointerSlots)
+    args.push_back(LLVM::IntToPtrOp::create(
+        eb, loc, ptrTy, slotAt(eb, entry->getArgument(0), i)));
+  func::CallOp::create(eb, loc, bodyFn, args);
+  func::ReturnOp::create(eb, loc);
   return f;
 }
 

@@ -20,9 +20,12 @@
 // CHECK: call @octet_parallel_for(%[[N]], %[[TASK]], %{{.*}})
 // CHECK-NOT: linalg.generic
 // CHECK: return
-// CHECK-LABEL: func.func private @__octet_parallel_0
-// CHECK-SAME: (%[[CTXP:.*]]: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64) attributes {octet.parallel_task}
-// CHECK: llvm.load
+// The body takes the three buffers' pointers as noalias arguments (no two
+// share a buffer) and rebuilds their descriptors; the task loads the
+// pointers from their slots and calls it.
+// CHECK-LABEL: func.func private @__octet_parallel_0_body
+// CHECK-SAME: (%[[CTXP:.*]]: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64, %[[PX:.*]]: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}) attributes {octet.parallel_task}
+// CHECK: llvm.insertvalue %[[PX]], %{{.*}}[0]
 // CHECK: %[[XD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<1024x384xf32>
 // CHECK: %[[BD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<384xf32>
 // CHECK: %[[YD:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<1024x384xf32>
@@ -36,6 +39,10 @@
 // CHECK-SAME: ins(%[[XS]], %[[BD]] :
 // CHECK-SAME: outs(%[[YS]] :
 // CHECK: arith.mulf %{{.*}}, %[[CV]]
+// CHECK-LABEL: func.func private @__octet_parallel_0(
+// CHECK-SAME: %[[TC:.*]]: !llvm.ptr, %[[TL:.*]]: i64, %[[TH:.*]]: i64) attributes {octet.parallel_task}
+// CHECK-COUNT-3: llvm.inttoptr
+// CHECK: call @__octet_parallel_0_body(%[[TC]], %[[TL]], %[[TH]], %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rows(%x: memref<1024x384xf32>, %b: memref<384xf32>,
                 %y: memref<1024x384xf32>, %c: f32) {
   linalg.generic {indexing_maps = [#id, #col, #id],
@@ -64,8 +71,8 @@ func.func @rows(%x: memref<1024x384xf32>, %b: memref<384xf32>,
 // CHECK-LABEL: func.func @two_loops
 // CHECK: %[[N:.*]] = arith.constant 384 : i64
 // CHECK: call @octet_parallel_for(%[[N]],
-// CHECK-LABEL: func.func private @__octet_parallel_0
-// CHECK-SAME: (%{{.*}}: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64)
+// CHECK-LABEL: func.func private @__octet_parallel_0_body
+// CHECK-SAME: (%{{.*}}: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64,
 // CHECK: %[[ACC:.*]] = memref.alloc() : memref<1x1x32xf32>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[R1:.*]] = arith.constant 12 : index
