@@ -25,6 +25,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace octet {
 namespace cpu {
 
@@ -93,6 +97,41 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
                       : static_cast<int32_t>(v);
   };
   for (int64_t p = p0; p < p1; ++p) {
+    // u8Shifted, a full panel: 4 rows x 16 bytes at a time, the 4 x 4
+    // quads transposed in registers so that each store writes the 4 rows'
+    // quad k / 4 together (the scalar loop below stores 4 bytes at a time
+    // at a stride of mr * 4). The rest of K (and partial panels) take the
+    // loop below from kDone on.
+    int64_t kDone = 0;
+#if defined(__SSE2__)
+    if (kind == LhsMode::u8Shifted && mr % 4 == 0 && (p + 1) * mr <= m &&
+        k >= 16) {
+      kDone = k / 16 * 16;
+      auto *panel = static_cast<uint8_t *>(out) + p * mr * kpad;
+      __m128i flip = _mm_set1_epi8(isUnsigned ? 0 : static_cast<char>(0x80));
+      for (int64_t r0 = 0; r0 < mr; r0 += 4) {
+        const int8_t *row = a + (p * mr + r0) * lda;
+        for (int64_t kk = 0; kk < kDone; kk += 16) {
+          auto load = [&](int64_t r) {
+            return _mm_loadu_si128(
+                reinterpret_cast<const __m128i *>(row + r * lda + kk));
+          };
+          __m128i x0 = load(0), x1 = load(1), x2 = load(2), x3 = load(3);
+          __m128i t0 = _mm_unpacklo_epi32(x0, x1); // r0q0 r1q0 r0q1 r1q1
+          __m128i t1 = _mm_unpacklo_epi32(x2, x3); // r2q0 r3q0 r2q1 r3q1
+          __m128i t2 = _mm_unpackhi_epi32(x0, x1); // r0q2 r1q2 r0q3 r1q3
+          __m128i t3 = _mm_unpackhi_epi32(x2, x3);
+          __m128i q[4] = {
+              _mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+              _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+          for (int64_t j = 0; j < 4; ++j)
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(
+                                 panel + (kk / 4 + j) * mr * 4 + r0 * 4),
+                             _mm_xor_si128(q[j], flip));
+        }
+      }
+    }
+#endif
     for (int64_t r = 0; r < mr; ++r) {
       int64_t i = p * mr + r;
       bool valid = i < m;
@@ -131,7 +170,7 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
       case LhsMode::u8Shifted: {
         auto *panel = static_cast<uint8_t *>(out) + p * mr * kpad;
         int32_t shift = isUnsigned ? 0 : 128;
-        int64_t kk = 0;
+        int64_t kk = kDone;
         if (valid) {
           // Whole quads: one 32-bit load and store each (A + 128 on a byte
           // is A ^ 0x80 modulo 256); this loop is the run-time cost of the
