@@ -94,12 +94,7 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   pm.addPass(createOctetEmitCpuKernels());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createOctetParallelizeLoops());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  // Element-wise rows as vector loops (bit-identical) before LLVM unrolls
-  // short ones and vectorizes across them with gathers.
-  pm.addPass(createOctetVectorizeInnerLoops());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  addLowerToLoops(pm);
   addLowerToLLVM(pm, /*gpuLaunches=*/false);
 }
 

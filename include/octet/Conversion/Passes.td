@@ -677,43 +677,6 @@ def OctetExpandExp : Pass<"octet-expand-exp"> {
   ];
 }
 
-def OctetVectorizeInnerLoops : Pass<"octet-vectorize-inner-loops"> {
-  let summary = "Element-wise innermost loops of static length as loops "
-                "over vectors (bit-identical)";
-  let description = [{
-    `convert-linalg-to-loops` leaves the element-wise ops that no kernel
-    took (softmax's subtract / exp / divide, masks, transposes, residual
-    adds, the per-token quantize) as scalar loops, and LLVM fully unrolls
-    a short innermost loop (softmax's rows of 32) before its vectorizer
-    runs, which then vectorizes the loop around it with gathers and
-    scatters across rows. This pass, which `octet-lower-to-host` runs right
-    after `convert-linalg-to-loops`, rewrites an innermost `scf.for` from 0
-    with step 1 and a static trip count that is a multiple of 16, without
-    loop-carried values, whose body
-
-    - loads and stores only at the loop's contiguous last dimension (the
-      induction variable as the last index, a static unit stride) or at
-      addresses the loop does not change (loads only),
-    - and otherwise computes element-wise `arith` / `math` ops,
-
-    into a loop of step 16 over `vector.load` / `vector.store` and the same
-    ops on `vector<16x...>`, uniform values broadcast. Every element goes
-    through the same operations as before, so the results are
-    bit-identical. One reduction is allowed: a max / min (`maximumf`,
-    `minimumf`, `maxnumf`, `minnumf`) into an address the loop does not
-    move (softmax's row max), which runs as 16 lanes that all start from
-    the current value and one `vector.reduction` at the end: exact, since
-    these are idempotent and independent of order. Float sums and
-    loop-carried values are left alone (their order is part of the
-    results).
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
-  ];
-}
-
 def OctetEmulateCuda : Pass<"octet-emulate-cuda", "::mlir::ModuleOp"> {
   let summary = "Run the CUDA kernels of convert-octet-to-gpu on the CPU "
                 "(for testing without a GPU)";

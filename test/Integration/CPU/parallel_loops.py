@@ -131,48 +131,6 @@ func.func @main(%%x: %(x3)s) -> %(x3)s {
     return text, [x], [want], True
 
 
-def softmax_rows():
-    """Softmax's shape without the exp: each row of 32 minus its max
-    (maximumf from -inf), divided by a per-row value. Rows of 32 are what
-    octet-vectorize-inner-loops turns into vector loops (the max as 16
-    lanes starting from the running max); half the rows are all negative,
-    so lanes started from anything but the running max would show."""
-    m, n = 2000, 32
-    x = values((m, n))
-    x[::2] = -np.abs(x[::2]) - F(1)
-    s = np.abs(values((m,))) + F(0.5)
-    x2, x1 = t((m, n)), t((m,))
-    text = """
-#id = affine_map<(i, k) -> (i, k)>
-#red = affine_map<(i, k) -> (i)>
-func.func @main(%%x: %(x2)s, %%s: %(x1)s) -> %(x2)s {
-  %%ninf = arith.constant 0xFF800000 : f32
-  %%e1 = tensor.empty() : %(x1)s
-  %%i1 = linalg.fill ins(%%ninf : f32) outs(%%e1 : %(x1)s) -> %(x1)s
-  %%max = linalg.generic {indexing_maps = [#id, #red],
-                         iterator_types = ["parallel", "reduction"]}
-      ins(%%x : %(x2)s) outs(%%i1 : %(x1)s) {
-  ^bb0(%%v: f32, %%acc: f32):
-    %%0 = arith.maximumf %%v, %%acc : f32
-    linalg.yield %%0 : f32
-  } -> %(x1)s
-  %%e2 = tensor.empty() : %(x2)s
-  %%y = linalg.generic {indexing_maps = [#id, #red, #red, #id],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%%x, %%max, %%s : %(x2)s, %(x1)s, %(x1)s) outs(%%e2 : %(x2)s) {
-  ^bb0(%%v: f32, %%mx: f32, %%d: f32, %%o: f32):
-    %%0 = arith.subf %%v, %%mx : f32
-    %%1 = arith.divf %%0, %%d : f32
-    linalg.yield %%1 : f32
-  } -> %(x2)s
-  return %%y : %(x2)s
-}
-""" % {"x2": x2, "x1": x1}
-    mx = x.max(axis=1)
-    want = ((x - mx[:, None]).astype(F) / s[:, None]).astype(F)
-    return text, [x, s], [want], True
-
-
 def column_sums():
     """A reduction over the first loop ([reduction, parallel]): no loop can
     be split (the output does not index d0), so it stays serial."""
@@ -353,8 +311,7 @@ func.func @main(%%ids: %(ids)s, %%table: %(tab)s) -> %(out)s {
     return text, [ids, table], [want], True
 
 
-CASES = {f.__name__: f for f in (bias_index_2d, layernorm_3d,
-                                  softmax_rows, column_sums,
+CASES = {f.__name__: f for f in (bias_index_2d, layernorm_3d, column_sums,
                                  transpose_4d, dynamic_large, dynamic_small,
                                  quantize_rows, embedding_gather)}
 
