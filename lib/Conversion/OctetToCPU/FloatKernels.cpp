@@ -272,20 +272,71 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
 void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
   // The source is N x K row-major; the block is K x width, row k holding
   // columns n0..n1 (a plain copy: the values are moved, not rounded).
+  // Squares of w x w are transposed in registers: w rows of the source
+  // loaded, then for d = w/2, ..., 1 each pair of rows (r, r + d) with bit
+  // d of r clear swaps their off-diagonal d-blocks (a two-source shuffle
+  // per row: element (r, c) moves to the position with bit d of r and of c
+  // exchanged, so after every d it is at (c, r)), and w rows stored. What
+  // is left of K and of the columns is copied one element at a time.
+  int64_t w = c.w;
   Value width = sub(n1, n0);
   Value block = scratchAddr(2, mul(mul(K, width), cst(4)));
-  auto nLoop = forLoop(n0, n1, 1);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(nLoop.getBody());
-    Value n = nLoop.getInductionVar();
+  Value nVec = add(n0, mul(div(width, cst(w)), cst(w)));
+  Value kVec = mul(div(K, cst(w)), cst(w));
+  auto copyElements = [&](Value n, Value k0) {
     Value src = add(B, mul(mul(n, K), cst(4)));
     Value dst = add(block, mul(sub(n, n0), cst(4)));
-    auto kLoop = forLoop(cst(0), K, 1);
+    auto kLoop = forLoop(k0, K, 1);
+    OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value k = kLoop.getInductionVar();
     store(load(f32, at(src, mul(k, cst(4))), 4),
           at(dst, mul(mul(k, width), cst(4))), 4);
+  };
+  {
+    OpBuilder::InsertionGuard g(b);
+    auto nLoop = forLoop(n0, nVec, w);
+    b.setInsertionPointToStart(nLoop.getBody());
+    Value n = nLoop.getInductionVar();
+    {
+      OpBuilder::InsertionGuard g2(b);
+      auto kLoop = forLoop(cst(0), kVec, w);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value k = kLoop.getInductionVar();
+      SmallVector<Value> rows;
+      for (int64_t r = 0; r < w; ++r)
+        rows.push_back(load(vec(w, f32),
+                            at(B, mul(add(mul(add(n, cst(r)), K), k), cst(4))),
+                            4));
+      for (int64_t d = w / 2; d >= 1; d /= 2) {
+        SmallVector<int64_t> lo, hi;
+        for (int64_t col = 0; col < w; ++col) {
+          bool set = col & d;
+          lo.push_back(set ? w + (col ^ d) : col);
+          hi.push_back(set ? w + col : col ^ d);
+        }
+        for (int64_t r = 0; r < w; ++r) {
+          if (r & d)
+            continue;
+          Value x = rows[r], y = rows[r | d];
+          rows[r] = vector::ShuffleOp::create(b, loc, x, y, lo);
+          rows[r | d] = vector::ShuffleOp::create(b, loc, x, y, hi);
+        }
+      }
+      for (int64_t j = 0; j < w; ++j)
+        store(
+            rows[j],
+            at(block, mul(add(mul(add(k, cst(j)), width), sub(n, n0)), cst(4))),
+            4);
+    }
+    for (int64_t r = 0; r < w; ++r)
+      copyElements(add(n, cst(r)), kVec);
+  }
+  {
+    OpBuilder::InsertionGuard g(b);
+    auto nLoop = forLoop(nVec, n1, 1);
+    b.setInsertionPointToStart(nLoop.getBody());
+    copyElements(nLoop.getInductionVar(), cst(0));
   }
   // rowAddr(k, n) = block + (k * width + n - n0) * 4.
   B = sub(block, mul(n0, cst(4)));
@@ -549,6 +600,10 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
   // This panel's converted K block (emitConvertBlock): [k][nv * w] f32, or
   // [k / 2][nv * w] bf16 pair words.
   Value packed = add(packedB, mul(sub(nv0, n0), cst(c.kc * tileBytes())));
+  // Direct tiles (directTiles) read the rhs rows in place, masked in the
+  // tail panel.
+  bool direct = directTiles();
+  SmallVector<Value> masks = columnMasks(nv0, nv, masked && direct);
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
@@ -556,8 +611,13 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
   // Rows past M repeat row M - 1 (their sums are never stored as results).
   // This tile's rows of the packed A block: [k][MR] f32 (or [k / 2][MR]
   // bf16 pair words).
-  Value aTile = add(
-      packedA, mul(div(sub(mr0, m0), cst(mr)), cst(c.kc * mr * tileBytes())));
+  Value aTile = direct ? Value()
+                       : add(packedA, mul(div(sub(mr0, m0), cst(mr)),
+                                          cst(c.kc * mr * tileBytes())));
+  SmallVector<Value> rows;
+  if (direct)
+    for (int64_t i = 0; i < mr; ++i)
+      rows.push_back(min(add(mr0, cst(i)), sub(M, cst(1))));
   auto sumAddr = [&](int64_t i, int64_t v) {
     return add(scratch,
                mul(add(mul(add(sub(mr0, m0), cst(i)), cst(c.nc)),
@@ -577,18 +637,27 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
     Value k = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    Value step = div(sub(k, kc0), cst(kStep()));
-    Value src = add(packed, mul(step, cst(nv * c.w * 4)));
-    Value aK = add(aTile, mul(step, cst(mr * 4)));
     // One FMA per row of the tile and vector, or with bf16 pairs one
     // vdpbf16ps for rows k and k + 1 (lanes of pair words, the broadcast
     // one word).
     Type elem = bf16Pairs() ? i32 : f32;
     SmallVector<Value> wf(nv);
-    for (int64_t v = 0; v < nv; ++v)
-      wf[v] = load(vec(c.w, elem), at(src, cst(v * c.w * 4)), 32);
+    Value aK;
+    if (direct) {
+      Value row = rowAddr(k, nv0);
+      for (int64_t v = 0; v < nv; ++v)
+        wf[v] = loadVec(f32, c.w, at(row, cst(v * c.w * 4)), masks[v]);
+    } else {
+      Value step = div(sub(k, kc0), cst(kStep()));
+      Value src = add(packed, mul(step, cst(nv * c.w * 4)));
+      aK = add(aTile, mul(step, cst(mr * 4)));
+      for (int64_t v = 0; v < nv; ++v)
+        wf[v] = load(vec(c.w, elem), at(src, cst(v * c.w * 4)), 32);
+    }
     for (int64_t i = 0; i < mr; ++i) {
-      Value x = splat(load(elem, at(aK, cst(i * 4)), 4), c.w);
+      Value x = splat(direct ? lhsValue(rows[i], k)
+                             : load(elem, at(aK, cst(i * 4)), 4),
+                      c.w);
       for (int64_t v = 0; v < nv; ++v) {
         Value &acc = accs[i * nv + v];
         acc = bf16Pairs()
@@ -645,85 +714,88 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   Value kc1 = min(add(kc0, cst(c.kc)), K);
   Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
   Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
-  // The A block [m0, m1) x [kc0, kc1), packed once for all panels as
-  // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
-  // stored): the tiles broadcast from consecutive addresses instead of MR
-  // rows lda apart. Written in the packed order (k, then the MR rows): the
-  // stores are sequential and each row is read as a stream.
-  {
-    OpBuilder::InsertionGuard g2(b);
-    Value mEnd = add(m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)),
-                                 cst(c.mr)),
-                             cst(c.mr)));
-    auto mLoop = forLoop(m0, mEnd, c.mr);
-    b.setInsertionPointToStart(mLoop.getBody());
-    Value mt = mLoop.getInductionVar();
-    SmallVector<Value> rows;
-    for (int64_t i = 0; i < c.mr; ++i)
-      rows.push_back(min(add(mt, cst(i)), sub(M, cst(1))));
-    Value dst = add(packedA, mul(div(sub(mt, m0), cst(c.mr)),
-                                 cst(c.kc * c.mr * tileBytes())));
-    // Element (i, k) of the packed block: [k][MR] f32 or, for bf16 pairs,
-    // [k / 2][MR] words.
-    auto packedAt = [&](Value k, int64_t i) {
-      return at(dst,
-                mul(add(mul(div(sub(k, kc0), cst(kStep())), cst(c.mr)), cst(i)),
-                    cst(4)));
-    };
-    // FP8 codes: 8 of a row decoded at once (emitFp8CodesToF32ViaF16, the
-    // values of the scalar decode; times the group's scale, one per 8 codes
-    // as the groups are multiples of 8 and so is KC) into `decoded`
-    // [MR][8], then moved into the packed order. The scalar decode per
-    // element was a quarter of an FP8 GEMM's time.
-    Value kVec = kc0;
-    if (c.lhsFp8 && (*c.lhsFp8 == StorageFormat::f8E4M3FN ||
-                     *c.lhsFp8 == StorageFormat::f8E5M2) &&
-        (!c.lhsGroupScale || c.group % 8 == 0) && c.kc % 8 == 0) {
-      kVec = add(kc0, mul(div(sub(kc1, kc0), cst(8)), cst(8)));
-      OpBuilder::InsertionGuard g3(b);
-      auto vLoop = forLoop(kc0, kVec, 8);
-      b.setInsertionPointToStart(vLoop.getBody());
-      Value k = vLoop.getInductionVar();
-      for (int64_t i = 0; i < c.mr; ++i) {
-        Value index = add(mul(rows[i], lda), k);
-        Value x = emitFp8CodesToF32ViaF16(
-            b, loc, load(vec(8, i8), at(A, index), 1), *c.lhsFp8);
-        if (c.lhsGroupScale) {
-          Value si = add(mul(rows[i], div(K, cst(c.group))),
-                         div(k, cst(c.group)));
-          x = arith::MulFOp::create(
-              b, loc, x, splat(load(f32, at(sa, mul(si, cst(4))), 4), 8));
+  // Direct tiles (directTiles) read both operands in place.
+  if (!directTiles()) {
+    // The A block [m0, m1) x [kc0, kc1), packed once for all panels as
+    // [m / MR][k][MR] (rows past M repeat row M - 1; their sums are never
+    // stored): the tiles broadcast from consecutive addresses instead of MR
+    // rows lda apart. Written in the packed order (k, then the MR rows): the
+    // stores are sequential and each row is read as a stream.
+    {
+      OpBuilder::InsertionGuard g2(b);
+      Value mEnd = add(
+          m0, mul(div(add(sub(m1, m0), cst(c.mr - 1)), cst(c.mr)), cst(c.mr)));
+      auto mLoop = forLoop(m0, mEnd, c.mr);
+      b.setInsertionPointToStart(mLoop.getBody());
+      Value mt = mLoop.getInductionVar();
+      SmallVector<Value> rows;
+      for (int64_t i = 0; i < c.mr; ++i)
+        rows.push_back(min(add(mt, cst(i)), sub(M, cst(1))));
+      Value dst = add(packedA, mul(div(sub(mt, m0), cst(c.mr)),
+                                   cst(c.kc * c.mr * tileBytes())));
+      // Element (i, k) of the packed block: [k][MR] f32 or, for bf16 pairs,
+      // [k / 2][MR] words.
+      auto packedAt = [&](Value k, int64_t i) {
+        return at(dst, mul(add(mul(div(sub(k, kc0), cst(kStep())), cst(c.mr)),
+                               cst(i)),
+                           cst(4)));
+      };
+      // FP8 codes: 8 of a row decoded at once (emitFp8CodesToF32ViaF16, the
+      // values of the scalar decode; times the group's scale, one per 8 codes
+      // as the groups are multiples of 8 and so is KC) into `decoded`
+      // [MR][8], then moved into the packed order. The scalar decode per
+      // element was a quarter of an FP8 GEMM's time.
+      Value kVec = kc0;
+      if (c.lhsFp8 &&
+          (*c.lhsFp8 == StorageFormat::f8E4M3FN ||
+           *c.lhsFp8 == StorageFormat::f8E5M2) &&
+          (!c.lhsGroupScale || c.group % 8 == 0) && c.kc % 8 == 0) {
+        kVec = add(kc0, mul(div(sub(kc1, kc0), cst(8)), cst(8)));
+        OpBuilder::InsertionGuard g3(b);
+        auto vLoop = forLoop(kc0, kVec, 8);
+        b.setInsertionPointToStart(vLoop.getBody());
+        Value k = vLoop.getInductionVar();
+        for (int64_t i = 0; i < c.mr; ++i) {
+          Value index = add(mul(rows[i], lda), k);
+          Value x = emitFp8CodesToF32ViaF16(
+              b, loc, load(vec(8, i8), at(A, index), 1), *c.lhsFp8);
+          if (c.lhsGroupScale) {
+            Value si =
+                add(mul(rows[i], div(K, cst(c.group))), div(k, cst(c.group)));
+            x = arith::MulFOp::create(
+                b, loc, x, splat(load(f32, at(sa, mul(si, cst(4))), 4), 8));
+          }
+          if (bf16Pairs()) {
+            // The 8 values' top halves (exact bf16), read as 4 pair words.
+            Value top = arith::TruncIOp::create(
+                b, loc, vec(8, i16),
+                arith::ShRUIOp::create(
+                    b, loc, arith::BitcastOp::create(b, loc, vec(8, i32), x),
+                    splat(cst32(16), 8)));
+            x = vector::BitCastOp::create(b, loc, vec(4, i32), top);
+          }
+          store(x, at(decoded, cst(i * 32)), 16);
         }
-        if (bf16Pairs()) {
-          // The 8 values' top halves (exact bf16), read as 4 pair words.
-          Value top = arith::TruncIOp::create(
-              b, loc, vec(8, i16),
-              arith::ShRUIOp::create(
-                  b, loc, arith::BitcastOp::create(b, loc, vec(8, i32), x),
-                  splat(cst32(16), 8)));
-          x = vector::BitCastOp::create(b, loc, vec(4, i32), top);
-        }
-        store(x, at(decoded, cst(i * 32)), 16);
+        // 8 values (f32) or 4 pair words per row, moved into the packed order.
+        int64_t words = 8 / kStep();
+        Type elem = bf16Pairs() ? i32 : f32;
+        for (int64_t kk = 0; kk < words; ++kk)
+          for (int64_t i = 0; i < c.mr; ++i)
+            store(load(elem, at(decoded, cst(i * 32 + kk * 4)), 4),
+                  packedAt(add(k, cst(kk * kStep())), i), 4);
       }
-      // 8 values (f32) or 4 pair words per row, moved into the packed order.
-      int64_t words = 8 / kStep();
-      Type elem = bf16Pairs() ? i32 : f32;
-      for (int64_t kk = 0; kk < words; ++kk)
-        for (int64_t i = 0; i < c.mr; ++i)
-          store(load(elem, at(decoded, cst(i * 32 + kk * 4)), 4),
-                packedAt(add(k, cst(kk * kStep())), i), 4);
+      auto kLoop2 = forLoop(kVec, kc1, kStep());
+      b.setInsertionPointToStart(kLoop2.getBody());
+      Value k = kLoop2.getInductionVar();
+      for (int64_t i = 0; i < c.mr; ++i) {
+        Value x = lhsValue(rows[i], k);
+        if (bf16Pairs())
+          x = bf16Pair(x, lhsValue(rows[i], add(k, cst(1))));
+        store(x, packedAt(k, i), 4);
+      }
     }
-    auto kLoop2 = forLoop(kVec, kc1, kStep());
-    b.setInsertionPointToStart(kLoop2.getBody());
-    Value k = kLoop2.getInductionVar();
-    for (int64_t i = 0; i < c.mr; ++i) {
-      Value x = lhsValue(rows[i], k);
-      if (bf16Pairs())
-        x = bf16Pair(x, lhsValue(rows[i], add(k, cst(1))));
-      store(x, packedAt(k, i), 4);
-    }
+    emitConvertBlock(kc0, kc1, n0, n16, n8, n1, packedB);
   }
-  emitConvertBlock(kc0, kc1, n0, n16, n8, n1, packedB);
   {
     OpBuilder::InsertionGuard g2(b);
     auto wide = forLoop(n0, n16, c.nr());

@@ -266,6 +266,15 @@ private:
   /// Rows of K per step of the tiles, and bytes per element of their
   /// packed lhs and converted rhs blocks (f32, or half a bf16 pair word).
   int64_t kStep() const { return bf16Pairs() ? 2 : 1; }
+  /// Whether the tiles of the f32 x f32 batched kernel broadcast the lhs
+  /// from its rows and load the rhs rows in place instead of packing both
+  /// per K block: an attention's entries are small (head size K, a
+  /// sequence's M and N) and stay in L1, where the packing copies cost as
+  /// much as the FMAs. The sums are the packed tiles' (the same values in
+  /// the same order).
+  bool directTiles() const {
+    return c.batched && c.floatRhs && !c.lhsFp8 && !bf16Pairs() && !c.group;
+  }
   int64_t tileBytes() const { return bf16Pairs() ? 2 : 4; }
   /// The bf16 pair words of f32 values `lo` and `hi` (scalars or vectors)
   /// that are exact in bf16 (decoded FP8): the top half of each.

@@ -46,6 +46,12 @@ CASES = {
     "bmm_b3_m32_k32_n32": (3, 32, 32, 32, False, False),
     "bmm_t_b5_m7_k20_n13": (5, 7, 20, 13, True, False),
     "bmm_t_b2_m1_k64_n9_decode": (2, 1, 64, 9, True, False),
+    # Batched tiles read both operands in place; an N x K rhs is transposed
+    # per task in w x w squares with element tails of K and N (w = 8 and
+    # 16), and K over the 256-row K block (partial sums in the scratch).
+    "bmm_t_b3_m30_k37_n35": (3, 30, 37, 35, True, False),
+    "bmm_b2_m26_k300_n37": (2, 26, 300, 37, False, False),
+    "bmm_t_b2_m13_k270_n50": (2, 13, 270, 50, True, False),
     "mm_cancel_m13_k260_n40": (0, 13, 260, 40, False, False, "cancel"),
     "mm_cancel_m1_k520_n33_decode": (0, 1, 520, 33, False, True, "cancel"),
     "mm_long_k_m14_k4100_n20": (0, 14, 4100, 20, False, False),
