@@ -94,6 +94,9 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   pm.addPass(createOctetEmitCpuKernels());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createOctetParallelizeLoops());
+  // Row reductions (LayerNorm, softmax) with rows across vector lanes,
+  // bit-identical, where they were one dependent chain per row.
+  pm.addPass(createOctetVectorizeRowReductions());
   addLowerToLoops(pm);
   addLowerToLLVM(pm, /*gpuLaunches=*/false);
 }

@@ -677,6 +677,49 @@ def OctetExpandExp : Pass<"octet-expand-exp"> {
   ];
 }
 
+def OctetVectorizeRowReductions : Pass<"octet-vectorize-row-reductions"> {
+  let summary = "Row reductions on buffers with one row per vector lane "
+                "(bit-identical)";
+  let description = [{
+    A `linalg.generic` on buffers whose last loop is its only reduction
+    and whose output is indexed by the other loops in order (LayerNorm's
+    sum and sum of squares, softmax's max and sum, the per-token absmax)
+    lowers to one dependent chain of scalar operations per row: a float
+    sum then runs at one element per add latency (MiniLM's LayerNorm
+    statistics were 8% of its W8A8 dynamic time). This pass, which
+    `octet-lower-to-host` runs after `octet-parallelize-loops`, rewrites
+    such an op, when its body is element-wise `arith` / `math` on scalars,
+    its output is f32 and at least one input is indexed by every loop with
+    a contiguous last dimension, into loops over groups of `lanes` rows
+    (the last parallel loop), one row per vector lane: squares of `lanes`
+    rows by `lanes` elements are loaded and transposed in registers, and
+    the body runs once per element on vectors, the output's running value
+    carried in a vector. Inputs indexed by the rows alone are loaded once
+    per group, inputs indexed by the reduction alone are broadcast. The
+    rows left over (fewer than `lanes`) run the original op on that slice,
+    and the last K mod `lanes` elements of each group are gathered.
+
+    Each lane performs the scalar loop's operations for its row in the
+    same order, so results are bit-identical (float sums keep their order;
+    see docs/numerics.md). Ops that do not match are left alone. Example:
+
+    ```
+    octet-opt in.mlir --octet-vectorize-row-reductions=lanes=16
+    ```
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "Rows per vector (a power of two from 2 to 64; 16 fills a zmm "
+           "register with f32, two ymm on AVX2)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def OctetEmulateCuda : Pass<"octet-emulate-cuda", "::mlir::ModuleOp"> {
   let summary = "Run the CUDA kernels of convert-octet-to-gpu on the CPU "
                 "(for testing without a GPU)";
