@@ -96,7 +96,7 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   pm.addPass(createOctetParallelizeLoops());
   // Row reductions (LayerNorm, softmax) with rows across vector lanes,
   // bit-identical, where they were one dependent chain per row.
-  pm.addPass(createOctetVectorizeRowReductions());
+  pm.addPass(createOctetVectorizeRows());
   addLowerToLoops(pm);
   addLowerToLLVM(pm, /*gpuLaunches=*/false);
 }

@@ -677,11 +677,15 @@ def OctetExpandExp : Pass<"octet-expand-exp"> {
   ];
 }
 
-def OctetVectorizeRowReductions : Pass<"octet-vectorize-row-reductions"> {
-  let summary = "Row reductions on buffers with one row per vector lane "
-                "(bit-identical)";
+def OctetVectorizeRows : Pass<"octet-vectorize-rows"> {
+  let summary = "Row reductions with one row per vector lane, element-wise "
+                "f32 rows as vector loops (bit-identical)";
   let description = [{
-    A `linalg.generic` on buffers whose last loop is its only reduction
+    Two rewrites of `linalg.generic` ops on buffers whose bodies are
+    element-wise `arith` / `math` on scalars, each computing every element
+    with the same operations in the same order as the scalar loops.
+
+    **Row reductions.** A `linalg.generic` whose last loop is its only reduction
     and whose output is indexed by the other loops in order (LayerNorm's
     sum and sum of squares, softmax's max and sum, the per-token absmax)
     lowers to one dependent chain of scalar operations per row: a float
@@ -701,10 +705,22 @@ def OctetVectorizeRowReductions : Pass<"octet-vectorize-row-reductions"> {
 
     Each lane performs the scalar loop's operations for its row in the
     same order, so results are bit-identical (float sums keep their order;
-    see docs/numerics.md). Ops that do not match are left alone. Example:
+    see docs/numerics.md).
+
+    **Element-wise rows.** An op with only parallel loops and an f32
+    output with the identity map whose last dimension is contiguous and a
+    static multiple of `lanes` (softmax's exp and divide, the attention
+    mask, GELU, residual adds) becomes loops over its leading dimensions
+    and a loop of step `lanes` along the last: inputs indexed by the last
+    loop (last, contiguous, 32-bit elements) are loaded as vectors, the
+    others one value per vector and broadcast (they must not share the
+    output's buffer). LLVM otherwise fully unrolls short rows (softmax's
+    32 keys) and vectorizes across rows with gathers and scatters.
+
+    Ops that do not match are left alone. Example:
 
     ```
-    octet-opt in.mlir --octet-vectorize-row-reductions=lanes=16
+    octet-opt in.mlir --octet-vectorize-rows=lanes=16
     ```
   }];
   let options = [

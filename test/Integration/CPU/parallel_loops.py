@@ -184,14 +184,19 @@ def softmax_rows():
     """Softmax's row max and sum of (x - max) over the last axis of a
     3 x 5 x 40 x 32 tensor (attention's batch, heads, queries, keys): the
     two leading loops stay loops, the 40 queries go 16 per vector (two
-    groups, then 8 rows of the scalar op), the 32 keys two squares."""
+    groups, then 8 rows of the scalar op), the 32 keys two squares. Then
+    (x - max) / sum + mask[b, k], element-wise on rows of 32 (vector
+    loads along the keys; max and sum one value per vector, the mask
+    indexed by batch and key)."""
     shape = (3, 5, 40, 32)
     x = values(shape)
-    x4, x3 = t(shape), t(shape[:3])
+    mask = values((shape[0], shape[3]))
+    x4, x3, x2 = t(shape), t(shape[:3]), t((shape[0], shape[3]))
     text = """
 #id = affine_map<(b, h, q, k) -> (b, h, q, k)>
 #red = affine_map<(b, h, q, k) -> (b, h, q)>
-func.func @main(%%x: %(x4)s) -> (%(x3)s, %(x3)s) {
+#bk = affine_map<(b, h, q, k) -> (b, k)>
+func.func @main(%%x: %(x4)s, %%mask: %(x2)s) -> (%(x3)s, %(x3)s, %(x4)s) {
   %%zero = arith.constant 0.0 : f32
   %%ninf = arith.constant 0xFF800000 : f32
   %%e = tensor.empty() : %(x3)s
@@ -212,14 +217,27 @@ func.func @main(%%x: %(x4)s) -> (%(x3)s, %(x3)s) {
     %%0 = arith.addf %%acc, %%d : f32
     linalg.yield %%0 : f32
   } -> %(x3)s
-  return %%max, %%sum : %(x3)s, %(x3)s
+  %%e4 = tensor.empty() : %(x4)s
+  %%y = linalg.generic {indexing_maps = [#id, #red, #red, #bk, #id],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%%x, %%max, %%sum, %%mask : %(x4)s, %(x3)s, %(x3)s, %(x2)s)
+      outs(%%e4 : %(x4)s) {
+  ^bb0(%%v: f32, %%mx: f32, %%s: f32, %%m: f32, %%o: f32):
+    %%d = arith.subf %%v, %%mx : f32
+    %%q = arith.divf %%d, %%s : f32
+    %%0 = arith.addf %%q, %%m : f32
+    linalg.yield %%0 : f32
+  } -> %(x4)s
+  return %%max, %%sum, %%y : %(x3)s, %(x3)s, %(x4)s
 }
-""" % {"x4": x4, "x3": x3}
+""" % {"x4": x4, "x3": x3, "x2": x2}
     mx = x.max(axis=3).astype(F)
     ssum = np.zeros(shape[:3], F)
     for k in range(shape[3]):
         ssum = (ssum + (x[..., k] - mx).astype(F)).astype(F)
-    return text, [x], [mx, ssum], True
+    y = ((x - mx[..., None]).astype(F) / ssum[..., None]).astype(F)
+    y = (y + mask[:, None, None, :]).astype(F)
+    return text, [x, mask], [mx, ssum, y], True
 
 
 def column_sums():
@@ -407,7 +425,7 @@ CASES = {f.__name__: f for f in (bias_index_2d, layernorm_3d, layernorm_rows,
                                  dynamic_large, dynamic_small, quantize_rows,
                                  embedding_gather)}
 
-# Cases whose reductions octet-vectorize-row-reductions must take (their
+# Cases whose reductions octet-vectorize-rows must take (their
 # lowered module then has the squares' shuffles).
 ROWS_IN_LANES = {"layernorm_rows", "softmax_rows", "quantize_rows"}
 

@@ -1,7 +1,7 @@
-// RUN: octet-opt %s --octet-vectorize-row-reductions=lanes=4 --split-input-file | FileCheck %s
-// RUN: not octet-opt %s --octet-vectorize-row-reductions=lanes=3 --split-input-file 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: octet-opt %s --octet-vectorize-rows=lanes=4 --split-input-file | FileCheck %s
+// RUN: not octet-opt %s --octet-vectorize-rows=lanes=3 --split-input-file 2>&1 | FileCheck %s --check-prefix=LANES
 
-// LANES: error: octet-vectorize-row-reductions: lanes must be a power of two from 2 to 64, got 3
+// LANES: error: octet-vectorize-rows: lanes must be a power of two from 2 to 64, got 3
 
 #id = affine_map<(i, k) -> (i, k)>
 #row = affine_map<(i, k) -> (i)>
@@ -168,4 +168,81 @@ func.func @untouched(%x: memref<16x16xf32>, %s: memref<16xf32>,
     linalg.yield %0 : f32
   } -> tensor<16xf32>
   return %r : tensor<16xf32>
+}
+
+// -----
+
+// Element-wise on rows of 8 (4 lanes): the last loop in steps of 4, inputs
+// along it as vectors, the others one value per vector (broadcast), the
+// output written in place of an identity input.
+// CHECK-LABEL: func.func @scale_rows
+// CHECK-SAME: (%[[X:.*]]: memref<2x3x8xf32>, %[[S:.*]]: memref<2x3xf32>, %[[M:.*]]: memref<2x8xf32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:     scf.for %[[C:.*]] = %{{.*}} to %c8{{.*}} step %c4{{.*}} {
+// CHECK:       %[[XV:.*]] = vector.load %[[X]][%[[I]], %[[J]], %[[C]]] : memref<2x3x8xf32>, vector<4xf32>
+// CHECK:       %[[SV:.*]] = memref.load %[[S]][%[[I]], %[[J]]]
+// CHECK:       %[[MV:.*]] = vector.load %[[M]][%[[I]], %[[C]]] : memref<2x8xf32>, vector<4xf32>
+// CHECK:       %[[SB:.*]] = vector.broadcast %[[SV]] : f32 to vector<4xf32>
+// CHECK:       %[[Q:.*]] = arith.divf %[[XV]], %[[SB]] : vector<4xf32>
+// CHECK:       %[[Y:.*]] = arith.addf %[[Q]], %[[MV]] : vector<4xf32>
+// CHECK:       vector.store %[[Y]], %[[X]][%[[I]], %[[J]], %[[C]]] : memref<2x3x8xf32>, vector<4xf32>
+// CHECK-NOT: linalg.generic
+#id3 = affine_map<(i, j, k) -> (i, j, k)>
+#ij = affine_map<(i, j, k) -> (i, j)>
+#ik = affine_map<(i, j, k) -> (i, k)>
+func.func @scale_rows(%x: memref<2x3x8xf32>, %s: memref<2x3xf32>,
+                      %m: memref<2x8xf32>) {
+  linalg.generic {indexing_maps = [#id3, #ij, #ik, #id3],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %s, %m : memref<2x3x8xf32>, memref<2x3xf32>, memref<2x8xf32>)
+      outs(%x : memref<2x3x8xf32>) {
+  ^bb0(%v: f32, %sc: f32, %mk: f32, %o: f32):
+    %0 = arith.divf %v, %sc : f32
+    %1 = arith.addf %0, %mk : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Element-wise ops left alone: rows not a multiple of the lanes, an i8
+// output, an input read one value per vector from the output's own buffer
+// (the vectors would overwrite it first), a 16-bit input along the rows.
+// CHECK-LABEL: func.func @elementwise_untouched
+// CHECK-NOT: vector.
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: vector.
+#id2 = affine_map<(i, k) -> (i, k)>
+#r2 = affine_map<(i, k) -> (i)>
+func.func @elementwise_untouched(%x6: memref<4x6xf32>, %y6: memref<4x6xf32>,
+                                 %x: memref<4x8xf32>, %q: memref<4x8xi8>,
+                                 %y: memref<4x8xf32>, %h: memref<4x8xf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x6 : memref<4x6xf32>) outs(%y6 : memref<4x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.negf %v : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32>) outs(%q : memref<4x8xi8>) {
+  ^bb0(%v: f32, %o: i8):
+    %0 = arith.fptosi %v : f32 to i8
+    linalg.yield %0 : i8
+  }
+  %col = memref.subview %y[0, 0] [4, 1] [1, 1] : memref<4x8xf32> to memref<4xf32, strided<[8]>>
+  linalg.generic {indexing_maps = [#id2, #r2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %col : memref<4x8xf32>, memref<4xf32, strided<[8]>>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %0 = arith.subf %v, %c : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h : memref<4x8xf16>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%v: f16, %o: f32):
+    %0 = arith.extf %v : f16 to f32
+    linalg.yield %0 : f32
+  }
+  return
 }

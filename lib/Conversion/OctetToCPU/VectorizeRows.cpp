@@ -1,9 +1,11 @@
-//===- VectorizeRowReductions.cpp - Row reductions with rows across lanes -===//
+//===- VectorizeRows.cpp - Row reductions and element-wise rows as vectors ===//
 //
-// octet-vectorize-row-reductions: a linalg.generic on buffers that reduces
-// its last loop into an output indexed by the other loops (LayerNorm's sum
-// and sum of squares, softmax's max and sum, the per-token absmax) runs as
-// L rows at a time, one row per vector lane:
+// octet-vectorize-rows: bit-identical rewrites of linalg.generic ops on
+// buffers whose bodies are element-wise arith / math on scalars.
+//
+// Row reductions: an op that reduces its last loop into an output indexed by
+// the other loops (LayerNorm's sum and sum of squares, softmax's max and sum,
+// the per-token absmax) runs as L rows at a time, one row per vector lane:
 //
 //   for r0 in [0, R - R % L) step L:          (rows: the last parallel loop)
 //     acc = out[r0 .. r0 + L)
@@ -22,6 +24,12 @@
 // scalar loop was one dependent chain of additions per row (4 cycles per
 // element on the FP adder's latency; 8% of MiniLM W8A8 dynamic's time).
 //
+// Element-wise rows: an op with only parallel loops, writing f32 rows whose
+// length is a static multiple of L, runs its last loop L elements at a time
+// (vector loads of the inputs along it, one broadcast value of the others);
+// LLVM otherwise unrolls short rows (softmax's 32 keys) completely and
+// vectorizes across rows with gathers and scatters.
+//
 //===----------------------------------------------------------------------===//
 
 #include "octet/Conversion/Passes.h"
@@ -38,7 +46,7 @@
 
 namespace mlir {
 namespace octet {
-#define GEN_PASS_DEF_OCTETVECTORIZEROWREDUCTIONS
+#define GEN_PASS_DEF_OCTETVECTORIZEROWS
 #include "octet/Conversion/Passes.h.inc"
 } // namespace octet
 } // namespace mlir
@@ -96,6 +104,54 @@ bool vectorizableBody(Block &body) {
         return false;
   }
   return true;
+}
+
+/// The ops of a linalg body on vectors of `lanes` elements, lane by lane:
+/// `args` are the values of the block's arguments (vectors, or scalars the
+/// same for every lane; a null value for an argument the body does not
+/// use). Ops whose operands are all scalars stay scalar; the others are
+/// cloned with their uniform operands broadcast and their results retyped.
+/// Returns the yielded value as a vector.
+Value vectorBody(OpBuilder &b, Block &blk, ArrayRef<Value> args,
+                 int64_t lanes) {
+  IRMapping map;
+  DenseSet<Value> vectors;
+  for (auto [arg, v] : llvm::zip(blk.getArguments(), args)) {
+    if (!v)
+      continue;
+    map.map(arg, v);
+    if (isa<VectorType>(v.getType()))
+      vectors.insert(v);
+  }
+  auto broadcast = [&](Value s) -> Value {
+    return vector::BroadcastOp::create(
+        b, s.getLoc(), VectorType::get({lanes}, s.getType()), s);
+  };
+  for (Operation &o : blk.without_terminator()) {
+    bool anyVector = llvm::any_of(o.getOperands(), [&](Value v) {
+      return vectors.contains(map.lookupOrDefault(v));
+    });
+    if (!anyVector) { // the same for every lane: stays a scalar
+      b.clone(o, map);
+      continue;
+    }
+    // The op itself (attributes, fastmath flags) on vectors: uniform
+    // operands broadcast, results retyped.
+    SmallVector<Value> operands;
+    for (Value v : o.getOperands()) {
+      Value m = map.lookupOrDefault(v);
+      operands.push_back(vectors.contains(m) ? m : broadcast(m));
+    }
+    Operation *n = b.clone(o, map);
+    n->setOperands(operands);
+    for (auto [r, nr] : llvm::zip(o.getResults(), n->getResults())) {
+      nr.setType(VectorType::get({lanes}, r.getType()));
+      map.map(r, nr);
+      vectors.insert(nr);
+    }
+  }
+  Value y = map.lookupOrDefault(blk.getTerminator()->getOperand(0));
+  return vectors.contains(y) ? y : broadcast(y);
 }
 
 std::optional<Candidate> analyze(linalg::GenericOp op, int64_t lanes) {
@@ -302,47 +358,10 @@ private:
     return v;
   }
 
-  /// The body on vectors: `args` maps the block's input arguments (vectors,
-  /// or scalars for column operands) and `acc` the output's.
   Value body(ArrayRef<Value> args, Value acc) {
-    Block &blk = *op.getBlock();
-    IRMapping map;
-    DenseSet<Value> vectors;
-    for (auto [arg, v] : llvm::zip(blk.getArguments().drop_back(), args)) {
-      map.map(arg, v);
-      if (isa<VectorType>(v.getType()))
-        vectors.insert(v);
-    }
-    map.map(blk.getArguments().back(), acc);
-    vectors.insert(acc);
-    auto broadcast = [&](Value s) -> Value {
-      return vector::BroadcastOp::create(b, loc, vecOf(s.getType()), s);
-    };
-    for (Operation &o : blk.without_terminator()) {
-      bool anyVector = llvm::any_of(o.getOperands(), [&](Value v) {
-        return vectors.contains(map.lookupOrDefault(v));
-      });
-      if (!anyVector) { // the same for every lane: stays a scalar
-        b.clone(o, map);
-        continue;
-      }
-      // The op itself (attributes, fastmath flags) on vectors: uniform
-      // operands broadcast, results retyped.
-      SmallVector<Value> operands;
-      for (Value v : o.getOperands()) {
-        Value m = map.lookupOrDefault(v);
-        operands.push_back(vectors.contains(m) ? m : broadcast(m));
-      }
-      Operation *n = b.clone(o, map);
-      n->setOperands(operands);
-      for (auto [r, nr] : llvm::zip(o.getResults(), n->getResults())) {
-        nr.setType(vecOf(r.getType()));
-        map.map(r, nr);
-        vectors.insert(nr);
-      }
-    }
-    Value y = map.lookupOrDefault(blk.getTerminator()->getOperand(0));
-    return vectors.contains(y) ? y : broadcast(y);
+    SmallVector<Value> all(args.begin(), args.end());
+    all.push_back(acc);
+    return vectorBody(b, *op.getBlock(), all, lanes);
   }
 
   void emitRows(ArrayRef<Value> lead, Value r0, Value kV, Value kK, Value out) {
@@ -408,30 +427,150 @@ private:
   Location loc;
 };
 
-struct OctetVectorizeRowReductionsPass
-    : public mlir::octet::impl::OctetVectorizeRowReductionsBase<
-          OctetVectorizeRowReductionsPass> {
+/// The buffer a view (subview, reshape, cast) reads, for the alias check.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// An element-wise op on f32 rows: every loop parallel, the output f32 with
+/// the identity map and a static, contiguous last dimension that is a
+/// multiple of `lanes`. Inputs are read as vectors along the last loop
+/// (indexed by it last, contiguous, 32-bit elements) or as one value per
+/// vector (not indexed by it; not the output's buffer, which the vectors
+/// overwrite as they go).
+struct Elementwise {
+  linalg::GenericOp op;
+  SmallVector<bool> vectorInput; // per input
+};
+
+std::optional<Elementwise> analyzeElementwise(linalg::GenericOp op,
+                                              int64_t lanes) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumLoops() < 1)
+    return std::nullopt;
+  unsigned n = op.getNumLoops();
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto outTy = dyn_cast<MemRefType>(init->get().getType());
+  if (!outTy || !outTy.getElementType().isF32() ||
+      !op.getMatchingIndexingMap(init).isIdentity() ||
+      !lastDimContiguous(outTy))
+    return std::nullopt;
+  int64_t width = outTy.getShape().back();
+  if (ShapedType::isDynamic(width) || width == 0 || width % lanes != 0)
+    return std::nullopt;
+  Elementwise e{op, {}};
+  Value outRoot = rootBuffer(init->get());
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto t = dyn_cast<MemRefType>(in->get().getType());
+    if (!t) {
+      if (!in->get().getType().isIntOrFloat())
+        return std::nullopt;
+      e.vectorInput.push_back(false); // a scalar operand
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (map.getNumSymbols() != 0 || !t.getElementType().isIntOrFloat())
+      return std::nullopt;
+    // Results: loop dimensions in increasing order (a broadcast).
+    int64_t last = -1;
+    for (AffineExpr r : map.getResults()) {
+      auto d = dyn_cast<AffineDimExpr>(r);
+      if (!d || static_cast<int64_t>(d.getPosition()) <= last)
+        return std::nullopt;
+      last = d.getPosition();
+    }
+    bool vectorized = last == static_cast<int64_t>(n) - 1;
+    if (vectorized && (!lastDimContiguous(t) ||
+                       t.getElementType().getIntOrFloatBitWidth() != 32))
+      return std::nullopt;
+    if (!map.isIdentity() && rootBuffer(in->get()) == outRoot)
+      return std::nullopt;
+    e.vectorInput.push_back(vectorized);
+  }
+  if (!vectorizableBody(*op.getBlock()))
+    return std::nullopt;
+  return e;
+}
+
+/// for d0 .. dn-2, for c0 in [0, width) step L: each input's vector at
+/// c0 (or its value), the body on vectors, the output's vector stored.
+void rewriteElementwise(const Elementwise &e, int64_t lanes) {
+  linalg::GenericOp op = e.op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  unsigned n = op.getNumLoops();
+  Value out = op.getDpsInitOperand(0)->get();
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<Value> ivs;
+  for (unsigned d = 0; d < n; ++d) {
+    Value ub = d + 1 < n ? memref::DimOp::create(b, loc, out, d).getResult()
+                         : cIdx(cast<MemRefType>(out.getType()).getShape()[d]);
+    auto loop =
+        scf::ForOp::create(b, loc, cIdx(0), ub, cIdx(d + 1 < n ? 1 : lanes));
+    b.setInsertionPointToStart(loop.getBody());
+    ivs.push_back(loop.getInductionVar());
+  }
+  Block &blk = *op.getBlock();
+  SmallVector<Value> args;
+  for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+    Value v = in->get();
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || blk.getArgument(i).use_empty()) {
+      args.push_back(t ? Value() : v);
+      continue;
+    }
+    SmallVector<Value> at;
+    for (AffineExpr r : op.getMatchingIndexingMap(in).getResults())
+      at.push_back(ivs[cast<AffineDimExpr>(r).getPosition()]);
+    if (e.vectorInput[i])
+      args.push_back(vector::LoadOp::create(
+          b, loc, VectorType::get({lanes}, t.getElementType()), v, at));
+    else
+      args.push_back(memref::LoadOp::create(b, loc, v, at));
+  }
+  Value outArg;
+  if (!blk.getArguments().back().use_empty())
+    outArg = vector::LoadOp::create(
+        b, loc, VectorType::get({lanes}, b.getF32Type()), out, ivs);
+  args.push_back(outArg);
+  Value y = vectorBody(b, blk, args, lanes);
+  vector::StoreOp::create(b, loc, y, out, ivs);
+  op.erase();
+}
+
+struct OctetVectorizeRowsPass
+    : public mlir::octet::impl::OctetVectorizeRowsBase<OctetVectorizeRowsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     if (lanes < 2 || lanes > 64 || (lanes & (lanes - 1)) != 0) {
       getOperation()->emitError()
-          << "octet-vectorize-row-reductions: lanes must be a power of two "
+          << "octet-vectorize-rows: lanes must be a power of two "
              "from 2 to 64, got "
           << static_cast<int64_t>(lanes);
       return signalPassFailure();
     }
     SmallVector<Candidate> found;
+    SmallVector<Elementwise> elementwise;
     getOperation()->walk([&](Operation *o) {
       if (isa<gpu::GPUModuleOp>(o))
         return WalkResult::skip();
-      if (auto g = dyn_cast<linalg::GenericOp>(o))
+      if (auto g = dyn_cast<linalg::GenericOp>(o)) {
         if (std::optional<Candidate> c = analyze(g, lanes))
           found.push_back(std::move(*c));
+        else if (std::optional<Elementwise> e = analyzeElementwise(g, lanes))
+          elementwise.push_back(std::move(*e));
+      }
       return WalkResult::advance();
     });
     for (const Candidate &c : found)
       Rewriter(c, lanes).run();
+    for (const Elementwise &e : elementwise)
+      rewriteElementwise(e, lanes);
   }
 };
 
