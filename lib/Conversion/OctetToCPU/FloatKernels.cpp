@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
+#include "RegisterTranspose.h"
 
 #include "octet/Runtime/Numerics.h"
 
@@ -272,12 +273,9 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
 void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
   // The source is N x K row-major; the block is K x width, row k holding
   // columns n0..n1 (a plain copy: the values are moved, not rounded).
-  // Squares of w x w are transposed in registers: w rows of the source
-  // loaded, then for d = w/2, ..., 1 each pair of rows (r, r + d) with bit
-  // d of r clear swaps their off-diagonal d-blocks (a two-source shuffle
-  // per row: element (r, c) moves to the position with bit d of r and of c
-  // exchanged, so after every d it is at (c, r)), and w rows stored. What
-  // is left of K and of the columns is copied one element at a time.
+  // Squares of w x w are transposed in registers (transposeInRegisters:
+  // w rows of the source loaded, w rows of the block stored). What is left
+  // of K and of the columns is copied one element at a time.
   int64_t w = c.w;
   Value width = sub(n1, n0);
   Value block = scratchAddr(2, mul(mul(K, width), cst(4)));
@@ -308,21 +306,7 @@ void KernelEmitter::transposeRhsBlock(Value n0, Value n1) {
         rows.push_back(load(vec(w, f32),
                             at(B, mul(add(mul(add(n, cst(r)), K), k), cst(4))),
                             4));
-      for (int64_t d = w / 2; d >= 1; d /= 2) {
-        SmallVector<int64_t> lo, hi;
-        for (int64_t col = 0; col < w; ++col) {
-          bool set = col & d;
-          lo.push_back(set ? w + (col ^ d) : col);
-          hi.push_back(set ? w + col : col ^ d);
-        }
-        for (int64_t r = 0; r < w; ++r) {
-          if (r & d)
-            continue;
-          Value x = rows[r], y = rows[r | d];
-          rows[r] = vector::ShuffleOp::create(b, loc, x, y, lo);
-          rows[r | d] = vector::ShuffleOp::create(b, loc, x, y, hi);
-        }
-      }
+      transposeInRegisters(b, loc, rows);
       for (int64_t j = 0; j < w; ++j)
         store(
             rows[j],

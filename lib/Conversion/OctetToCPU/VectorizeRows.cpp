@@ -32,6 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegisterTranspose.h"
+
 #include "octet/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,6 +54,7 @@ namespace octet {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::octet::cpu::transposeInRegisters;
 
 namespace {
 
@@ -325,10 +328,7 @@ private:
   }
 
   /// Rows r0 .. r0 + L - 1, k0 .. k0 + L - 1 of a full operand, transposed:
-  /// vector j holds element k0 + j of every row. For d = L/2 .. 1 each pair
-  /// of vectors (r, r + d), bit d of r clear, swaps its off-diagonal
-  /// d-blocks; element (r, c) moves to bit d of r and c exchanged, so after
-  /// every d it is at (c, r).
+  /// vector j holds element k0 + j of every row (transposeInRegisters).
   SmallVector<Value> loadSquare(Value mem, ArrayRef<Value> lead, Value r0,
                                 Value k0) {
     auto t = cast<MemRefType>(mem.getType());
@@ -340,21 +340,7 @@ private:
       v.push_back(
           vector::LoadOp::create(b, loc, vecOf(t.getElementType()), mem, at));
     }
-    for (int64_t d = lanes / 2; d >= 1; d /= 2) {
-      SmallVector<int64_t> lo, hi;
-      for (int64_t col = 0; col < lanes; ++col) {
-        bool set = col & d;
-        lo.push_back(set ? lanes + (col ^ d) : col);
-        hi.push_back(set ? lanes + col : col ^ d);
-      }
-      for (int64_t r = 0; r < lanes; ++r) {
-        if (r & d)
-          continue;
-        Value x = v[r], y = v[r | d];
-        v[r] = vector::ShuffleOp::create(b, loc, x, y, lo);
-        v[r | d] = vector::ShuffleOp::create(b, loc, x, y, hi);
-      }
-    }
+    transposeInRegisters(b, loc, v);
     return v;
   }
 
