@@ -157,6 +157,33 @@ Value vectorBody(OpBuilder &b, Block &blk, ArrayRef<Value> args,
   return vectors.contains(y) ? y : broadcast(y);
 }
 
+/// The buffer a view (subview, reshape, cast) reads, for the alias check.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `a` and `b` are the same view: the same value, or subviews of
+/// the same source with the same offsets, sizes and strides (a task body
+/// slices an in-place op's buffer once per operand).
+bool sameView(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  if (!sa || !sb || !sameView(sa.getSource(), sb.getSource()))
+    return false;
+  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
+    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto p) {
+             return std::get<0>(p) == std::get<1>(p);
+           });
+  };
+  return same(sa.getMixedOffsets(), sb.getMixedOffsets()) &&
+         same(sa.getMixedSizes(), sb.getMixedSizes()) &&
+         same(sa.getMixedStrides(), sb.getMixedStrides());
+}
+
 std::optional<Candidate> analyze(linalg::GenericOp op, int64_t lanes) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
     return std::nullopt;
@@ -181,10 +208,15 @@ std::optional<Candidate> analyze(linalg::GenericOp op, int64_t lanes) {
   if (!outTy || !outTy.getElementType().isF32() ||
       !isProjection(op.getMatchingIndexingMap(init), rows))
     return std::nullopt;
+  // The running value is carried in registers and stored once per group:
+  // no input may read the output's buffer (the scalar loop would see the
+  // partial sums).
+  Value outRoot = rootBuffer(init->get());
   bool anyFull = false;
   for (OpOperand *in : op.getDpsInputOperands()) {
     auto t = dyn_cast<MemRefType>(in->get().getType());
-    if (!t || !t.getElementType().isIntOrFloat())
+    if (!t || !t.getElementType().isIntOrFloat() ||
+        rootBuffer(in->get()) == outRoot)
       return std::nullopt;
     AffineMap map = op.getMatchingIndexingMap(in);
     if (isProjection(map, all) && lastDimContiguous(t)) {
@@ -413,19 +445,12 @@ private:
   Location loc;
 };
 
-/// The buffer a view (subview, reshape, cast) reads, for the alias check.
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// An element-wise op on f32 rows: every loop parallel, the output f32 with
 /// the identity map and a static, contiguous last dimension that is a
 /// multiple of `lanes`. Inputs are read as vectors along the last loop
 /// (indexed by it last, contiguous, 32-bit elements) or as one value per
-/// vector (not indexed by it; not the output's buffer, which the vectors
-/// overwrite as they go).
+/// vector (not indexed by it). Only the output's own view, read at the
+/// element it writes, may share its buffer.
 struct Elementwise {
   linalg::GenericOp op;
   SmallVector<bool> vectorInput; // per input
@@ -471,7 +496,10 @@ std::optional<Elementwise> analyzeElementwise(linalg::GenericOp op,
     if (vectorized && (!lastDimContiguous(t) ||
                        t.getElementType().getIntOrFloatBitWidth() != 32))
       return std::nullopt;
-    if (!map.isIdentity() && rootBuffer(in->get()) == outRoot)
+    // An input may share the output's buffer only as the very same view
+    // read at the same element (an in-place op).
+    if (rootBuffer(in->get()) == outRoot &&
+        !(map.isIdentity() && sameView(in->get(), init->get())))
       return std::nullopt;
     e.vectorInput.push_back(vectorized);
   }

@@ -246,3 +246,46 @@ func.func @elementwise_untouched(%x6: memref<4x6xf32>, %y6: memref<4x6xf32>,
   }
   return
 }
+
+// -----
+
+// Aliasing. In place through two equal subviews of one buffer (what a task
+// body of octet-parallelize-loops holds): vectorized. An input that is the
+// output's buffer seen through another subview, and a reduction reading
+// its own output: left alone (the scalar loops would read values the
+// vectors had already overwritten, or the running sums).
+// CHECK-LABEL: func.func @aliasing
+// CHECK: scf.for
+// CHECK: vector.load
+// CHECK: arith.negf %{{.*}} : vector<4xf32>
+// CHECK: vector.store
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: vector.
+#a2 = affine_map<(i, k) -> (i, k)>
+#ar = affine_map<(i, k) -> (i)>
+func.func @aliasing(%buf: memref<8x16xf32>, %acc: memref<8xf32>) {
+  %v1 = memref.subview %buf[0, 0] [4, 8] [1, 1] : memref<8x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %v2 = memref.subview %buf[0, 0] [4, 8] [1, 1] : memref<8x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  linalg.generic {indexing_maps = [#a2, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%v1 : memref<4x8xf32, strided<[16, 1]>>) outs(%v2 : memref<4x8xf32, strided<[16, 1]>>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.negf %v : f32
+    linalg.yield %0 : f32
+  }
+  %shifted = memref.subview %buf[0, 1] [4, 8] [1, 1] : memref<8x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 1>>
+  linalg.generic {indexing_maps = [#a2, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%shifted : memref<4x8xf32, strided<[16, 1], offset: 1>>) outs(%v2 : memref<4x8xf32, strided<[16, 1]>>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.negf %v : f32
+    linalg.yield %0 : f32
+  }
+  %x = memref.subview %buf[0, 0] [8, 8] [1, 1] : memref<8x16xf32> to memref<8x8xf32, strided<[16, 1]>>
+  linalg.generic {indexing_maps = [#a2, #ar, #ar], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %acc : memref<8x8xf32, strided<[16, 1]>>, memref<8xf32>) outs(%acc : memref<8xf32>) {
+  ^bb0(%v: f32, %a: f32, %o: f32):
+    %0 = arith.addf %v, %a : f32
+    %1 = arith.addf %o, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
