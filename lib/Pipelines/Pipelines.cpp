@@ -94,8 +94,9 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   pm.addPass(createOctetEmitCpuKernels());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createOctetParallelizeLoops());
-  // Row reductions (LayerNorm, softmax) with rows across vector lanes,
-  // bit-identical, where they were one dependent chain per row.
+  // Row reductions (LayerNorm, softmax) with rows across vector lanes and
+  // element-wise f32 rows as vector loops, bit-identical: one dependent
+  // chain per row before, and gathers across rows of 32.
   pm.addPass(createOctetVectorizeRows());
   addLowerToLoops(pm);
   addLowerToLLVM(pm, /*gpuLaunches=*/false);

@@ -583,10 +583,12 @@ void KernelEmitter::emitWeightOnlyPanel(Value kc0, Value kc1, Value nv0,
   int64_t mr = c.mr;
   // This panel's converted K block (emitConvertBlock): [k][nv * w] f32, or
   // [k / 2][nv * w] bf16 pair words.
-  Value packed = add(packedB, mul(sub(nv0, n0), cst(c.kc * tileBytes())));
   // Direct tiles (directTiles) read the rhs rows in place, masked in the
   // tail panel.
   bool direct = directTiles();
+  Value packed = direct
+                     ? Value()
+                     : add(packedB, mul(sub(nv0, n0), cst(c.kc * tileBytes())));
   SmallVector<Value> masks = columnMasks(nv0, nv, masked && direct);
   auto mLoop = forLoop(m0, m1, mr);
   OpBuilder::InsertionGuard g(b);
@@ -688,9 +690,13 @@ void KernelEmitter::emitWeightOnlyTiled(Value t) {
   Value n16 = add(n0, mul(div(width, cst(c.nr())), cst(c.nr())));
   Value n8 = add(n0, mul(div(width, cst(c.w)), cst(c.w)));
   Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
-  Value packedA = scratchAddr(0, cst(c.mc * c.kc * 4 + c.mr * 32));
-  Value decoded = add(packedA, cst(c.mc * c.kc * 4));
-  Value packedB = scratchAddr(3, cst(c.kc * c.nc * 4));
+  // The packed blocks (none for direct tiles, which read in place).
+  Value packedA, decoded, packedB;
+  if (!directTiles()) {
+    packedA = scratchAddr(0, cst(c.mc * c.kc * 4 + c.mr * 32));
+    decoded = add(packedA, cst(c.mc * c.kc * 4));
+    packedB = scratchAddr(3, cst(c.kc * c.nc * 4));
+  }
   auto kLoop = forLoop(cst(0), K, c.kc);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(kLoop.getBody());

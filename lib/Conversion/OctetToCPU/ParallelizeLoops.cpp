@@ -49,6 +49,14 @@ namespace octet {
 using namespace mlir;
 using namespace mlir::octet;
 
+Value mlir::octet::cpu::viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+using mlir::octet::cpu::viewRoot;
+
 namespace {
 
 /// A `memref.copy` between views that are not contiguous (a
@@ -118,13 +126,6 @@ SmallVector<int64_t> staticFields(MemRefType type) {
   llvm::append_range(fields, type.getShape());
   llvm::append_range(fields, strides);
   return fields;
-}
-
-/// The buffer `v` is a view of (through view-like ops).
-Value viewRoot(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
 }
 
 std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks) {

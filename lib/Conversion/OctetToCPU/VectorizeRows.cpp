@@ -34,6 +34,7 @@
 
 #include "RegisterTranspose.h"
 
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
 #include "octet/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,6 +43,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -55,6 +57,7 @@ namespace octet {
 
 using namespace mlir;
 using mlir::octet::cpu::transposeInRegisters;
+using mlir::octet::cpu::viewRoot;
 
 namespace {
 
@@ -68,16 +71,6 @@ struct Candidate {
   SmallVector<Access> access; // per input
   unsigned parallel = 0;      // P
 };
-
-bool lastDimContiguous(MemRefType t) {
-  if (t.getRank() == 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(t.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
-}
 
 bool isProjection(AffineMap map, ArrayRef<unsigned> dims) {
   if (map.getNumSymbols() != 0 || map.getNumResults() != dims.size())
@@ -157,13 +150,6 @@ Value vectorBody(OpBuilder &b, Block &blk, ArrayRef<Value> args,
   return vectors.contains(y) ? y : broadcast(y);
 }
 
-/// The buffer a view (subview, reshape, cast) reads, for the alias check.
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// Whether `a` and `b` are the same view: the same value, or subviews of
 /// the same source with the same offsets, sizes and strides (a task body
 /// slices an in-place op's buffer once per operand).
@@ -174,14 +160,12 @@ bool sameView(Value a, Value b) {
   auto sb = b.getDefiningOp<memref::SubViewOp>();
   if (!sa || !sb || !sameView(sa.getSource(), sb.getSource()))
     return false;
-  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
-    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto p) {
-             return std::get<0>(p) == std::get<1>(p);
-           });
-  };
-  return same(sa.getMixedOffsets(), sb.getMixedOffsets()) &&
-         same(sa.getMixedSizes(), sb.getMixedSizes()) &&
-         same(sa.getMixedStrides(), sb.getMixedStrides());
+  return isEqualConstantIntOrValueArray(sa.getMixedOffsets(),
+                                        sb.getMixedOffsets()) &&
+         isEqualConstantIntOrValueArray(sa.getMixedSizes(),
+                                        sb.getMixedSizes()) &&
+         isEqualConstantIntOrValueArray(sa.getMixedStrides(),
+                                        sb.getMixedStrides());
 }
 
 std::optional<Candidate> analyze(linalg::GenericOp op, int64_t lanes) {
@@ -211,15 +195,15 @@ std::optional<Candidate> analyze(linalg::GenericOp op, int64_t lanes) {
   // The running value is carried in registers and stored once per group:
   // no input may read the output's buffer (the scalar loop would see the
   // partial sums).
-  Value outRoot = rootBuffer(init->get());
+  Value outRoot = viewRoot(init->get());
   bool anyFull = false;
   for (OpOperand *in : op.getDpsInputOperands()) {
     auto t = dyn_cast<MemRefType>(in->get().getType());
     if (!t || !t.getElementType().isIntOrFloat() ||
-        rootBuffer(in->get()) == outRoot)
+        viewRoot(in->get()) == outRoot)
       return std::nullopt;
     AffineMap map = op.getMatchingIndexingMap(in);
-    if (isProjection(map, all) && lastDimContiguous(t)) {
+    if (isProjection(map, all) && t.isLastDimUnitStride()) {
       c.access.push_back(Access::full);
       anyFull = true;
     } else if (isProjection(map, rows)) {
@@ -320,7 +304,7 @@ private:
     auto t = cast<MemRefType>(mem.getType());
     SmallVector<Value> at(lead.begin(), lead.end());
     at.push_back(r0);
-    if (lastDimContiguous(t))
+    if (t.isLastDimUnitStride())
       return vector::LoadOp::create(b, loc, vecOf(t.getElementType()), mem, at);
     SmallVector<Value> elems;
     for (int64_t i = 0; i < lanes; ++i) {
@@ -334,7 +318,7 @@ private:
     auto t = cast<MemRefType>(mem.getType());
     SmallVector<Value> at(lead.begin(), lead.end());
     at.push_back(r0);
-    if (lastDimContiguous(t)) {
+    if (t.isLastDimUnitStride()) {
       vector::StoreOp::create(b, loc, v, mem, at);
       return;
     }
@@ -466,13 +450,13 @@ std::optional<Elementwise> analyzeElementwise(linalg::GenericOp op,
   auto outTy = dyn_cast<MemRefType>(init->get().getType());
   if (!outTy || !outTy.getElementType().isF32() ||
       !op.getMatchingIndexingMap(init).isIdentity() ||
-      !lastDimContiguous(outTy))
+      !outTy.isLastDimUnitStride())
     return std::nullopt;
   int64_t width = outTy.getShape().back();
   if (ShapedType::isDynamic(width) || width == 0 || width % lanes != 0)
     return std::nullopt;
   Elementwise e{op, {}};
-  Value outRoot = rootBuffer(init->get());
+  Value outRoot = viewRoot(init->get());
   for (OpOperand *in : op.getDpsInputOperands()) {
     auto t = dyn_cast<MemRefType>(in->get().getType());
     if (!t) {
@@ -493,12 +477,12 @@ std::optional<Elementwise> analyzeElementwise(linalg::GenericOp op,
       last = d.getPosition();
     }
     bool vectorized = last == static_cast<int64_t>(n) - 1;
-    if (vectorized && (!lastDimContiguous(t) ||
+    if (vectorized && (!t.isLastDimUnitStride() ||
                        t.getElementType().getIntOrFloatBitWidth() != 32))
       return std::nullopt;
     // An input may share the output's buffer only as the very same view
     // read at the same element (an in-place op).
-    if (rootBuffer(in->get()) == outRoot &&
+    if (viewRoot(in->get()) == outRoot &&
         !(map.isIdentity() && sameView(in->get(), init->get())))
       return std::nullopt;
     e.vectorInput.push_back(vectorized);

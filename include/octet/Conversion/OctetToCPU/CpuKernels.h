@@ -164,6 +164,11 @@ void emitTaskBody(func::FuncOp task, const GemmConfig &config);
 func::FuncOp getOrDeclareFunction(ModuleOp module, StringRef name,
                                   FunctionType type);
 
+/// The buffer `v` is a view of (through view-like ops: subview, reshapes,
+/// casts). The alias checks of octet-parallelize-loops and
+/// octet-vectorize-rows.
+Value viewRoot(Value v);
+
 /// Calls the runtime (or other external) function `name` with `args`,
 /// declaring it in `module` with the types of `args` and `results` first;
 /// returns the first result, or a null value when there is none.
