@@ -93,6 +93,10 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
   addFuseAndBufferize(pm);
   pm.addPass(createOctetEmitCpuKernels());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Before the parallel tasks are outlined: the entry is a clone of the
+  // function's body.
+  if (options.intoEntries)
+    pm.addPass(createOctetIntoEntries());
   pm.addPass(createOctetParallelizeLoops());
   // Row reductions (LayerNorm, softmax) with rows across vector lanes and
   // element-wise f32 rows as vector loops, bit-identical: one dependent
@@ -610,6 +614,12 @@ struct LowerToHostOptions : public PassPipelineOptions<LowerToHostOptions> {
       llvm::cl::desc("Range monitoring: count the values each static "
                      "quantizer clips (octet-monitor-ranges)"),
       llvm::cl::init(false)};
+  PassOpts::Option<bool> intoEntries{
+      *this, "into-entries",
+      llvm::cl::desc("Give each public function an _into entry that writes "
+                     "its results into the caller's buffers "
+                     "(octet-into-entries)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -701,8 +711,8 @@ void octet::registerOctetPipelines() {
           return errorHandler(
               "octet-lower-to-host: invalid options '" + optionsStr +
               "'; it takes isa=auto|avx2|avx512-vnni|"
-              "avx512-bf16|amx-int8|none, float-kernels=true|false and "
-              "monitor=true|false");
+              "avx512-bf16|amx-int8|none, float-kernels=true|false, "
+              "monitor=true|false and into-entries=true|false");
         HostPipelineOptions o;
         std::optional<CpuKernelIsa> isa = symbolizeCpuKernelIsa(opts.isa);
         if (!isa)
@@ -713,6 +723,7 @@ void octet::registerOctetPipelines() {
         o.isa = *isa;
         o.floatKernels = opts.floatKernels;
         o.monitor = opts.monitor;
+        o.intoEntries = opts.intoEntries;
         buildLowerToHostPipeline(pm, o);
         return success();
       },

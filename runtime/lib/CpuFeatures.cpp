@@ -98,3 +98,33 @@ extern "C" void octet_require_cpu_features(const char *artifact,
                artifact ? artifact : "this library", missing, features);
   std::exit(70);
 }
+
+extern "C" void octet_into_mismatch(const char *entry, int64_t result,
+                                    int64_t what, int64_t dim, int64_t expected,
+                                    int64_t got) {
+  const char *name = entry ? entry : "octet _into entry";
+  long long r = result, d = dim, e = expected, g = got;
+  if (what == 0)
+    std::fprintf(stderr,
+                 "octet: %s: the buffer for result %lld has %lld elements "
+                 "along dimension %lld, the result %lld; nothing is written "
+                 "to it\n",
+                 name, r, g, d, e);
+  else if (what == 1)
+    std::fprintf(stderr,
+                 "octet: %s: the buffer for result %lld has stride %lld "
+                 "along dimension %lld; a row-major buffer of the result's "
+                 "shape has %lld; nothing is written to it\n",
+                 name, r, g, d, e);
+  else if (what == 2)
+    std::fprintf(stderr,
+                 "octet: %s: the buffer for result %lld has offset %lld; "
+                 "pass 0 (point `aligned` at the first element); nothing is "
+                 "written to it\n",
+                 name, r, g);
+  else
+    std::fprintf(stderr,
+                 "octet: %s: the buffer for result %lld overlaps %s %lld; "
+                 "pass separate memory; nothing is written\n",
+                 name, r, what == 3 ? "argument" : "the buffer for result", d);
+}

@@ -628,6 +628,57 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
   ];
 }
 
+def OctetIntoEntries : Pass<"octet-into-entries", "::mlir::ModuleOp"> {
+  let summary = "Give each public function an `_into` entry that writes its "
+                "results into buffers the caller allocated";
+  let description = [{
+    A compiled function returns its results in buffers it allocates
+    (`malloc`; the caller frees them). A framework that owns its memory, or
+    a serving loop that calls the same function again and again, wants the
+    results written where it says instead: a fresh 64 MB result costs
+    16,384 page faults per call (glibc maps every allocation above 32 MB
+    anew), 12% of a 4096 x 4096 x 4096 INT8 GEMM. For every public
+    function `@f` of a bufferized module whose results are all ranked
+    memrefs with the identity layout, this pass adds
+
+    ```mlir
+    func.func @f_into(%out0: memref<..., strided<[?, ...], offset: ?>>, ...,
+                      %arg0: ..., ...) -> i32
+    ```
+
+    (the result buffers first, then `@f`'s arguments; `llvm.emit_c_interface`
+    when `@f` has it), which returns 0 after writing the results into
+    `%out0`, ..., or 1 after printing what did not fit to stderr
+    (`octet_into_mismatch` in the runtime) when a buffer's sizes are not
+    the result's, its strides are not row-major (dimensions of size 1
+    excepted) or its offset is not 0.
+
+    A result that is a `memref.alloc` of the function's body whose sizes
+    are computed from the arguments by operations without memory effects
+    (a dynamic batch dimension read from an input, say) is not allocated
+    at all: the buffer is checked before anything runs and the operations
+    that wrote the allocation write the caller's buffer, so the call does
+    exactly the work of `@f` in memory it does not own. When every result
+    is such an allocation, `@f` itself becomes a wrapper that allocates
+    them and calls `@f_into` (no second copy of the body). Other results
+    (a constant, a view) are computed as in `@f`, checked, copied into the
+    caller's buffer and freed.
+
+    `octet-lower-to-host{into-entries=true}` runs it after bufferization;
+    `octet-compile --into-entries` declares the entries in the library's
+    header (README, "Fast CPU kernels and octet-compile"). Fails, naming
+    the function, when a function `@f_into` already exists or `@f` has
+    several blocks.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def OctetLowerNumMinMax : Pass<"octet-lower-num-min-max"> {
   let summary = "arith.maxnumf / minnumf to llvm.intr.maxnum / minnum";
   let description = [{

@@ -21,6 +21,9 @@ struct HostPipelineOptions {
   /// Range monitoring: octet-monitor-ranges first (off: no trace of it in
   /// the code).
   bool monitor = false;
+  /// octet-into-entries: each public function gets an `_into` entry that
+  /// writes its results into buffers the caller allocated.
+  bool intoEntries = false;
 };
 
 /// Appends the host-CPU lowering to `pm` (a module-level pass manager):

@@ -163,6 +163,18 @@ OCTET_RUNTIME_EXPORT int32_t octet_missing_cpu_features(const char *features,
 OCTET_RUNTIME_EXPORT void octet_require_cpu_features(const char *artifact,
                                                      const char *features);
 
+/// Called by the `_into` entries of libraries compiled with
+/// `octet-compile --into-entries` (octet-into-entries) when the buffer the
+/// caller passed for result `result` of `entry` does not fit: `what` 0: the
+/// size of dimension `dim` is `got` where the result's is `expected`; 1:
+/// the stride of dimension `dim` is `got` elements where a row-major
+/// buffer has `expected`; 2: the offset is `got` (must be 0); 3 / 4: the
+/// buffer shares bytes with argument / result buffer `dim`. Prints which
+/// to stderr; the entry then returns 1 without writing that result.
+OCTET_RUNTIME_EXPORT void octet_into_mismatch(const char *entry, int64_t result,
+                                              int64_t what, int64_t dim,
+                                              int64_t expected, int64_t got);
+
 /*===-- CUDA (docs/cuda.md) -----------------------------------------------===*/
 /* The CUDA driver API (libcuda.so.1, or $OCTET_CUDA_DRIVER) is loaded with  */
 /* dlopen on first use: linking needs no GPU. Device 0, or                   */
