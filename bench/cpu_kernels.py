@@ -53,6 +53,7 @@ GEMV_SHAPE = (4096, 14336)  # (K, N)
 # Float activations (the f32 kernel of a float linalg.matmul and the W8A32
 # weight-only kernel) against sgemm: (M, K, N).
 FGEMM_SHAPES = [(1024, 1024, 1024), (128, 4096, 4096), (512, 4096, 4096)]
+FGEMM_WEIGHTS = ("f32", "i8", "i4")
 
 
 def weights(k, n):
@@ -168,10 +169,33 @@ def gemv_model(k, n, fmt="i8 per-channel"):
 """ % dict(k=k, n=n, sw=hexdense(sw), elt=elt, scheme=scheme, stype=stype)
 
 
+FGEMM_GROUP4 = 128  # the i4 weights' group along K (kGroup4 in the driver)
+
+
 def fgemm_model(k, n, weights):
-    """Float activations, weights passed at run time: a float linalg.matmul
-    (f32 weights) or a W8A32 octet.matmul (i8 weights, per-channel
-    scales)."""
+    """Float activations: a float linalg.matmul (f32 weights passed at run
+    time), a W8A32 octet.matmul (i8 weights passed at run time, per-channel
+    scales) or a W4A32 one (constant i4 weights, f32 scales per group of
+    128 along K: the 4-bit kernels take constant weights only). The i4
+    codes and scales come from the generator the driver uses
+    (weightCode4, weightScale4)."""
+    if weights == "i4":
+        kk, nn = np.meshgrid(np.arange(k, dtype=np.int64),
+                             np.arange(n, dtype=np.int64), indexing="ij")
+        codes = ((kk * 7 + nn * 13) % 16 - 8).astype(np.uint8) & 0x0F
+        gg, nn = np.meshgrid(np.arange(k // FGEMM_GROUP4, dtype=np.int64),
+                             np.arange(n, dtype=np.int64), indexing="ij")
+        sw = (0.001 * (1 + (gg * 3 + nn) % 7)).astype(np.float32)
+        return """func.func @main(%%x: tensor<?x%(k)dxf32>) -> tensor<?x%(n)dxf32> {
+  %%w = arith.constant dense<"0x%(w)s"> : tensor<%(k)dx%(n)dxi4>
+  %%sw = arith.constant %(sw)s : tensor<%(kg)dx%(n)dxf32>
+  %%y = octet.matmul %%x, %%w rhs_scale(%%sw : tensor<%(kg)dx%(n)dxf32>)
+         rhs_scheme <i4, per_group(0, %(g)d)>
+         : tensor<?x%(k)dxf32>, tensor<%(k)dx%(n)dxi4> -> tensor<?x%(n)dxf32>
+  return %%y : tensor<?x%(n)dxf32>
+}
+""" % dict(k=k, n=n, kg=k // FGEMM_GROUP4, g=FGEMM_GROUP4,
+           w=codes.tobytes().hex().upper(), sw=hexdense(sw))
     if weights == "f32":
         return """func.func @main(%%x: tensor<?x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxf32>) -> tensor<?x%(n)dxf32> {
   %%c0 = arith.constant 0 : index
@@ -292,7 +316,7 @@ def main():
                 f.write(gemm_model(k, n))
             t0 = time.time()
             run([os.path.join(bindir, "octet-compile"), src, target,
-                 "-o", lib])
+                 "--into-entries", "-o", lib])
             print("compiled %s in %.1f s" % (os.path.basename(lib),
                                              time.time() - t0))
         libs[(k, n)] = lib
@@ -327,7 +351,7 @@ def main():
 
     flibs = {}
     for (_, k, n) in fshapes:
-        for wt in ("f32", "i8"):
+        for wt in FGEMM_WEIGHTS:
             if (k, n, wt) in flibs:
                 continue
             src = os.path.join(work, "fgemm_%s_%dx%d.mlir" % (wt, k, n))
@@ -336,6 +360,8 @@ def main():
                 f.write(fgemm_model(k, n, wt))
             run([os.path.join(bindir, "octet-compile"), src, target,
                  "-o", lib])
+            if wt == "i4":
+                os.remove(src)  # 32 MB of hex text for 4096 x 4096
             flibs[(k, n, wt)] = lib
 
     rows = []
@@ -353,9 +379,12 @@ def main():
                    OPENBLAS_THREAD_TIMEOUT="4", OMP_WAIT_POLICY="PASSIVE")
         print("\n== %d thread%s" % (threads, "s" if threads > 1 else ""))
         if shapes:
-            print("%-22s %10s %10s %10s %10s %8s %8s %8s  %s" % (
-                "INT8 GEMM M,K,N", "octet", "oneDNN", "oneDNN-V", "sgemm",
-                "x oneDNN", "x best", "x sgemm", "oneDNN impl"))
+            # octet: the main_into entry, writing into the caller's buffer
+            # as oneDNN writes into its dst (the ratios); alloc: the entry
+            # that returns a buffer it allocates per call.
+            print("%-22s %10s %10s %10s %10s %10s %8s %8s %8s  %s" % (
+                "INT8 GEMM M,K,N", "octet", "alloc", "oneDNN", "oneDNN-V",
+                "sgemm", "x oneDNN", "x best", "x sgemm", "oneDNN impl"))
         for (m, k, n) in shapes:
             out = parse(run([driver, "gemm", libs[(k, n)], str(m), str(k),
                              str(n), str(args.reps)], env=env))
@@ -365,26 +394,37 @@ def main():
             o, d, dv, s = (float(out["octet_gops"]), float(out["onednn_gops"]),
                            float(outv["onednn_gops"]),
                            float(out["openblas_gops"]))
+            oa = float(out["octet_alloc_gops"])
             best = max(d, dv)
-            print("%-22s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f  %s"
-                  "  exact: octet %d/4096 wrong, oneDNN %s/4096 wrong "
-                  "(max rel. err %.1e)" % (
-                      "%d,%d,%d" % (m, k, n), o, d, dv, s, o / d, o / best,
-                      o / s, out["onednn_impl"], int(out["octet_wrong"]),
-                      out["onednn_wrong"], float(out["onednn_max_rel"])))
+            differ = int(out["entries_differ"]) + int(outv["entries_differ"])
+            print("%-22s %10.1f %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f"
+                  "  %s  exact: octet %d/4096 wrong, oneDNN %s/4096 wrong "
+                  "(max rel. err %.1e)%s" % (
+                      "%d,%d,%d" % (m, k, n), o, oa, d, dv, s, o / d,
+                      o / best, o / s, out["onednn_impl"],
+                      int(out["octet_wrong"]), out["onednn_wrong"],
+                      float(out["onednn_max_rel"]),
+                      "" if differ == 0 else
+                      "  ENTRIES DIFFER: %d outputs of main and main_into"
+                      % differ))
             rows.append(("gemm", threads, m, k, n, o, d, dv, s))
         if fshapes:
-            print("%-22s %8s %10s %10s %8s  %s" % (
+            # "x f32": the weight-only kernels against octet's own f32
+            # kernel of the same shape, measured just before.
+            print("%-22s %8s %10s %10s %8s %8s  %s" % (
                 "float acts M,K,N", "weights", "octet", "sgemm", "x sgemm",
-                "max rel. error vs f64 (octet / sgemm)"))
+                "x f32", "max rel. error vs f64 (octet / sgemm)"))
         for (m, k, n) in fshapes:
-            for wt in ("f32", "i8"):
+            of32 = None
+            for wt in FGEMM_WEIGHTS:
                 out = parse(run([driver, "fgemm", flibs[(k, n, wt)], str(m),
                                  str(k), str(n), str(args.reps), wt],
                                 env=env))
                 o, s = float(out["octet_gflops"]), float(out["openblas_gflops"])
-                print("%-22s %8s %10.1f %10.1f %8.2f  %s / %s" % (
+                of32 = o if wt == "f32" else of32
+                print("%-22s %8s %10.1f %10.1f %8.2f %8s  %s / %s" % (
                     "%d,%d,%d" % (m, k, n), wt, o, s, o / s,
+                    "%.2f" % (o / of32) if wt != "f32" else "",
                     out["octet_max_rel"], out["openblas_max_rel"]))
                 rows.append(("fgemm-" + wt, threads, m, k, n, o, s, 0, 0))
         k, n = GEMV_SHAPE

@@ -4,19 +4,24 @@
 //
 //   gemm LIB M K N REPS   INT8 GEMM with the full epilogue (per-tensor
 //                          activation scale, per-channel weight scales,
-//                          bias, ReLU, f32 out): the octet library, oneDNN
+//                          bias, ReLU, f32 out): the octet library (its
+//                          main_into entry writing into a buffer of the
+//                          caller's, and main, which allocates), oneDNN
 //                          2.6 s8 x s8 -> f32 matmul with the same
 //                          epilogue (output scales, bias, ReLU post-op;
 //                          weights reordered to the layout oneDNN picks,
 //                          outside the timing), OpenBLAS sgemm on the float
 //                          model (+ bias and ReLU).
-//   fgemm LIB M K N REPS f32|i8
+//   fgemm LIB M K N REPS f32|i8|i4
 //                          Float activations: the octet library with f32
 //                          weights (a float linalg.matmul, the generated
 //                          f32 kernel) or i8 weights with per-channel
 //                          scales (W8A32, the weight-only kernel), weights
-//                          passed at run time, against OpenBLAS sgemm on
-//                          the f32 weights; max error of both against f64.
+//                          passed at run time, or constant i4 weights with
+//                          f32 scales per group of 128 along K (W4A32
+//                          g128, what W4A16 recipes run; `main(A)`),
+//                          against OpenBLAS sgemm on the f32 weights; max
+//                          error of both against f64.
 //   ceiling REPS           The compute ceiling of an exact W8A32 GEMV on
 //                          one core (the decode kernel's loop with
 //                          intrinsics, weights in L2), GB/s.
@@ -128,22 +133,45 @@ int gemm(int argc, char **argv) {
     v = static_cast<int8_t>(dist(gen));
 
   // --- octet ---------------------------------------------------------------
+  // Two entries (the library is compiled with --into-entries): main_into
+  // writes into a buffer the caller owns, as oneDNN does into its dst
+  // (what the ratios use); main allocates its result per call, which for
+  // a result above glibc's 32 MB mmap threshold means fresh pages, faulted
+  // in and zeroed on every call (4096 x 4096 f32: 16,384 faults, ~12%).
   void *h = openLibrary(lib);
   using Fn = void (*)(Memref2d<float> *, Memref2d<int8_t> *);
+  using IntoFn = int32_t (*)(Memref2d<float> *, Memref2d<int8_t> *);
   auto fn = reinterpret_cast<Fn>(dlsym(h, "_mlir_ciface_main"));
-  if (!fn) {
-    std::fprintf(stderr, "no _mlir_ciface_main in %s\n", lib);
+  auto into = reinterpret_cast<IntoFn>(dlsym(h, "_mlir_ciface_main_into"));
+  if (!fn || !into) {
+    std::fprintf(stderr,
+                 "no _mlir_ciface_main / _mlir_ciface_main_into in "
+                 "%s (compile it with --into-entries)\n",
+                 lib);
     return 1;
   }
   Memref2d<int8_t> av = view(a.data(), M, K);
-  Memref2d<float> out{};
   std::vector<float> octetOut(M * N);
-  double tOctet = timeMedian(reps, [&] {
+  Memref2d<float> outv = view(octetOut.data(), M, N);
+  int32_t status = 0;
+  double tOctet = timeMedian(reps, [&] { status |= into(&outv, &av); });
+  if (status != 0) {
+    std::fprintf(stderr, "main_into returned %d\n", status);
+    return 1;
+  }
+  // The allocating entry: timed with freeing its result, not with the copy
+  // out for the comparison below.
+  Memref2d<float> out{};
+  double tOctetAlloc = timeMedian(reps, [&] {
     fn(&out, &av);
-    std::memcpy(octetOut.data(), out.aligned + out.offset,
-                sizeof(float) * M * N);
     std::free(out.allocated);
   });
+  fn(&out, &av);
+  int64_t entriesDiffer = 0;
+  for (int64_t i = 0; i < M * N; ++i)
+    entriesDiffer +=
+        std::memcmp(&octetOut[i], out.aligned + out.offset + i, 4) != 0;
+  std::free(out.allocated);
 
   // --- oneDNN ----------------------------------------------------------------
   using namespace dnnl;
@@ -228,10 +256,12 @@ int gemm(int argc, char **argv) {
         cf[m * N + n] = std::max(cf[m * N + n] + bias[n], 0.0f);
   });
 
-  std::printf("gemm M %lld K %lld N %lld octet_gops %.1f onednn_gops %.1f "
+  std::printf("gemm M %lld K %lld N %lld octet_gops %.1f "
+              "octet_alloc_gops %.1f entries_differ %lld onednn_gops %.1f "
               "openblas_gops %.1f onednn_impl %s octet_wrong %lld "
               "onednn_wrong %lld onednn_max_rel %.3g\n",
               (long long)M, (long long)K, (long long)N, ops / tOctet * 1e-9,
+              ops / tOctetAlloc * 1e-9, (long long)entriesDiffer,
               ops / tDnnl * 1e-9, ops / tBlas * 1e-9, impl.c_str(),
               (long long)octetWrong, (long long)dnnlWrong,
               dnnlMaxRel / std::max(yMax, 1e-30));
@@ -427,10 +457,22 @@ int gemv(int argc, char **argv) {
   return 0;
 }
 
+/// The constant 4-bit weights of the `fgemm ... i4` model (the same
+/// generator in bench/cpu_kernels.py): codes in [-8, 7], scales per group
+/// of kGroup4 rows, computed in double and rounded once.
+constexpr int64_t kGroup4 = 128;
+int weightCode4(int64_t k, int64_t n) {
+  return static_cast<int>((k * 7 + n * 13) % 16) - 8;
+}
+float weightScale4(int64_t g, int64_t n) {
+  return static_cast<float>(0.001 * (1 + (g * 3 + n) % 7));
+}
+
 /// Float-activation GEMM: the octet library `main(A f32 M x K, W K x N)`
 /// with W f32 (a float linalg.matmul: the f32 kernel) or i8 (a W8A32
-/// octet.matmul with per-channel scales: the weight-only kernel), against
-/// OpenBLAS sgemm on f32 weights. Results are compared with the f64 sums.
+/// octet.matmul with per-channel scales: the weight-only kernel), or
+/// `main(A)` with constant i4 weights per group of 128, against OpenBLAS
+/// sgemm on f32 weights. Results are compared with the f64 sums.
 int fgemm(int argc, char **argv) {
   if (argc < 8)
     return 2;
@@ -438,7 +480,12 @@ int fgemm(int argc, char **argv) {
   int64_t M = std::atoll(argv[3]), K = std::atoll(argv[4]),
           N = std::atoll(argv[5]);
   int reps = std::atoi(argv[6]);
-  bool codes = std::string(argv[7]) == "i8";
+  std::string kind = argv[7];
+  bool codes = kind == "i8", codes4 = kind == "i4";
+  if (!codes && !codes4 && kind != "f32") {
+    std::fprintf(stderr, "fgemm: weights must be f32, i8 or i4\n");
+    return 2;
+  }
   double ops = 2.0 * M * N * K;
   std::vector<float> a(M * K), wf(K * N);
   std::vector<int8_t> wq(K * N);
@@ -449,8 +496,10 @@ int fgemm(int argc, char **argv) {
       wq[k * N + n] = weightCode(k, n);
       // The float weights the codes stand for (the i8 model's scales are
       // weightScale(n), see gemv_model-style MLIR written by the script).
-      wf[k * N + n] = codes ? float(wq[k * N + n]) * weightScale(n)
-                            : 0.001f * float(wq[k * N + n]);
+      wf[k * N + n] =
+          codes4  ? float(weightCode4(k, n)) * weightScale4(k / kGroup4, n)
+          : codes ? float(wq[k * N + n]) * weightScale(n)
+                  : 0.001f * float(wq[k * N + n]);
     }
   void *h = openLibrary(lib);
   auto fn = dlsym(h, "_mlir_ciface_main");
@@ -460,8 +509,11 @@ int fgemm(int argc, char **argv) {
   }
   Memref2d<float> av = view(a.data(), M, K), out{};
   std::vector<float> octetOut(M * N);
-  double tOctet = timeMedian(reps, [&] {
-    if (codes) {
+  auto call = [&] {
+    if (codes4) {
+      reinterpret_cast<void (*)(Memref2d<float> *, Memref2d<float> *)>(fn)(&out,
+                                                                           &av);
+    } else if (codes) {
       Memref2d<int8_t> wv = view(wq.data(), K, N);
       reinterpret_cast<void (*)(Memref2d<float> *, Memref2d<float> *,
                                 Memref2d<int8_t> *)>(fn)(&out, &av, &wv);
@@ -470,10 +522,15 @@ int fgemm(int argc, char **argv) {
       reinterpret_cast<void (*)(Memref2d<float> *, Memref2d<float> *,
                                 Memref2d<float> *)>(fn)(&out, &av, &wv);
     }
-    std::memcpy(octetOut.data(), out.aligned + out.offset,
-                sizeof(float) * M * N);
+  };
+  // Timed: the call and freeing the result it allocates, not the copy out.
+  double tOctet = timeMedian(reps, [&] {
+    call();
     std::free(out.allocated);
   });
+  call();
+  std::memcpy(octetOut.data(), out.aligned + out.offset, sizeof(float) * M * N);
+  std::free(out.allocated);
   std::vector<float> c(M * N);
   double tBlas = timeMedian(reps, [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
@@ -498,7 +555,7 @@ int fgemm(int argc, char **argv) {
   std::printf("fgemm M %lld K %lld N %lld weights %s octet_gflops %.1f "
               "openblas_gflops %.1f octet_max_rel %.1e openblas_max_rel "
               "%.1e\n",
-              (long long)M, (long long)K, (long long)N, codes ? "i8" : "f32",
+              (long long)M, (long long)K, (long long)N, kind.c_str(),
               ops / tOctet * 1e-9, ops / tBlas * 1e-9, octetErr, blasErr);
   return 0;
 }
@@ -561,9 +618,10 @@ int main(int argc, char **argv) {
     return gemv(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "gemvc")
     return gemvConst(argc, argv);
-  std::fprintf(stderr, "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
-                       "REPS | gemvc LIB K N LAYERS BYTES REPS | fgemm LIB M "
-                       "K N REPS f32|i8 | ceiling REPS\n",
+  std::fprintf(stderr,
+               "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
+               "REPS | gemvc LIB K N LAYERS BYTES REPS | fgemm LIB M "
+               "K N REPS f32|i8|i4 | ceiling REPS\n",
                argv[0]);
   return 2;
 }
