@@ -37,18 +37,23 @@
 
 using namespace mlir;
 
-static llvm::cl::opt<int64_t> sizeMb("size-mb",
+/// The options --help lists (LLVM's and MLIR's own stay available;
+/// --help-hidden lists them).
+static llvm::cl::OptionCategory
+    toolOptions("octet-quantize-weights-bench options");
+
+static llvm::cl::opt<int64_t> sizeMb(llvm::cl::cat(toolOptions), "size-mb",
                                      llvm::cl::desc("Weight MiB in total"),
                                      llvm::cl::init(1024));
 static llvm::cl::opt<int64_t>
-    numLayers("layers", llvm::cl::desc("Number of matmul layers"),
-              llvm::cl::init(16));
+    numLayers(llvm::cl::cat(toolOptions), "layers",
+              llvm::cl::desc("Number of matmul layers"), llvm::cl::init(16));
 static llvm::cl::opt<std::string>
-    passOptions("options",
+    passOptions(llvm::cl::cat(toolOptions), "options",
                 llvm::cl::desc("octet-quantize-weights options"),
                 llvm::cl::init("format=i8 granularity=per-channel"));
 static llvm::cl::opt<unsigned>
-    threads("num-threads",
+    threads(llvm::cl::cat(toolOptions), "num-threads",
             llvm::cl::desc("Threads (0: the context's default pool)"),
             llvm::cl::init(0));
 
@@ -89,6 +94,7 @@ static void fillWeights(float *w, int64_t n, uint64_t seed) {
 }
 
 int main(int argc, char **argv) {
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "octet-quantize-weights benchmark\n");
   DialectRegistry registry;

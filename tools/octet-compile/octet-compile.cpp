@@ -59,23 +59,29 @@
 
 using namespace mlir;
 
-static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+/// The options --help lists (LLVM's and MLIR's own stay available;
+/// --help-hidden lists them).
+static llvm::cl::OptionCategory toolOptions("octet-compile options");
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::cat(toolOptions),
+                                            llvm::cl::Positional,
                                             llvm::cl::desc("<input .mlir>"),
                                             llvm::cl::Required);
-static llvm::cl::opt<std::string> outputFile("o",
+static llvm::cl::opt<std::string> outputFile(llvm::cl::cat(toolOptions), "o",
                                              llvm::cl::desc("Output file"),
                                              llvm::cl::value_desc("file"),
                                              llvm::cl::init(""));
 static llvm::cl::opt<bool>
-    objectOnly("c", llvm::cl::desc("Write an object file, not a library"));
+    objectOnly(llvm::cl::cat(toolOptions), "c",
+               llvm::cl::desc("Write an object file, not a library"));
 static llvm::cl::opt<std::string> emit(
-    "emit",
+    llvm::cl::cat(toolOptions), "emit",
     llvm::cl::desc("What to write: shared (default), obj, asm, llvm "
                    "(LLVM IR), mlir (the lowered LLVM-dialect module); for "
                    "CUDA targets also ptx and cubin (the kernels alone)"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> target(
-    "target",
+    llvm::cl::cat(toolOptions), "target",
     llvm::cl::desc(
         "What to compile for: host (the running CPU, default); "
         "an octet CPU level as in octet-set-target (avx2, "
@@ -89,51 +95,52 @@ static llvm::cl::opt<std::string> target(
         "a generic CPU"),
     llvm::cl::init("host"));
 static llvm::cl::opt<std::string> features(
-    "features",
+    llvm::cl::cat(toolOptions), "features",
     llvm::cl::desc("Extra LLVM target features (e.g. +avx512vnni,-amx-int8)"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string>
-    headerFile("header",
+    headerFile(llvm::cl::cat(toolOptions), "header",
                llvm::cl::desc("C header to write (default: the output "
                               "name with .h; '-' for none)"),
                llvm::cl::init(""));
 static llvm::cl::opt<unsigned>
-    optLevel("O", llvm::cl::desc("LLVM optimization level (default 3)"),
+    optLevel(llvm::cl::cat(toolOptions), "O",
+             llvm::cl::desc("LLVM optimization level (default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
 static llvm::cl::opt<std::string> manifestFile(
-    "manifest",
+    llvm::cl::cat(toolOptions), "manifest",
     llvm::cl::desc("CUDA targets: write the kernel manifest (name, kind, "
                    "block, shared memory, tile of each kernel) here"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> cudaPath(
-    "cuda-path",
+    llvm::cl::cat(toolOptions), "cuda-path",
     llvm::cl::desc("CUDA toolkit with bin/ptxas (default: $OCTET_CUDA_PATH "
                    "or /usr/local/cuda)"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> gpuBinary(
-    "gpu-binary",
+    llvm::cl::cat(toolOptions), "gpu-binary",
     llvm::cl::desc("CUDA targets: what the library embeds, cubin (default; "
                    "runs on that chip) or ptx (compiled by the driver at "
                    "load time, runs on that chip and later ones)"),
     llvm::cl::init("cubin"));
-static llvm::cl::opt<int64_t> wgmmaTileN(
-    "wgmma-tile-n",
-    llvm::cl::desc("sm_90a: N of the wgmma block tile (128 or 256)"),
-    llvm::cl::init(128));
+static llvm::cl::opt<int64_t>
+    wgmmaTileN(llvm::cl::cat(toolOptions), "wgmma-tile-n",
+               llvm::cl::desc("sm_90a: N of the wgmma block tile (128 or 256)"),
+               llvm::cl::init(128));
 static llvm::cl::opt<bool> emulateGpu(
-    "emulate-gpu",
+    llvm::cl::cat(toolOptions), "emulate-gpu",
     llvm::cl::desc("CUDA targets: run the kernels on the CPU through the "
                    "runtime's emulator instead of a GPU (octet-emulate-cuda; "
                    "for testing the kernels without one)"));
 static llvm::cl::opt<bool> monitor(
-    "monitor",
+    llvm::cl::cat(toolOptions), "monitor",
     llvm::cl::desc("Range monitoring: the library counts, per static "
                    "quantizer, the values it clips and the largest |x|, "
                    "read through the runtime's octet_monitor_* C API "
                    "(octet-monitor-ranges; docs/monitoring.md). Off: no "
                    "monitoring code at all"));
 static llvm::cl::opt<bool> intoEntries(
-    "into-entries",
+    llvm::cl::cat(toolOptions), "into-entries",
     llvm::cl::desc("Also give each public function NAME whose results are "
                    "all tensors an entry NAME_into(result buffers..., "
                    "arguments...) that writes its results into buffers the "
@@ -141,7 +148,7 @@ static llvm::cl::opt<bool> intoEntries(
                    "or 1 after saying on stderr which buffer does not fit "
                    "(octet-into-entries)"));
 static llvm::cl::opt<std::string> runtimeDir(
-    "runtime-dir",
+    llvm::cl::cat(toolOptions), "runtime-dir",
     llvm::cl::desc("Directory of liboctet_runtime.so (default: ../lib "
                    "next to this tool)"),
     llvm::cl::init(""));
@@ -443,6 +450,7 @@ CompileOptions parseAndCheckOptions(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerPassManagerCLOptions();
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "octet-compile: compile an MLIR model (octet, linalg, ...) for the CPU "

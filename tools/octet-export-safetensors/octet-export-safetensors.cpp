@@ -48,14 +48,19 @@
 using namespace mlir;
 using namespace mlir::octet;
 
+/// The options --help lists (LLVM's and MLIR's own stay available;
+/// --help-hidden lists them).
+static llvm::cl::OptionCategory toolOptions("octet-export-safetensors options");
+
 static llvm::cl::opt<std::string>
-    inputFile(llvm::cl::Positional, llvm::cl::desc("<input .mlir / .mlirbc>"),
-              llvm::cl::init("-"));
+    inputFile(llvm::cl::cat(toolOptions), llvm::cl::Positional,
+              llvm::cl::desc("<input .mlir / .mlirbc>"), llvm::cl::init("-"));
 static llvm::cl::opt<std::string>
-    outputFile("o", llvm::cl::desc("Output safetensors file"),
+    outputFile(llvm::cl::cat(toolOptions), "o",
+               llvm::cl::desc("Output safetensors file"),
                llvm::cl::value_desc("FILE"));
 static llvm::cl::opt<bool>
-    quantizedOnly("quantized-only",
+    quantizedOnly(llvm::cl::cat(toolOptions), "quantized-only",
                   llvm::cl::desc("Write only the quantized weights (codes, "
                                  "scales, zero points), not the float "
                                  "constants"),
@@ -504,6 +509,7 @@ void write(const Collector &c, llvm::raw_ostream &out) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "octet-export-safetensors: write a quantized module's weights (codes, "

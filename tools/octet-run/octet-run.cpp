@@ -60,40 +60,48 @@ using namespace mlir;
 namespace npy = ::octet::runtime;
 using namespace octet_run;
 
-static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+/// The options --help lists (LLVM's and MLIR's own stay available;
+/// --help-hidden lists them).
+static llvm::cl::OptionCategory toolOptions("octet-run options");
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::cat(toolOptions),
+                                            llvm::cl::Positional,
                                             llvm::cl::desc("<input .mlir>"),
                                             llvm::cl::Required);
 static llvm::cl::opt<std::string>
-    entryName("entry", llvm::cl::desc("Function to run (default: main)"),
+    entryName(llvm::cl::cat(toolOptions), "entry",
+              llvm::cl::desc("Function to run (default: main)"),
               llvm::cl::init("main"));
 static llvm::cl::list<std::string>
-    inputFiles("input", llvm::cl::desc("A .npy file per argument, in order"));
+    inputFiles(llvm::cl::cat(toolOptions), "input",
+               llvm::cl::desc("A .npy file per argument, in order"));
 static llvm::cl::list<std::string>
-    outputFiles("output", llvm::cl::desc("A .npy file per result, in order"));
-static llvm::cl::opt<std::string> pipeline(
-    "pipeline",
-    llvm::cl::desc("Lowering pipeline (default: octet-lower-to-host)"),
-    llvm::cl::init(""));
+    outputFiles(llvm::cl::cat(toolOptions), "output",
+                llvm::cl::desc("A .npy file per result, in order"));
+static llvm::cl::opt<std::string>
+    pipeline(llvm::cl::cat(toolOptions), "pipeline",
+             llvm::cl::desc("Lowering pipeline (default: octet-lower-to-host)"),
+             llvm::cl::init(""));
 static llvm::cl::opt<bool>
-    printLowered("print-lowered",
+    printLowered(llvm::cl::cat(toolOptions), "print-lowered",
                  llvm::cl::desc("Print the module after lowering"));
-static llvm::cl::opt<unsigned> repeat(
-    "repeat",
-    llvm::cl::desc("Run the function N times and report the median time "
-                   "on stderr"),
-    llvm::cl::init(1));
+static llvm::cl::opt<unsigned>
+    repeat(llvm::cl::cat(toolOptions), "repeat",
+           llvm::cl::desc("Run the function N times and report the median time "
+                          "on stderr"),
+           llvm::cl::init(1));
 static llvm::cl::opt<bool> library(
-    "library",
+    llvm::cl::cat(toolOptions), "library",
     llvm::cl::desc("The positional argument is a shared library built by "
                    "octet-compile: call it instead of JIT-compiling"));
 static llvm::cl::opt<std::string> calibrate(
-    "calibrate",
+    llvm::cl::cat(toolOptions), "calibrate",
     llvm::cl::desc("Calibration: run every batch (comma-separated --input "
                    "lists, one file per batch), record the statistics of "
                    "each octet.observe and write them to this JSON file"),
     llvm::cl::init(""));
 static llvm::cl::opt<bool> secondMoment(
-    "second-moment",
+    llvm::cl::cat(toolOptions), "second-moment",
     llvm::cl::desc("With --calibrate: also accumulate each observed "
                    "tensor's second moment sum x x^T over the rows of its "
                    "last dimension (GPTQ's Hessian, for "
@@ -102,14 +110,14 @@ static llvm::cl::opt<bool> secondMoment(
                    "<FILE stem>.second-moment/"),
     llvm::cl::init(false));
 static llvm::cl::opt<bool> channelStats(
-    "channel-stats",
+    llvm::cl::cat(toolOptions), "channel-stats",
     llvm::cl::desc("With --calibrate: also record, per observed tensor, each "
                    "channel's absmax and mean |x| over the rows of its last "
                    "dimension (for octet-smooth-quant and "
                    "octet-quantize-weights algorithm=awq)"),
     llvm::cl::init(false));
 static llvm::cl::opt<std::string> monitorFile(
-    "monitor",
+    llvm::cl::cat(toolOptions), "monitor",
     llvm::cl::desc("Range monitoring: run every batch (comma-separated "
                    "--input lists, as for --calibrate) with a counter on "
                    "each static quantizer and write, per quantizer, the "
@@ -118,7 +126,8 @@ static llvm::cl::opt<std::string> monitorFile(
                    "compiled with octet-compile --monitor"),
     llvm::cl::init(""));
 static llvm::cl::opt<unsigned>
-    optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
+    optLevel(llvm::cl::cat(toolOptions), "O",
+             llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
              llvm::cl::Prefix, llvm::cl::init(3));
 
 namespace {
@@ -372,6 +381,7 @@ void parseOptions(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerPassManagerCLOptions();
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "octet-run: lower an MLIR module for the host CPU, JIT-run one "
