@@ -83,6 +83,8 @@ void octet::buildLowerToHostPipeline(OpPassManager &pm,
                                      const HostPipelineOptions &options) {
   if (options.monitor)
     pm.addPass(createOctetMonitorRanges());
+  // Q/K/V and gate/up as one kernel call each (bit-identical).
+  pm.addPass(createOctetFuseSiblingMatmuls());
   if (options.isa != CpuKernelIsa::none) {
     ConvertOctetToCPUOptions cpu;
     cpu.kernelIsa = options.isa;

@@ -8,6 +8,7 @@
 // ORDER-NEXT: octet-quantize-activations{{.*}}mode=dynamic
 // ORDER-NEXT: octet-fold-scales
 // ORDER:      octet-select-lowering
+// ORDER-NEXT: octet-fuse-sibling-matmuls
 // ORDER-NEXT: convert-octet-to-cpu
 // ORDER:      reconcile-unrealized-casts
 

@@ -424,6 +424,52 @@ def OctetFoldScales : Pass<"octet-fold-scales"> {
   ];
 }
 
+def OctetFuseSiblingMatmuls : Pass<"octet-fuse-sibling-matmuls"> {
+  let summary = "One octet.matmul for the constant-weight matmuls that share "
+                "their input (Q/K/V, gate/up)";
+  let description = [{
+    A transformer block multiplies one activation by several weights: the
+    query, key and value projections, the gate and up projections of a
+    SwiGLU MLP. Each is its own kernel call, and at decode (one token) each
+    is a GEMV of a few hundred columns: a thread-pool dispatch and a column
+    split that two threads cannot balance (SmolLM2's K and V have 192
+    columns). This pass merges `octet.matmul` ops of one block that share
+    the lhs (and its scale, zero point and scheme) and have constant
+    weights of the same K, storage type and scheme (per output channel or
+    per group along K) into one, whose weights, scales, zero points and
+    bias are the members' concatenated along N; each member's result is
+    an `tensor.extract_slice` of the merged one.
+
+    Every output column is computed exactly as before (the kernels sum
+    each column on its own, in the same order): results are bit-identical.
+    The weights are read once per call instead of once per member, and the
+    merged GEMV's columns split evenly over the threads.
+
+    Members must have the same `relu` and discardable attributes, no
+    output quantization (`out_scale`), constant (`arith.constant`) rhs
+    stored K x N or N x K behind `linalg.transpose` [1, 0] (the importers'
+    `[out, in]` weights), all the same way, and constant scales. Runs
+    first in `octet-lower-to-host`.
+
+    Example:
+
+    ```mlir
+    %q = octet.matmul %x, %wq rhs_scale(%sq : tensor<576xf32>) ...
+           : tensor<?x576xf32>, tensor<576x576xi8> -> tensor<?x576xf32>
+    %k = octet.matmul %x, %wk rhs_scale(%sk : tensor<192xf32>) ...
+           : tensor<?x576xf32>, tensor<576x192xi8> -> tensor<?x192xf32>
+    ```
+
+    becomes one `octet.matmul` to `tensor<?x768xf32>` and two slices.
+  }];
+  let dependentDialects = [
+    "::mlir::octet::OctetDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def OctetSmoothQuant : Pass<"octet-smooth-quant", "::mlir::ModuleOp"> {
   let summary = "SmoothQuant: move activation outliers into the weights";
   let description = [{
