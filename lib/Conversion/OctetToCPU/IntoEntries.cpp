@@ -299,11 +299,15 @@ LogicalResult IntoEntriesBuilder::run() {
   // Which results replace an allocation of the body.
   SmallVector<ResultPlan> plans(numResults);
   llvm::SetVector<Operation *> slice;
+  // An allocation returned twice (through casts) is copied for both.
+  llvm::DenseMap<Operation *, int> returned;
+  for (Value r : ret.getOperands())
+    if (Operation *root = castRoot(r).getDefiningOp())
+      ++returned[root];
   for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
     auto alloc = castRoot(r).getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc->getBlock() != entry ||
-        alloc.getType() != resultTypes[i] ||
-        llvm::count(ret.getOperands(), r) != 1 ||
+        alloc.getType() != resultTypes[i] || returned[alloc] != 1 ||
         llvm::any_of(alloc->getUsers(),
                      [](Operation *u) { return isa<memref::DeallocOp>(u); }))
       continue;
@@ -375,6 +379,7 @@ LogicalResult IntoEntriesBuilder::run() {
 
   b.setInsertionPointToEnd(body);
   Value status = arith::ConstantIntOp::create(b, loc, 0, 32);
+  llvm::SmallPtrSet<Operation *, 4> freed;
   for (auto [i, plan] : llvm::enumerate(plans)) {
     if (plan.alloc) {
       plan.alloc.getResult().replaceAllUsesWith(views[i]);
@@ -401,8 +406,10 @@ LogicalResult IntoEntriesBuilder::run() {
           b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 1, 32)});
     }
     status = arith::OrIOp::create(b, loc, status, copyIf.getResult(0));
-    // The result was the caller's to free; now it is ours.
-    if (castRoot(r).getDefiningOp<memref::AllocOp>())
+    // The result was the caller's to free; now it is ours (once, when it
+    // is returned twice).
+    if (auto root = castRoot(r).getDefiningOp<memref::AllocOp>();
+        root && freed.insert(root).second)
       memref::DeallocOp::create(b, loc, r);
   }
   scf::YieldOp::create(b, loc, ValueRange{status});

@@ -68,6 +68,14 @@ func.func @scale(%x: memref<?x4xf32>) -> memref<?x4xf32> attributes {llvm.emit_c
 // CHECK-NOT:   func.func @first_into
 // CHECK-NOT:   func.func @helper_into
 
+// One allocation returned twice: copied into both buffers, freed once.
+// CHECK-LABEL: func.func @twice_into(
+// CHECK:         memref.copy
+// CHECK:         memref.dealloc
+// CHECK:         memref.copy
+// CHECK-NOT:     memref.dealloc
+// CHECK:         return
+
 // -----
 
 func.func @fill(%n: memref<1xindex>) -> memref<?xf32> {
@@ -85,6 +93,11 @@ func.func @first(%x: memref<4xf32>) -> f32 {
 }
 func.func private @helper(%x: memref<4xf32>) -> memref<4xf32> {
   return %x : memref<4xf32>
+}
+func.func @twice(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>) {
+  %y = memref.alloc() : memref<4xf32>
+  memref.copy %x, %y : memref<4xf32> to memref<4xf32>
+  return %y, %y : memref<4xf32>, memref<4xf32>
 }
 
 // -----
