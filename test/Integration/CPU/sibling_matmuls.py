@@ -38,7 +38,7 @@ def hexdense(a, elt):
 
 def model(m):
     """@main(x [m, K] f32, xq [m, K] i8, sx [m] f32) -> q, k, v, g, u."""
-    lines, results, types, oracle = [], [], [], {}
+    lines, results, types = [], [], []
     ws, ss = [], []
     for i, n in enumerate(NS):
         w = rng.integers(-127, 128, (n, K)).astype(np.int8)  # [out, in]
