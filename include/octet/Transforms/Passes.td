@@ -438,7 +438,7 @@ def OctetFuseSiblingMatmuls : Pass<"octet-fuse-sibling-matmuls"> {
     weights of the same K, storage type and scheme (per output channel or
     per group along K) into one, whose weights, scales, zero points and
     bias are the members' concatenated along N; each member's result is
-    an `tensor.extract_slice` of the merged one.
+    a `tensor.extract_slice` of the merged one.
 
     Every output column is computed exactly as before (the kernels sum
     each column on its own, in the same order): results are bit-identical.
