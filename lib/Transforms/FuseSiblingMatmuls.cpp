@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir {
 namespace octet {
@@ -38,12 +39,10 @@ struct Member {
   int64_t n = 0;
 };
 
-/// The constant of `v` (arith.constant), or null.
+/// The constant elements of `v`, or null.
 ElementsAttr constantOf(Value v) {
-  if (!v)
-    return nullptr;
-  auto c = v.getDefiningOp<arith::ConstantOp>();
-  return c ? dyn_cast<ElementsAttr>(c.getValue()) : nullptr;
+  ElementsAttr attr;
+  return v && matchPattern(v, m_Constant(&attr)) ? attr : nullptr;
 }
 
 /// The bytes of `attr` (a splat expanded), or none.

@@ -11,11 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
 #include "octet/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Func/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -142,9 +142,9 @@ Value IntoEntriesBuilder::check(Value ok, int64_t result, Mismatch what,
   auto c64 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, /*width=*/64);
   };
-  func::CallOp::create(b, loc, kMismatchFn, TypeRange{},
-                       ValueRange{name, c64(result), c64(what), c64(dim),
-                                  i64(expected), i64(got)});
+  octet::cpu::callRuntime(b, loc, module, kMismatchFn, TypeRange{},
+                          ValueRange{name, c64(result), c64(what), c64(dim),
+                                     i64(expected), i64(got)});
   return ok;
 }
 
@@ -333,15 +333,6 @@ LogicalResult IntoEntriesBuilder::run() {
   cName.push_back('\0');
   name = LLVM::createGlobalString(loc, b, "__octet_into_" + intoName, cName,
                                   LLVM::Linkage::Internal);
-  if (!module.lookupSymbol(kMismatchFn)) {
-    Type i64Type = b.getI64Type();
-    func::createFnDecl(
-        b, module, kMismatchFn,
-        b.getFunctionType({LLVM::LLVMPointerType::get(f.getContext()), i64Type,
-                           i64Type, i64Type, i64Type, i64Type},
-                          {}),
-        /*setPrivate=*/true);
-  }
   IRMapping map;
   for (Operation *op : sliceOps)
     b.clone(*op, map);
