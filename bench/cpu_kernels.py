@@ -238,6 +238,30 @@ def machine():
     return model, keep
 
 
+def openblas_core(flags):
+    """OpenBLAS's kernel choice for this CPU, and the OPENBLAS_CORETYPE the
+    baseline runs with. OpenBLAS 0.3.21 (Debian 12) does not know CPUs
+    newer than it (Emerald Rapids, model 207, reads as "Prescott": SSE3
+    kernels, ~30 GFLOP/s per core), which would make every sgemm ratio
+    meaningless; then the newest kernel family the flags allow is named.
+    A user's own OPENBLAS_CORETYPE is kept."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        core = lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return "?", None
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return core, os.environ["OPENBLAS_CORETYPE"]
+    if core.lower() in ("prescott", "core2", "nehalem", "unknown"):
+        if "avx512f" in flags:
+            return core, "SkylakeX"
+        if "avx2" in flags:
+            return core, "Haswell"
+    return core, None
+
+
 def parse(line):
     parts = line.split()[1:]  # the mode, then key value pairs
     return {parts[i]: parts[i + 1] for i in range(0, len(parts) - 1, 2)}
@@ -261,7 +285,7 @@ def main():
                     help="only the 1024^3 GEMM, a 0.5 GiB GEMV and 2 "
                     "constant layers per constant-weight GEMV")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--gib", type=float, default=2.0)
     ap.add_argument("--target", default="host",
                     help="octet-compile --target of the octet libraries (e.g. "
@@ -295,6 +319,12 @@ def main():
     print("machine: %s, %d CPUs, flags: %s" % (model, os.cpu_count(),
                                                " ".join(flags)))
     print("octet libraries compiled with %s" % target)
+    core, coretype = openblas_core(flags)
+    if coretype and not os.environ.get("OPENBLAS_CORETYPE"):
+        print("OpenBLAS picks its %s kernels on this CPU (it predates it): "
+              "the baseline runs with OPENBLAS_CORETYPE=%s" % (core, coretype))
+    else:
+        print("OpenBLAS kernels: %s" % (coretype or core))
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
 
     # The driver.
@@ -377,6 +407,8 @@ def main():
                    OMP_NUM_THREADS=str(threads),
                    OPENBLAS_NUM_THREADS=str(threads),
                    OPENBLAS_THREAD_TIMEOUT="4", OMP_WAIT_POLICY="PASSIVE")
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
         print("\n== %d thread%s" % (threads, "s" if threads > 1 else ""))
         if shapes:
             # octet: the main_into entry, writing into the caller's buffer

@@ -58,6 +58,7 @@ private:
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
   Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }

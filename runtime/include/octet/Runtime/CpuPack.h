@@ -191,9 +191,13 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
         break;
       }
       case LhsMode::s8Rows: {
+        // A copy of the row and zeros to Kpad (u8 codes are copied as
+        // they are: AMX here is s8 x s8 only, MatmulPlan.cpp).
         auto *row = static_cast<int8_t *>(out) + i * kpad;
-        for (int64_t kk = 0; kk < kpad; ++kk)
-          row[kk] = valid && kk < k ? a[i * lda + kk] : 0;
+        int64_t copied = valid ? k : 0;
+        if (copied)
+          std::memcpy(row, a + i * lda, static_cast<size_t>(copied));
+        std::memset(row + copied, 0, static_cast<size_t>(kpad - copied));
         break;
       }
       }
