@@ -180,7 +180,13 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
   SmallVector<Value> accs = zerosOrLoad(groupFirst, accTy, addrs, 4);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   // Prefetch kPrefetchRows rows ahead, every 64-byte line of the group's
-  // columns: the strip's rows are runs of a few KB, a row apart.
+  // columns: the strip's rows are runs of a few KB, a row apart. Into L2
+  // (prefetcht1): the line is used only after the whole strip's next
+  // 8-row block has been read (114 KB at N = 14336 on one thread), long
+  // after L1 has dropped it, and Intel's prefetchnta fills L1 and not L2:
+  // with it the 2 GiB decode GEMV read at 47% of the read loop on Emerald
+  // Rapids, with prefetcht1 at 95-105% (on Zen 3, nta and t0 measured
+  // the same).
   constexpr int64_t kPrefetchRows = 16;
   int64_t groupBytes = vecOffset(nv);
   if (!masked)
@@ -189,7 +195,7 @@ void KernelEmitter::emitWeightOnlyGroup(Value m, Value k0, int64_t ku,
         LLVM::Prefetch::create(
             b, loc,
             at(rowAddr(add(k0, cst(r + kPrefetchRows)), nv0), cst(line)),
-            /*rw=*/0u, /*hint=*/0u, /*cache=*/1u);
+            /*rw=*/0u, /*hint=*/2u, /*cache=*/1u);
   // The rows in order, one FMA per weight vector.
   for (int64_t r = 0; r < ku; ++r) {
     Value k = add(k0, cst(r));

@@ -4,6 +4,7 @@
 // RUN: env OCTET_HOST_TARGET=avx512-vnni octet-compile %s --emit=asm --target=cascadelake -o - | FileCheck %s --check-prefix=VNNI
 // RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | FileCheck %s --check-prefix=AMX
 // RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | grep -c tilestored | FileCheck %s --check-prefix=STORES
+// RUN: env OCTET_HOST_TARGET=avx512-bf16 octet-compile %s --emit=asm --target=znver4 -o - | FileCheck %s --check-prefix=WO
 
 // AVX2-LABEL: __octet_cpu_avx2_s8s8
 // AVX2: vpmovsxbw
@@ -30,4 +31,19 @@ func.func @main(%x: tensor<?x256xi8>) -> tensor<?x64xf32> {
          rhs_scale(%sw : tensor<64xf32>) rhs_scheme <i8, per_axis(1)>
          : tensor<?x256xi8>, tensor<256x64xi8> -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
+}
+
+// The decode GEMV of weights passed as an argument prefetches 16 rows ahead
+// into L2: prefetchnta (L1 only on Intel) is dropped before its line is
+// used, which halved the GEMV's bandwidth on Emerald Rapids.
+// WO-LABEL: __octet_cpu_wo512_f32s8
+// WO-NOT: prefetchnta
+// WO: prefetcht1
+// WO: vfmadd231ps
+func.func @w8a32(%x: tensor<?x4096xf32>, %w: tensor<4096x512xi8>) -> tensor<?x512xf32> {
+  %sw = arith.constant dense<0.25> : tensor<512xf32>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<512xf32>)
+         rhs_scheme <i8, per_axis(1)>
+         : tensor<?x4096xf32>, tensor<4096x512xi8> -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
 }
