@@ -157,7 +157,8 @@ CASES = {
     "fp8_e5m2_x_e4m3_tensor_m9": dict(
         lhs=S("f8E5M2"), rhs=S("f8E4M3FN"), lshape=(9, 64),
         rshape=(64, 20)),
-    # FP8 x FP8 as bf16 pairs (avx512-bf16, amx-int8: vdpbf16ps) from 12
+    # FP8 x FP8 as bf16 pairs (avx512-bf16: vdpbf16ps; amx-int8 decodes to
+    # f32, Strategy.cpp) from 12
     # rows on: K over several K blocks and not a multiple of 8 (the
     # activations' pair tail), N tails, weights as an argument (rows read
     # in place), odd K (the f32 tiles instead), every code of either side.
