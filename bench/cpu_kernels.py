@@ -9,7 +9,9 @@ out; M is dynamic so one library serves every M), a W8A32 decode GEMV
 library (weights as an argument), and the C++ driver
 bench/cpu_kernels_bench.cpp against oneDNN (libdnnl-dev) and OpenBLAS.
 Then, for 1 and 2 threads, it prints GOPS and the ratios against the
-baselines measured in the same run:
+baselines measured in the same run (the GEMMs in interleaved rounds with
+their baseline; OpenBLAS with the newest kernels the CPU's flags allow
+when OpenBLAS does not know the CPU):
 
   - INT8 GEMM M=N=K in {1024, 2048, 4096} and the LLM shapes M in {128, 512},
     N=4096, K in {4096, 14336}: octet vs oneDNN (default ISA, and with
