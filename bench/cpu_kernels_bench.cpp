@@ -111,19 +111,6 @@ double now() {
       .count();
 }
 
-/// Median seconds of `reps` runs of `fn` after one warm-up.
-template <typename F> double timeMedian(int reps, F fn) {
-  fn();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    double t0 = now();
-    fn();
-    t.push_back(now() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 /// Median seconds of each of `fns` over `reps` rounds that run every one
 /// once in turn, after a warm-up of each. The VMs this runs on change speed
 /// by up to 2x from one second to the next (other tenants of the memory
@@ -145,6 +132,11 @@ std::vector<double> timeRounds(int reps,
     medians.push_back(ti[ti.size() / 2]);
   }
   return medians;
+}
+
+/// Median seconds of `reps` runs of `fn` after one warm-up.
+template <typename F> double timeMedian(int reps, F fn) {
+  return timeRounds(reps, {fn})[0];
 }
 
 void *openLibrary(const char *path) {

@@ -50,20 +50,21 @@ static std::string joinNames(ArrayRef<const TargetInfo *> targets) {
   return text;
 }
 
-/// What a dequantize fallback costs on `t`, and where the formats are native.
-/// Whether FP8 x FP8 without block scales runs on `t` as exact bf16 pairs
-/// (vdpbf16ps): an x86 level with a bf16 dot product, except amx-int8
-/// (Sapphire, Emerald and Granite Rapids), where vdpbf16ps multiplies no
-/// faster than the two FMA ports and the pairs cost their packing: MiniLM's
-/// FP8 W8A8 ran at 0.65x of the same model with FP8 decoded to f32 on
-/// Emerald Rapids (2026-12-05), and 1.7x float as pairs on Zen 4. The fast
-/// path those chips have is AMX-BF16 (tdpbf16ps), which octet does not use
-/// yet; until then they take the f32 fallback.
-static bool fp8AsBf16Pairs(const TargetInfo &t) {
-  return t.arch == Arch::x86 && t.id != TargetId::amx_int8 &&
-         findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none);
+/// The bf16 row that FP8 x FP8 without block scales runs on at `t` as exact
+/// bf16 pairs (vdpbf16ps), or null: an x86 level's bf16 dot product, except
+/// on amx-int8 (Sapphire, Emerald and Granite Rapids), where vdpbf16ps
+/// multiplies no faster than the two FMA ports and the pairs cost their
+/// packing: MiniLM's FP8 W8A8 ran at 0.65x of the same model with FP8
+/// decoded to f32 on Emerald Rapids (2026-12-05), and 1.7x float as pairs
+/// on Zen 4. The fast path those chips have is AMX-BF16 (tdpbf16ps), which
+/// octet does not use yet; until then they take the f32 fallback.
+static const KernelRow *fp8PairRow(const TargetInfo &t) {
+  if (t.arch != Arch::x86 || t.id == TargetId::amx_int8)
+    return nullptr;
+  return findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none);
 }
 
+/// What a dequantize fallback costs on `t`, and where the formats are native.
 static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
                                 BlockScale s) {
   std::string text;
@@ -92,7 +93,7 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
     SmallVector<const TargetInfo *> bf16;
     for (const TargetInfo *other :
          targetsWithKernel(Elem::bf16, Elem::bf16, BlockScale::none))
-      if (fp8AsBf16Pairs(*other))
+      if (fp8PairRow(*other))
         bf16.push_back(other);
     if (!bf16.empty())
       os << "; as exact bf16 pairs (vdpbf16ps) on " << joinNames(bf16);
@@ -136,13 +137,11 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
     }
     // x86: E4M3 and E5M2 values are exact in bf16, so a level with a bf16
     // dot product (vdpbf16ps, products exact in f32) multiplies FP8 codes
-    // converted to bf16 where that is faster (fp8AsBf16Pairs). Block-scaled
-    // formats keep the f32 fallback (their
-    // scales multiply the operands, which bf16 would round).
-    if (fp8AsBf16Pairs(t) && q.scale == BlockScale::none &&
-        familyOf(q.a, q.b) == "FP8") {
-      if (const KernelRow *row =
-              findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none)) {
+    // converted to bf16 where that is faster (fp8PairRow). Block-scaled
+    // formats keep the f32 fallback (their scales multiply the operands,
+    // which bf16 would round).
+    if (q.scale == BlockScale::none && familyOf(q.a, q.b) == "FP8") {
+      if (const KernelRow *row = fp8PairRow(t)) {
         choice.kind = kindOf(*row);
         choice.row = row;
         choice.a = choice.b = Elem::bf16;
