@@ -55,7 +55,7 @@ GEMV_SHAPE = (4096, 14336)  # (K, N)
 # Float activations (the f32 kernel of a float linalg.matmul and the W8A32
 # weight-only kernel) against sgemm: (M, K, N).
 FGEMM_SHAPES = [(1024, 1024, 1024), (128, 4096, 4096), (512, 4096, 4096)]
-FGEMM_WEIGHTS = ("f32", "i8", "i4")
+FGEMM_WEIGHTS = ("f32", "i8", "i4", "e4m3")
 
 
 def weights(k, n):
@@ -178,9 +178,12 @@ def fgemm_model(k, n, weights):
     """Float activations: a float linalg.matmul (f32 weights passed at run
     time), a W8A32 octet.matmul (i8 weights passed at run time, per-channel
     scales) or a W4A32 one (constant i4 weights, f32 scales per group of
-    128 along K: the 4-bit kernels take constant weights only). The i4
-    codes and scales come from the generator the driver uses
-    (weightCode4, weightScale4)."""
+    128 along K: the 4-bit kernels take constant weights only), and FP8
+    W8A8 (E4M3 activation codes and constant E4M3 weights, the model the
+    w8a8-fp8 recipe makes; not float activations, but the product the float
+    GEMM is replaced by). The i4 and E4M3 codes and scales come from the
+    generators the driver uses (weightCode4, weightScale4, weightCodeE4m3,
+    weightScale)."""
     if weights == "i4":
         kk, nn = np.meshgrid(np.arange(k, dtype=np.int64),
                              np.arange(n, dtype=np.int64), indexing="ij")
@@ -198,6 +201,25 @@ def fgemm_model(k, n, weights):
 }
 """ % dict(k=k, n=n, kg=k // FGEMM_GROUP4, g=FGEMM_GROUP4,
            w=codes.tobytes().hex().upper(), sw=hexdense(sw))
+    if weights == "e4m3":
+        # FP8 W8A8 (the w8a8-fp8 recipe): E4M3 activation codes with a
+        # scale per row (per token), constant E4M3 weights with per-channel
+        # scales (weightCodeE4m3 and weightScale of the driver).
+        kk, nn = np.meshgrid(np.arange(k, dtype=np.int64),
+                             np.arange(n, dtype=np.int64), indexing="ij")
+        codes = (((kk * 7 + nn * 13) % 0x7E) |
+                 (((kk + nn) & 1) << 7)).astype(np.uint8)
+        sw = (0.001 * (1 + np.arange(n) % 7)).astype(np.float32)
+        return """func.func @main(%%x: tensor<?x%(k)dxf8E4M3FN>, %%sx: tensor<?xf32>) -> tensor<?x%(n)dxf32> {
+  %%w = arith.constant dense<"0x%(w)s"> : tensor<%(k)dx%(n)dxf8E4M3FN>
+  %%sw = arith.constant %(sw)s : tensor<%(n)dxf32>
+  %%y = octet.matmul %%x, %%w lhs_scale(%%sx : tensor<?xf32>)
+         lhs_scheme <f8E4M3FN, per_axis(0)>
+         rhs_scale(%%sw : tensor<%(n)dxf32>) rhs_scheme <f8E4M3FN, per_axis(1)>
+         : tensor<?x%(k)dxf8E4M3FN>, tensor<%(k)dx%(n)dxf8E4M3FN> -> tensor<?x%(n)dxf32>
+  return %%y : tensor<?x%(n)dxf32>
+}
+""" % dict(k=k, n=n, w=codes.tobytes().hex().upper(), sw=hexdense(sw))
     if weights == "f32":
         return """func.func @main(%%x: tensor<?x%(k)dxf32>, %%w: tensor<%(k)dx%(n)dxf32>) -> tensor<?x%(n)dxf32> {
   %%c0 = arith.constant 0 : index
@@ -392,7 +414,7 @@ def main():
                 f.write(fgemm_model(k, n, wt))
             run([os.path.join(bindir, "octet-compile"), src, target,
                  "-o", lib])
-            if wt == "i4":
+            if wt in ("i4", "e4m3"):
                 os.remove(src)  # 32 MB of hex text for 4096 x 4096
             flibs[(k, n, wt)] = lib
 

@@ -12,7 +12,7 @@
 //                          weights reordered to the layout oneDNN picks,
 //                          outside the timing), OpenBLAS sgemm on the float
 //                          model (+ bias and ReLU).
-//   fgemm LIB M K N REPS f32|i8|i4
+//   fgemm LIB M K N REPS f32|i8|i4|e4m3
 //                          Float activations: the octet library with f32
 //                          weights (a float linalg.matmul, the generated
 //                          f32 kernel) or i8 weights with per-channel
@@ -20,6 +20,9 @@
 //                          passed at run time, or constant i4 weights with
 //                          f32 scales per group of 128 along K (W4A32
 //                          g128, what W4A16 recipes run; `main(A)`),
+//                          or FP8 W8A8 (E4M3 activation codes with
+//                          per-row scales, constant E4M3 weights with
+//                          per-channel scales: the w8a8-fp8 recipe),
 //                          against OpenBLAS sgemm on the f32 weights; max
 //                          error of both against f64.
 //   ceiling REPS           The compute ceiling of an exact W8A32 GEMV on
@@ -103,6 +106,18 @@ template <typename T> using AlignedVector = std::vector<T, Aligned64<T>>;
 
 template <typename T> Memref2d<T> view(T *p, int64_t rows, int64_t cols) {
   return {p, p, 0, {rows, cols}, {cols, 1}};
+}
+
+template <typename T> struct Memref1d {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+};
+
+template <typename T> Memref1d<T> view1(T *p, int64_t n) {
+  return {p, p, 0, {n}, {1}};
 }
 
 double now() {
@@ -514,11 +529,25 @@ float weightScale4(int64_t g, int64_t n) {
   return static_cast<float>(0.001 * (1 + (g * 3 + n) % 7));
 }
 
+/// The constant E4M3 weight codes of the `fgemm ... e4m3` model (the same
+/// generator in bench/cpu_kernels.py; never 0x7F / 0xFF, the NaN codes),
+/// and the value of an E4M3 code.
+uint8_t weightCodeE4m3(int64_t k, int64_t n) {
+  return static_cast<uint8_t>(((k * 7 + n * 13) % 0x7E) | (((k + n) & 1) << 7));
+}
+float e4m3Value(uint8_t code) {
+  int e = (code >> 3) & 15, m = code & 7;
+  float v = e ? std::ldexp(1.0f + m / 8.0f, e - 7) : std::ldexp(m / 8.0f, -6);
+  return code & 0x80 ? -v : v;
+}
+
 /// Float-activation GEMM: the octet library `main(A f32 M x K, W K x N)`
 /// with W f32 (a float linalg.matmul: the f32 kernel) or i8 (a W8A32
 /// octet.matmul with per-channel scales: the weight-only kernel), or
-/// `main(A)` with constant i4 weights per group of 128, against OpenBLAS
-/// sgemm on f32 weights. Results are compared with the f64 sums.
+/// `main(A)` with constant i4 weights per group of 128, or FP8 W8A8
+/// `main(A E4M3 codes, per-row scales)` with constant E4M3 weights and
+/// per-channel scales, against OpenBLAS sgemm on the f32 values the codes
+/// stand for. Results are compared with the f64 sums.
 int fgemm(int argc, char **argv) {
   if (argc < 8)
     return 2;
@@ -527,25 +556,36 @@ int fgemm(int argc, char **argv) {
           N = std::atoll(argv[5]);
   int reps = std::atoi(argv[6]);
   std::string kind = argv[7];
-  bool codes = kind == "i8", codes4 = kind == "i4";
-  if (!codes && !codes4 && kind != "f32") {
-    std::fprintf(stderr, "fgemm: weights must be f32, i8 or i4\n");
+  bool codes = kind == "i8", codes4 = kind == "i4", fp8 = kind == "e4m3";
+  if (!codes && !codes4 && !fp8 && kind != "f32") {
+    std::fprintf(stderr, "fgemm: weights must be f32, i8, i4 or e4m3\n");
     return 2;
   }
   double ops = 2.0 * M * N * K;
   std::vector<float> a(M * K), wf(K * N);
   std::vector<int8_t> wq(K * N);
-  for (int64_t i = 0; i < M * K; ++i)
-    a[i] = 0.01f * static_cast<float>(int(i % 23) - 11);
+  // FP8: activation codes (finite, |value| <= 120) with a scale of 1 per
+  // row; `a` holds their values.
+  std::vector<uint8_t> aq(fp8 ? M * K : 0);
+  std::vector<float> rowScale(fp8 ? M : 0, 1.0f);
+  for (int64_t i = 0; i < M * K; ++i) {
+    if (fp8) {
+      aq[i] = static_cast<uint8_t>((i * 5 % 0x70) | ((i / 3 & 1) << 7));
+      a[i] = e4m3Value(aq[i]);
+    } else {
+      a[i] = 0.01f * static_cast<float>(int(i % 23) - 11);
+    }
+  }
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
       wq[k * N + n] = weightCode(k, n);
       // The float weights the codes stand for (the i8 model's scales are
       // weightScale(n), see gemv_model-style MLIR written by the script).
       wf[k * N + n] =
-          codes4  ? float(weightCode4(k, n)) * weightScale4(k / kGroup4, n)
-          : codes ? float(wq[k * N + n]) * weightScale(n)
-                  : 0.001f * float(wq[k * N + n]);
+          fp8      ? e4m3Value(weightCodeE4m3(k, n)) * weightScale(n)
+          : codes4 ? float(weightCode4(k, n)) * weightScale4(k / kGroup4, n)
+          : codes  ? float(wq[k * N + n]) * weightScale(n)
+                   : 0.001f * float(wq[k * N + n]);
     }
   void *h = openLibrary(lib);
   auto fn = dlsym(h, "_mlir_ciface_main");
@@ -556,7 +596,12 @@ int fgemm(int argc, char **argv) {
   Memref2d<float> av = view(a.data(), M, K), out{};
   std::vector<float> octetOut(M * N);
   auto call = [&] {
-    if (codes4) {
+    if (fp8) {
+      Memref2d<uint8_t> xv = view(aq.data(), M, K);
+      Memref1d<float> sv = view1(rowScale.data(), M);
+      reinterpret_cast<void (*)(Memref2d<float> *, Memref2d<uint8_t> *,
+                                Memref1d<float> *)>(fn)(&out, &xv, &sv);
+    } else if (codes4) {
       reinterpret_cast<void (*)(Memref2d<float> *, Memref2d<float> *)>(fn)(&out,
                                                                            &av);
     } else if (codes) {
@@ -670,7 +715,7 @@ int main(int argc, char **argv) {
   std::fprintf(stderr,
                "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
                "REPS | gemvc LIB K N LAYERS BYTES REPS | fgemm LIB M "
-               "K N REPS f32|i8|i4 | ceiling REPS\n",
+               "K N REPS f32|i8|i4|e4m3 | ceiling REPS\n",
                argv[0]);
   return 2;
 }

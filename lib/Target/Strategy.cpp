@@ -39,27 +39,33 @@ static std::string familyOf(Elem a, Elem b) {
   return fa == fb ? fa.str() : (fa + "/" + fb).str();
 }
 
-/// "sm_89, sm_90a, sm_100a and sm_120a".
-static std::string joinNames(ArrayRef<const TargetInfo *> targets) {
+/// "a, b and c".
+static std::string joinList(ArrayRef<std::string> items) {
   std::string text;
-  for (size_t i = 0; i < targets.size(); ++i) {
+  for (size_t i = 0; i < items.size(); ++i) {
     if (i)
-      text += i + 1 == targets.size() ? " and " : ", ";
-    text += targets[i]->name.str();
+      text += i + 1 == items.size() ? " and " : ", ";
+    text += items[i];
   }
   return text;
 }
 
+/// "sm_89, sm_90a, sm_100a and sm_120a".
+static std::string joinNames(ArrayRef<const TargetInfo *> targets) {
+  SmallVector<std::string> names;
+  for (const TargetInfo *t : targets)
+    names.push_back(t->name.str());
+  return joinList(names);
+}
+
 /// The bf16 row that FP8 x FP8 without block scales runs on at `t` as exact
-/// bf16 pairs (vdpbf16ps), or null: an x86 level's bf16 dot product, except
-/// on amx-int8 (Sapphire, Emerald and Granite Rapids), where vdpbf16ps
-/// multiplies no faster than the two FMA ports and the pairs cost their
-/// packing: MiniLM's FP8 W8A8 ran at 0.65x of the same model with FP8
-/// decoded to f32 on Emerald Rapids (2026-12-05), and 1.7x float as pairs
-/// on Zen 4. The fast path those chips have is AMX-BF16 (tdpbf16ps), which
-/// octet does not use yet; until then they take the f32 fallback.
+/// bf16 values, or null: an x86 level's bf16 dot product (vdpbf16ps zmm
+/// pairs; on amx-int8 the AMX-BF16 tiles, tdpbf16ps: Sapphire, Emerald and
+/// Granite Rapids multiply bf16 with vdpbf16ps no faster than with their
+/// two FMA ports, 0.65x of FP8 decoded to f32 for MiniLM's FP8 W8A8 on
+/// Emerald Rapids, 2026-12-05).
 static const KernelRow *fp8PairRow(const TargetInfo &t) {
-  if (t.arch != Arch::x86 || t.id == TargetId::amx_int8)
+  if (t.arch != Arch::x86)
     return nullptr;
   return findUnitRow(t, Elem::bf16, Elem::bf16, BlockScale::none);
 }
@@ -88,15 +94,17 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
   }
   os << "; no " << stringifyArch(t.arch) << " target multiplies "
      << stringifyElem(a) << " x " << stringifyElem(b) << " natively";
-  // x86 levels with a bf16 dot product take FP8 as exact bf16 pairs.
+  // x86 levels with a bf16 dot product take FP8 as exact bf16 values.
   if (t.arch == Arch::x86 && s == BlockScale::none && familyOf(a, b) == "FP8") {
-    SmallVector<const TargetInfo *> bf16;
+    SmallVector<std::string> bf16;
     for (const TargetInfo *other :
          targetsWithKernel(Elem::bf16, Elem::bf16, BlockScale::none))
-      if (fp8PairRow(*other))
-        bf16.push_back(other);
+      if (const KernelRow *row = fp8PairRow(*other))
+        bf16.push_back((other->name + " (" +
+                        row->instantiate(Elem::bf16, Elem::bf16) + ")")
+                           .str());
     if (!bf16.empty())
-      os << "; as exact bf16 pairs (vdpbf16ps) on " << joinNames(bf16);
+      os << "; as exact bf16 values on " << joinList(bf16);
   }
   return text;
 }
@@ -136,8 +144,8 @@ StrategyChoice target::selectContraction(const TargetInfo &t,
       }
     }
     // x86: E4M3 and E5M2 values are exact in bf16, so a level with a bf16
-    // dot product (vdpbf16ps, products exact in f32) multiplies FP8 codes
-    // converted to bf16 where that is faster (fp8PairRow). Block-scaled
+    // dot product (vdpbf16ps or AMX-BF16 tdpbf16ps, products exact in f32)
+    // multiplies FP8 codes converted to bf16 (fp8PairRow). Block-scaled
     // formats keep the f32 fallback (their scales multiply the operands,
     // which bf16 would round).
     if (q.scale == BlockScale::none && familyOf(q.a, q.b) == "FP8") {

@@ -33,8 +33,69 @@ struct PackLhsJob {
   void *out;
 };
 
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define OCTET_HAVE_AVX512_PACK 1
+#include <immintrin.h>
+
+/// LhsMode::e4m3Bf16Rows / e5m2Bf16Rows for row panels [p0, p1): 32 codes
+/// at a time, the arithmetic of fp8ToBf16Bits (CpuPack.h) on 16-bit lanes,
+/// subnormal codes from a table (vpermw). Only the AMX-BF16 kernels use
+/// this mode, so the CPU has AVX-512BW and VL.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+packBf16Rows(const PackLhsJob &j, int64_t p0, int64_t p1) {
+  bool e5m2 = static_cast<octet::cpu::LhsMode>(j.mode & 0xf) ==
+              octet::cpu::LhsMode::e5m2Bf16Rows;
+  int mbits = e5m2 ? 2 : 3;
+  alignas(64) uint16_t sub[32] = {};
+  for (int m = 0; m < (1 << mbits); ++m)
+    sub[m] = octet::cpu::fp8ToBf16Bits(static_cast<uint8_t>(m), e5m2);
+  __m512i table = _mm512_load_si512(sub);
+  __m512i magMask = _mm512_set1_epi16(0x7F), signMask = _mm512_set1_epi16(0x80);
+  __m512i biasAdd =
+      _mm512_set1_epi16(static_cast<short>((127 - (e5m2 ? 15 : 7)) << 7));
+  __m512i minNormal = _mm512_set1_epi16(static_cast<short>(1 << mbits));
+  __m512i nan = _mm512_set1_epi16(0x7FC0), inf = _mm512_set1_epi16(0x7F80);
+  __m512i special = _mm512_set1_epi16(e5m2 ? 0x7C : 0x7F);
+  for (int64_t i = p0 * j.mr; i < p1 * j.mr; ++i) {
+    auto *row = static_cast<uint16_t *>(j.out) + i * j.kpad;
+    const int8_t *src = j.a + i * j.lda;
+    int64_t valid = i < j.m ? j.k : 0;
+    for (int64_t kk = 0; kk < j.kpad; kk += 32) {
+      int64_t left = valid - kk;
+      __mmask32 load = left >= 32  ? ~__mmask32{0}
+                       : left <= 0 ? __mmask32{0}
+                                   : (__mmask32{1} << left) - 1;
+      __m512i c = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(load, src + kk));
+      __m512i mag = _mm512_and_si512(c, magMask);
+      __m512i sign = _mm512_slli_epi16(_mm512_and_si512(c, signMask), 8);
+      __m512i r = _mm512_add_epi16(_mm512_slli_epi16(mag, 7 - mbits), biasAdd);
+      r = _mm512_mask_mov_epi16(r, _mm512_cmplt_epu16_mask(mag, minNormal),
+                                _mm512_permutexvar_epi16(mag, table));
+      __mmask32 specials = e5m2 ? _mm512_cmpge_epu16_mask(mag, special)
+                                : _mm512_cmpeq_epu16_mask(mag, special);
+      r = _mm512_mask_mov_epi16(r, specials, nan);
+      if (e5m2)
+        r = _mm512_mask_mov_epi16(r, _mm512_cmpeq_epu16_mask(mag, special),
+                                  inf);
+      // kpad is a multiple of 32 (the AMX-BF16 kernels' K step).
+      _mm512_storeu_si512(row + kk, _mm512_or_si512(r, sign));
+    }
+  }
+}
+#endif
+
 void packLhsTask(void *ctx, int64_t begin, int64_t end) {
   auto *j = static_cast<PackLhsJob *>(ctx);
+#if defined(OCTET_HAVE_AVX512_PACK)
+  auto kind = static_cast<octet::cpu::LhsMode>(j->mode & 0xf);
+  if ((kind == octet::cpu::LhsMode::e4m3Bf16Rows ||
+       kind == octet::cpu::LhsMode::e5m2Bf16Rows) &&
+      j->kpad % 32 == 0 && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl")) {
+    packBf16Rows(*j, begin, end);
+    return;
+  }
+#endif
   octet::cpu::packLhsPanels(j->a, j->m, j->k, j->lda, j->mode, j->za,
                             j->zaPerRow != 0, j->mr, j->kpad, j->out, begin,
                             end);

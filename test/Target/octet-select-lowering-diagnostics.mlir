@@ -15,26 +15,13 @@ func.func @fp8_on_sm80(%xq: tensor<16x64xf8E4M3FN>, %wq: tensor<64x32xf8E4M3FN>,
 // -----
 
 // On CPUs the cost is the f32 FMA rate; no x86 level multiplies FP8,
-// avx512-bf16 takes it as exact bf16 pairs (no warning there:
-// octet-select-lowering.mlir). amx-int8 has vdpbf16ps too, but FP8 decoded
-// to f32 is faster there (Strategy.cpp, fp8AsBf16Pairs): the warning.
-module attributes {octet.target = #octet.target<"amx-int8">} {
-func.func @fp8_on_amx(%xq: tensor<16x64xf8E4M3FN>, %wq: tensor<64x32xf8E4M3FN>, %s: tensor<f32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
-  %x = octet.dequantize %xq scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<16x64xf8E4M3FN> -> tensor<16x64xf32>
-  %w = octet.dequantize %wq scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<64x32xf8E4M3FN> -> tensor<64x32xf32>
-  // expected-warning@+1 {{FP8 (e4m3 x e4m3) on amx-int8: dequantized to f32, no speedup over f32 FMA; no x86 target multiplies e4m3 x e4m3 natively; as exact bf16 pairs (vdpbf16ps) on avx512-bf16}}
-  %y = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %y : tensor<16x32xf32>
-}
-}
-
-// -----
-
+// avx512-bf16 and amx-int8 take it as exact bf16 (vdpbf16ps pairs; AMX-BF16
+// tiles): no warning there (octet-select-lowering.mlir).
 module attributes {octet.target = #octet.target<"avx512-vnni">} {
 func.func @fp8_on_vnni(%xq: tensor<16x64xf8E5M2>, %wq: tensor<64x32xf8E4M3FN>, %s: tensor<f32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %x = octet.dequantize %xq scale(%s : tensor<f32>) as <f8E5M2> : tensor<16x64xf8E5M2> -> tensor<16x64xf32>
   %w = octet.dequantize %wq scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<64x32xf8E4M3FN> -> tensor<64x32xf32>
-  // expected-warning@+1 {{FP8 (e5m2 x e4m3) on avx512-vnni: dequantized to f32, no speedup over f32 FMA; no x86 target multiplies e5m2 x e4m3 natively; as exact bf16 pairs (vdpbf16ps) on avx512-bf16}}
+  // expected-warning@+1 {{FP8 (e5m2 x e4m3) on avx512-vnni: dequantized to f32, no speedup over f32 FMA; no x86 target multiplies e5m2 x e4m3 natively; as exact bf16 values on avx512-bf16 (vdpbf16ps zmm) and amx-int8 (tdpbf16ps)}}
   %y = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
 }

@@ -3,8 +3,8 @@
 // from the sources cited in docs/targets.md: e.g. sm_75 has only the m8n8k16
 // integer mma.sync, FP8 MMA starts at sm_89, VNNI multiplies u8 x s8 (s8 x s8
 // needs the +128 compensation), dotprod multiplies equal signedness only,
-// avx512-bf16 takes FP8 x FP8 as exact bf16 pairs (amx-int8 dequantizes:
-// faster there).
+// avx512-bf16 takes FP8 x FP8 as exact bf16 pairs (vdpbf16ps), amx-int8 as
+// exact bf16 on AMX-BF16 tiles (tdpbf16ps).
 // The cost warnings are checked in octet-select-lowering-diagnostics.mlir.
 
 // RUN: octet-opt %s --octet-set-target=target=sm_75 --octet-select-lowering 2>/dev/null | FileCheck %s --check-prefix=SM_75
@@ -749,11 +749,9 @@ func.func @elementwise(%x: !x, %s: tensor<16xf32>, %s1: tensor<f32>) -> (tensor<
 // AMX_INT8-LABEL: func.func @w8a8_u8u8(
 // AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "u8", b = "u8", acc = "s32", shape = "16x16x64", instruction = "tdpbuud">}
 // AMX_INT8-LABEL: func.func @fp8_e4m3(
-// amx-int8 has vdpbf16ps, but FP8 decoded to f32 runs faster there
-// (Strategy.cpp, fp8AsBf16Pairs).
-// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "A and B dequantized to f32">}
+// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "bf16", b = "bf16", acc = "f32", shape = "16x16x32", instruction = "tdpbf16ps", note = "A e4m3 and B e4m3 converted to bf16 (exact)">}
 // AMX_INT8-LABEL: func.func @fp8_e5m2_e4m3(
-// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = fallback, unit = "AVX-512 FMA", a = "f32", b = "f32", acc = "f32", shape = "1x16x1", instruction = "vfmadd231ps zmm", note = "A and B dequantized to f32">}
+// AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "bf16", b = "bf16", acc = "f32", shape = "16x16x32", instruction = "tdpbf16ps", note = "A e5m2 and B e4m3 converted to bf16 (exact)">}
 // AMX_INT8-LABEL: func.func @w4a4_s4s4(
 // AMX_INT8: linalg.matmul {{.*}}#octet.strategy<kind = native, unit = "AMX", a = "s8", b = "s8", acc = "s32", shape = "16x16x64", instruction = "tdpbssd", note = "A s4 unpacked to s8, B s4 unpacked to s8">}
 // AMX_INT8-LABEL: func.func @w4a8_s8s4(

@@ -176,9 +176,39 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
   // an AVX2 machine gets a message instead of SIGILL).
   if (c.isa == Isa::dpbf16)
     requireKernelFeatures();
+  if (c.isa == Isa::amxBf16)
+    lhsAsBf16Rows(m, slots);
   if (Value zb = op.getRhsZeroPoint())
     slots[kZb] = addressOf(zb);
   return tasks;
+}
+
+void CallSiteEmitter::lhsAsBf16Rows(Value m, SmallVectorImpl<Value> &slots) {
+  // From MR rows on (the tiles; below, the decode kernel reads the codes in
+  // place): the FP8 codes as bf16 rows (exact), 32 rows and 32 columns a
+  // step, zeros in the padding, into this thread's scratch slot 0.
+  requireKernelFeatures();
+  call("octet_cpu_require_amx", {},
+       {LLVM::ZeroOp::create(b, loc, ptrTy).getResult()});
+  using ::octet::cpu::LhsMode;
+  int64_t kpad = ::octet::cpu::roundUp(plan.k, 32);
+  Value tiles =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, m, cst(c.mr));
+  Value rows = arith::SelectOp::create(b, loc, tiles, m, cst(0));
+  Value mPad = arith::MulIOp::create(
+      b, loc,
+      arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, rows, cst(31)), cst(32)),
+      cst(32));
+  Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * 2));
+  Value packed = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
+  LhsMode mode = *c.lhsFp8 == StorageFormat::f8E5M2 ? LhsMode::e5m2Bf16Rows
+                                                    : LhsMode::e4m3Bf16Rows;
+  call("octet_cpu_pack_lhs", {},
+       {ptr(slots[kA]), rows, cst(plan.k), cst(plan.k),
+        cst32(static_cast<int32_t>(mode)), ptr(cst(0)), cst32(0), cst(32),
+        cst(kpad), packed});
+  slots[kLhsBf16] = LLVM::PtrToIntOp::create(b, loc, i64, packed);
 }
 
 Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
@@ -365,9 +395,11 @@ Value CallSiteEmitter::weightOnlyTasks(Value m, int64_t n,
   // thread gets a tile, and the tiles are of one size.
   // (M = 0, which runs no task, must not divide by zero here.)
   Value m1 = arith::MaxSIOp::create(b, loc, m, cst(1));
+  // (The AMX-BF16 tiles take rows in multiples of 32.)
+  int64_t rowStep = c.isa == Isa::amxBf16 ? 32 : c.mr;
   Value rows = arith::MulIOp::create(
-      b, loc, ceilDiv(ceilDiv(m1, ceilDiv(m1, cst(c.mc))), cst(c.mr)),
-      cst(c.mr));
+      b, loc, ceilDiv(ceilDiv(m1, ceilDiv(m1, cst(c.mc))), cst(rowStep)),
+      cst(rowStep));
   rows = arith::MinSIOp::create(b, loc, rows, cst(c.mc));
   slots[kMc] = rows;
   Value tilesM = ceilDiv(m1, rows);

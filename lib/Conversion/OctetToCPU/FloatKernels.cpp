@@ -271,7 +271,10 @@ void KernelEmitter::emitWeightOnlyTile(Value t) {
     else
       emitWeightOnlyDecode(t);
     b.setInsertionPointToStart(decode.elseBlock());
-    emitWeightOnlyTiled(t);
+    if (c.isa == Isa::amxBf16)
+      emitAmxTile(t);
+    else
+      emitWeightOnlyTiled(t);
   }
   A = a0, B = b0, C = c0;
 }

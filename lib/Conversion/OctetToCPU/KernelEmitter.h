@@ -129,8 +129,14 @@ private:
   void emitIntegerTile(Value t);
   void emitIntegerMicro(Value aBase, Value bBase, Value kq0, Value kq1,
                         SmallVector<Value> &accs);
-  // AMX tile (AmxKernel.cpp).
+  // AMX tiles (AmxKernel.cpp).
   void emitAmxTile(Value t);
+  /// The bf16 bits of 32 FP8 rhs codes (vector<32xi8> -> vector<32xi16>),
+  /// exact (fp8ToBf16Bits of CpuPack.h).
+  Value bf16BitsOfFp8(Value codes);
+  /// Columns [n, n + 32) of the rhs panels as the two bf16 B panels of the
+  /// AMX-BF16 tiles at `dst`, K padded with zeros to `kPad`.
+  void emitBf16Strip(Value n, Value dst, Value kPad);
   // Weight-only, FP8 and f32 loop nests (FloatKernels.cpp).
   void emitWeightOnlyTile(Value t);
   void emitWeightOnlyDecode(Value t);
@@ -320,6 +326,8 @@ private:
   Value ldb, batchTasks, strideA, strideB, strideC;
   /// Weight-only / f32: columns per task (kNc) and rows per tile (kMc).
   Value taskCols, tileRows;
+  /// Isa::amxBf16: the lhs as bf16 rows (CtxSlot kLhsBf16).
+  Value lhsBf16;
 };
 
 } // namespace cpu

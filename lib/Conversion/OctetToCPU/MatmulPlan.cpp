@@ -51,6 +51,8 @@ std::optional<Isa> mlir::octet::cpu::getKernelIsa(StrategyAttr strategy,
   case StrategyKind::native:
   case StrategyKind::compensated:
     switch (strategy.getUnit()) {
+    // tdpbssd for 8-bit integers; FP8 x FP8 as bf16 (the amx-int8 bf16
+    // row) takes tdpbf16ps (planWeightOnly).
     case KernelUnit::amx:
       return Isa::amx;
     case KernelUnit::avx512_vnni:
@@ -188,7 +190,9 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (!lhsFp8 && !lhsType.getElementType().isF32())
     return reject(why, "float lhs is not f32");
   c.weightOnly = true;
-  c.isa = isa == Isa::fma512 || isa == Isa::dpbf16 ? Isa::fma512 : Isa::fma;
+  c.isa = isa == Isa::fma512 || isa == Isa::dpbf16 || isa == Isa::amx
+              ? Isa::fma512
+              : Isa::fma;
   if (fp8)
     c.rhsFp8 = rhsScheme.getFormat();
   if (lhsFp8) {
@@ -249,9 +253,15 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   // and so is every product of two in f32; scales applied per group would
   // multiply the operands (not exact), and pairs need an even K.
   // (rhsFp8 is set for FP8 rhs codes only.)
-  if (isa == Isa::dpbf16 && lhsFp8 && lhsFp8->isFloat8() && c.rhsFp8 &&
-      !c.group && !c.lhsGroupScale && plan.k % 2 == 0)
+  bool bf16Exact =
+      lhsFp8 && lhsFp8->isFloat8() && c.rhsFp8 && !c.group && !c.lhsGroupScale;
+  if (isa == Isa::dpbf16 && bf16Exact && plan.k % 2 == 0)
     c.isa = Isa::dpbf16;
+  // AMX-BF16 tiles (any K: both operands are zero-padded to 32) read
+  // constant codes from their panels (converted per column strip of a
+  // task); rows below MR keep the FP8 decode kernel on the same panels.
+  if (isa == Isa::amx && bf16Exact && c.rhsPanels)
+    c.isa = Isa::amxBf16;
   setTileSizes(c);
   return success();
 }
@@ -266,7 +276,8 @@ static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
     return reject(why, "lhs format is not i8/u8");
   if (op.getRhsZeroPoint())
     return reject(why, "integer GEMM with an rhs zero point");
-  if (isa == Isa::fma || isa == Isa::fma512 || isa == Isa::dpbf16)
+  if (isa == Isa::fma || isa == Isa::fma512 || isa == Isa::dpbf16 ||
+      isa == Isa::amxBf16)
     return reject(why, "the strategy's unit does not multiply integers");
   if (!matchRhsConstant(op.getRhs(), plan))
     return reject(why, "rhs is not a constant or a transposed constant "

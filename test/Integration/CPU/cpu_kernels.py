@@ -157,11 +157,11 @@ CASES = {
     "fp8_e5m2_x_e4m3_tensor_m9": dict(
         lhs=S("f8E5M2"), rhs=S("f8E4M3FN"), lshape=(9, 64),
         rshape=(64, 20)),
-    # FP8 x FP8 as bf16 pairs (avx512-bf16: vdpbf16ps; amx-int8 decodes to
-    # f32, Strategy.cpp) from 12
-    # rows on: K over several K blocks and not a multiple of 8 (the
-    # activations' pair tail), N tails, weights as an argument (rows read
-    # in place), odd K (the f32 tiles instead), every code of either side.
+    # FP8 x FP8 as bf16 (avx512-bf16: vdpbf16ps pairs; amx-int8: AMX-BF16
+    # tiles with constant weights) from 12 rows on: K over several K blocks
+    # and not a multiple of 8 (the activations' pair tail), N tails,
+    # weights as an argument (rows read in place), odd K (avx512-bf16: the
+    # f32 tiles instead), every code of either side.
     "fp8_e4m3_pairs_m77_k602_n131_bias": dict(
         lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN", "per_axis", 1),
         lshape=(77, 602), rshape=(602, 131), bias=True),
@@ -177,6 +177,9 @@ CASES = {
     "fp8_e5m2_every_rhs_code_m13_arg": dict(
         lhs=S("f8E4M3FN"), rhs=S("f8E5M2", "per_axis", 1), lshape=(13, 8),
         rshape=(8, 256), fill="every_rhs_code", arg_rhs=True),
+    "fp8_e5m2_every_rhs_code_m13": dict(
+        lhs=S("f8E5M2", "per_axis", 0), rhs=S("f8E5M2", "per_axis", 1),
+        lshape=(13, 8), rshape=(8, 256), fill="every_rhs_code"),
     "fp8_e4m3_every_lhs_code_m13": dict(
         lhs=S("f8E4M3FN", "per_axis", 0), rhs=S("f8E4M3FN"),
         lshape=(13, 256), rshape=(256, 256), fill="every_lhs_code"),

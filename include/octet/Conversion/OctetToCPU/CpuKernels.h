@@ -30,8 +30,12 @@ enum class Isa {
   amx,     ///< AMX-INT8 tdpbssd tiles.
   fma,     ///< Weight-only / f32: vfmadd231ps ymm (AVX2 + FMA).
   fma512,  ///< Weight-only / f32: vfmadd231ps zmm (AVX-512F).
-  dpbf16   ///< FP8 x FP8: fma512's loop nests, with the tiles (M >= MR) of
+  dpbf16,  ///< FP8 x FP8: fma512's loop nests, with the tiles (M >= MR) of
            ///< bf16 pairs and vdpbf16ps zmm (AVX512-BF16; values exact).
+  amxBf16  ///< FP8 x FP8 with constant weights: fma512's decode kernel for
+           ///< M < MR; from MR rows the AMX-BF16 tiles (tdpbf16ps) on the
+           ///< lhs converted to bf16 rows at the call site and the weights'
+           ///< panels converted per column strip of a task.
 };
 
 /// How a parameter varies: absent, one value, or one per row (lhs) or per
@@ -109,29 +113,31 @@ struct GemmConfig {
 
 /// Slots of the context block (i64 each; pointers as integers).
 enum CtxSlot : int64_t {
-  kA = 0,    ///< packed lhs (integer) or the f32 lhs (weight-only)
-  kB,        ///< packed rhs (integer) or the K x N rhs codes (weight-only)
-  kC,        ///< result, M x N row-major
+  kA = 0, ///< packed lhs (integer) or the f32 lhs (weight-only)
+  kB,     ///< packed rhs (integer) or the K x N rhs codes (weight-only)
+  kC,     ///< result, M x N row-major
   kM,
   kN,
-  kK,        ///< K padded (integer) or K (weight-only)
-  kLda,      ///< weight-only: lhs row stride in elements
-  kTilesN,   ///< column tiles
+  kK,      ///< K padded (integer) or K (weight-only)
+  kLda,    ///< weight-only: lhs row stride in elements
+  kTilesN, ///< column tiles
   kSa,
   kSb,
   kBias,
-  kComp,     ///< per-column compensation (i32 column sums of B), padded
+  kComp, ///< per-column compensation (i32 column sums of B), padded
   kZa,
   kZb,
   kOs,
   kOz,
-  kNc,       ///< weight-only: columns per task (decode: the strip, else the
-             ///< tile's width)
+  kNc,         ///< weight-only: columns per task (decode: the strip, else the
+               ///< tile's width)
   kBatchTasks, ///< batched: tasks per batch entry
-  kStrideA,  ///< batched: bytes between batch entries of A, B and C
+  kStrideA,    ///< batched: bytes between batch entries of A, B and C
   kStrideB,
   kStrideC,
-  kMc,       ///< weight-only tiled: rows per tile
+  kMc,      ///< weight-only tiled: rows per tile
+  kLhsBf16, ///< Isa::amxBf16, M >= MR: the lhs as bf16 rows (padded to 32
+            ///< rows and 32 columns, zeros)
   kNumSlots
 };
 

@@ -16,6 +16,9 @@
 //                             (s8 A) or A (u8 A).
 //  lhs, LhsMode::s8Rows:      [ceil(M/MR)*MR][Kpad] bytes, row-major (AMX
 //                             tiles load 16 rows x 64 bytes with a stride).
+//  lhs, LhsMode::e4m3Bf16Rows / e5m2Bf16Rows: [ceil(M/MR)*MR][Kpad] bf16
+//                             (uint16) of the FP8 codes' values, row-major
+//                             (AMX-BF16 tiles: 16 rows x 32 bf16).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +36,13 @@ namespace octet {
 namespace cpu {
 
 /// How the lhs is packed (the `mode` of octet_cpu_pack_lhs, low bits).
-enum class LhsMode : int32_t { s16MinusZp = 0, u8Shifted = 1, s8Rows = 2 };
+enum class LhsMode : int32_t {
+  s16MinusZp = 0,
+  u8Shifted = 1,
+  s8Rows = 2,
+  e4m3Bf16Rows = 3,
+  e5m2Bf16Rows = 4
+};
 /// Bit of `mode` saying that the lhs codes are unsigned (u8).
 constexpr int32_t kLhsUnsignedBit = 0x10;
 
@@ -75,10 +84,39 @@ inline void rhsColumnSums(const int8_t *b, int64_t k, int64_t n, int64_t ldb,
                             : static_cast<int32_t>(b[kk * ldb + j]);
 }
 
+/// The bf16 bits of the value of FP8 code `code` (E4M3FN, or E5M2 when
+/// `e5m2`). Exact: every E4M3 and E5M2 value is a bf16 value (3 or 2
+/// mantissa bits of bf16's 7; exponents from 2^-9 / 2^-16 within bf16's
+/// normal range). A normal code is its magnitude bits shifted into place
+/// plus the difference of the exponent biases; subnormal codes m * 2^-9
+/// (E4M3) or m * 2^-16 (E5M2) are normal bf16 numbers; NaN codes give the
+/// quiet NaN 0x7FC0 and E5M2's infinities 0x7F80, with the code's sign.
+inline uint16_t fp8ToBf16Bits(uint8_t code, bool e5m2) {
+  auto sign = static_cast<uint16_t>((code & 0x80) << 8);
+  int32_t mag = code & 0x7F;
+  // Normal codes from mag >= minNormal; subnormals m * 2^-(bias + mbits - 1).
+  int32_t mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  if (e5m2 ? mag >= 0x7C : mag == 0x7F)
+    return sign | (e5m2 && mag == 0x7C ? 0x7F80 : 0x7FC0);
+  if (mag >= (1 << mbits))
+    return sign |
+           static_cast<uint16_t>((mag << (7 - mbits)) + ((127 - bias) << 7));
+  if (mag == 0)
+    return sign;
+  // m * 2^(1 - bias - mbits): normalize m (1 .. 2^mbits - 1).
+  int32_t lead = 31 - __builtin_clz(static_cast<uint32_t>(mag));
+  int32_t exponent = lead + 1 - bias - mbits + 127;
+  int32_t mantissa = (mag - (1 << lead)) << (7 - lead);
+  return sign | static_cast<uint16_t>((exponent << 7) | mantissa);
+}
+
 /// Bytes of the packed lhs.
 inline int64_t packedLhsBytes(int64_t m, int64_t kpad, int64_t mr,
                               LhsMode mode) {
-  int64_t elem = mode == LhsMode::s16MinusZp ? 2 : 1;
+  int64_t elem = mode == LhsMode::s16MinusZp || mode == LhsMode::e4m3Bf16Rows ||
+                         mode == LhsMode::e5m2Bf16Rows
+                     ? 2
+                     : 1;
   return roundUp(m, mr) * kpad * elem;
 }
 
@@ -198,6 +236,18 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
         if (copied)
           std::memcpy(row, a + i * lda, static_cast<size_t>(copied));
         std::memset(row + copied, 0, static_cast<size_t>(kpad - copied));
+        break;
+      }
+      case LhsMode::e4m3Bf16Rows:
+      case LhsMode::e5m2Bf16Rows: {
+        auto *row = static_cast<uint16_t *>(out) + i * kpad;
+        int64_t kk = 0;
+        if (valid)
+          for (; kk < k; ++kk)
+            row[kk] = fp8ToBf16Bits(static_cast<uint8_t>(a[i * lda + kk]),
+                                    kind == LhsMode::e5m2Bf16Rows);
+        for (; kk < kpad; ++kk)
+          row[kk] = 0;
         break;
       }
       }
