@@ -37,14 +37,14 @@ struct PackLhsJob {
 #define OCTET_HAVE_AVX512_PACK 1
 #include <immintrin.h>
 
-/// LhsMode::e4m3Bf16Rows / e5m2Bf16Rows for row panels [p0, p1): 32 codes
+/// LhsMode::e4m3Bf16Tiles / e5m2Bf16Tiles for row panels [p0, p1): 32 codes
 /// at a time, the arithmetic of fp8ToBf16Bits (CpuPack.h) on 16-bit lanes,
 /// subnormal codes from a table (vpermw). Only the AMX-BF16 kernels use
 /// this mode, so the CPU has AVX-512BW and VL.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
-packBf16Rows(const PackLhsJob &j, int64_t p0, int64_t p1) {
+packBf16Tiles(const PackLhsJob &j, int64_t p0, int64_t p1) {
   bool e5m2 = static_cast<octet::cpu::LhsMode>(j.mode & 0xf) ==
-              octet::cpu::LhsMode::e5m2Bf16Rows;
+              octet::cpu::LhsMode::e5m2Bf16Tiles;
   int mbits = e5m2 ? 2 : 3;
   alignas(64) uint16_t sub[32] = {};
   for (int m = 0; m < (1 << mbits); ++m)
@@ -57,7 +57,8 @@ packBf16Rows(const PackLhsJob &j, int64_t p0, int64_t p1) {
   __m512i nan = _mm512_set1_epi16(0x7FC0), inf = _mm512_set1_epi16(0x7F80);
   __m512i special = _mm512_set1_epi16(e5m2 ? 0x7C : 0x7F);
   for (int64_t i = p0 * j.mr; i < p1 * j.mr; ++i) {
-    auto *row = static_cast<uint16_t *>(j.out) + i * j.kpad;
+    auto *tiles = static_cast<uint16_t *>(j.out) +
+                  octet::cpu::bf16TileOffset(i, 0, j.kpad);
     const int8_t *src = j.a + i * j.lda;
     int64_t valid = i < j.m ? j.k : 0;
     for (int64_t kk = 0; kk < j.kpad; kk += 32) {
@@ -78,7 +79,7 @@ packBf16Rows(const PackLhsJob &j, int64_t p0, int64_t p1) {
         r = _mm512_mask_mov_epi16(r, _mm512_cmpeq_epu16_mask(mag, special),
                                   inf);
       // kpad is a multiple of 32 (the AMX-BF16 kernels' K step).
-      _mm512_storeu_si512(row + kk, _mm512_or_si512(r, sign));
+      _mm512_storeu_si512(tiles + kk / 32 * 512, _mm512_or_si512(r, sign));
     }
   }
 }
@@ -88,11 +89,11 @@ void packLhsTask(void *ctx, int64_t begin, int64_t end) {
   auto *j = static_cast<PackLhsJob *>(ctx);
 #if defined(OCTET_HAVE_AVX512_PACK)
   auto kind = static_cast<octet::cpu::LhsMode>(j->mode & 0xf);
-  if ((kind == octet::cpu::LhsMode::e4m3Bf16Rows ||
-       kind == octet::cpu::LhsMode::e5m2Bf16Rows) &&
+  if ((kind == octet::cpu::LhsMode::e4m3Bf16Tiles ||
+       kind == octet::cpu::LhsMode::e5m2Bf16Tiles) &&
       j->kpad % 32 == 0 && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512vl")) {
-    packBf16Rows(*j, begin, end);
+    packBf16Tiles(*j, begin, end);
     return;
   }
 #endif

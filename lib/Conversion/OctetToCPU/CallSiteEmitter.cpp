@@ -177,16 +177,17 @@ Value CallSiteEmitter::weightOnlyOperands(MatmulOp op, Value m,
   if (c.isa == Isa::dpbf16)
     requireKernelFeatures();
   if (c.isa == Isa::amxBf16)
-    lhsAsBf16Rows(m, slots);
+    lhsAsBf16Tiles(m, slots);
   if (Value zb = op.getRhsZeroPoint())
     slots[kZb] = addressOf(zb);
   return tasks;
 }
 
-void CallSiteEmitter::lhsAsBf16Rows(Value m, SmallVectorImpl<Value> &slots) {
+void CallSiteEmitter::lhsAsBf16Tiles(Value m, SmallVectorImpl<Value> &slots) {
   // From MR rows on (the tiles; below, the decode kernel reads the codes in
-  // place): the FP8 codes as bf16 rows (exact), 32 rows and 32 columns a
-  // step, zeros in the padding, into this thread's scratch slot 0.
+  // place): the FP8 codes as bf16 (exact) in AMX tiles of 16 rows x 32 k
+  // (M padded to 32 rows, K to 32, zeros), into this thread's scratch
+  // slot 0.
   requireKernelFeatures();
   call("octet_cpu_require_amx", {},
        {LLVM::ZeroOp::create(b, loc, ptrTy).getResult()});
@@ -202,8 +203,8 @@ void CallSiteEmitter::lhsAsBf16Rows(Value m, SmallVectorImpl<Value> &slots) {
       cst(32));
   Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * 2));
   Value packed = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
-  LhsMode mode = *c.lhsFp8 == StorageFormat::f8E5M2 ? LhsMode::e5m2Bf16Rows
-                                                    : LhsMode::e4m3Bf16Rows;
+  LhsMode mode = *c.lhsFp8 == StorageFormat::f8E5M2 ? LhsMode::e5m2Bf16Tiles
+                                                    : LhsMode::e4m3Bf16Tiles;
   call("octet_cpu_pack_lhs", {},
        {ptr(slots[kA]), rows, cst(plan.k), cst(plan.k),
         cst32(static_cast<int32_t>(mode)), ptr(cst(0)), cst32(0), cst(32),

@@ -67,9 +67,9 @@ private:
   /// returns the number of tasks.
   Value weightOnlyOperands(MatmulOp op, Value m,
                            SmallVectorImpl<Value> &slots);
-  /// Isa::amxBf16: the FP8 lhs converted to bf16 rows at run time when the
-  /// tiles run (kLhsBf16), and the CPU checks.
-  void lhsAsBf16Rows(Value m, SmallVectorImpl<Value> &slots);
+  /// Isa::amxBf16: the FP8 lhs converted to bf16 tiles at run time when
+  /// the tiles run (kLhsBf16), and the CPU checks.
+  void lhsAsBf16Tiles(Value m, SmallVectorImpl<Value> &slots);
   /// The address of the weight-only rhs codes: 4-bit codes packed two per
   /// byte here, a constant (transposed here), or the rhs where it is.
   Value weightOnlyRhs(MatmulOp op);

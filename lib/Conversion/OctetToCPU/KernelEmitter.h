@@ -326,7 +326,7 @@ private:
   Value ldb, batchTasks, strideA, strideB, strideC;
   /// Weight-only / f32: columns per task (kNc) and rows per tile (kMc).
   Value taskCols, tileRows;
-  /// Isa::amxBf16: the lhs as bf16 rows (CtxSlot kLhsBf16).
+  /// Isa::amxBf16: the lhs as bf16 tiles (CtxSlot kLhsBf16).
   Value lhsBf16;
 };
 

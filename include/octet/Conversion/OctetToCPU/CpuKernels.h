@@ -34,7 +34,7 @@ enum class Isa {
            ///< bf16 pairs and vdpbf16ps zmm (AVX512-BF16; values exact).
   amxBf16  ///< FP8 x FP8 with constant weights: fma512's decode kernel for
            ///< M < MR; from MR rows the AMX-BF16 tiles (tdpbf16ps) on the
-           ///< lhs converted to bf16 rows at the call site and the weights'
+           ///< lhs converted to bf16 tiles at the call site and the weights'
            ///< panels converted per column strip of a task.
 };
 
@@ -136,7 +136,7 @@ enum CtxSlot : int64_t {
   kStrideB,
   kStrideC,
   kMc,      ///< weight-only tiled: rows per tile
-  kLhsBf16, ///< Isa::amxBf16, M >= MR: the lhs as bf16 rows (padded to 32
+  kLhsBf16, ///< Isa::amxBf16, M >= MR: the lhs as bf16 AMX tiles (padded to 32
             ///< rows and 32 columns, zeros)
   kNumSlots
 };

@@ -16,9 +16,12 @@
 //                             (s8 A) or A (u8 A).
 //  lhs, LhsMode::s8Rows:      [ceil(M/MR)*MR][Kpad] bytes, row-major (AMX
 //                             tiles load 16 rows x 64 bytes with a stride).
-//  lhs, LhsMode::e4m3Bf16Rows / e5m2Bf16Rows: [ceil(M/MR)*MR][Kpad] bf16
-//                             (uint16) of the FP8 codes' values, row-major
-//                             (AMX-BF16 tiles: 16 rows x 32 bf16).
+//  lhs, LhsMode::e4m3Bf16Tiles / e5m2Bf16Tiles: the bf16 (uint16) of the
+//                             FP8 codes' values in AMX-BF16 tiles of 16 rows
+//                             x 32 k, each tile's 1 KiB contiguous:
+//                             [ceil(M/MR)*MR/16][Kpad/32][16][32] (MR and
+//                             Kpad multiples of 32), so that a tile load
+//                             reads 16 consecutive lines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +43,8 @@ enum class LhsMode : int32_t {
   s16MinusZp = 0,
   u8Shifted = 1,
   s8Rows = 2,
-  e4m3Bf16Rows = 3,
-  e5m2Bf16Rows = 4
+  e4m3Bf16Tiles = 3,
+  e5m2Bf16Tiles = 4
 };
 /// Bit of `mode` saying that the lhs codes are unsigned (u8).
 constexpr int32_t kLhsUnsignedBit = 0x10;
@@ -110,11 +113,19 @@ inline uint16_t fp8ToBf16Bits(uint8_t code, bool e5m2) {
   return sign | static_cast<uint16_t>((exponent << 7) | mantissa);
 }
 
+/// The index (in bf16 elements) of element (i, k) of an lhs packed in
+/// bf16 tiles (LhsMode::e4m3Bf16Tiles / e5m2Bf16Tiles), k a multiple of
+/// 32 or any k within the tile's 32.
+inline int64_t bf16TileOffset(int64_t i, int64_t k, int64_t kpad) {
+  return ((i / 16) * (kpad / 32) + k / 32) * 512 + (i % 16) * 32 + k % 32;
+}
+
 /// Bytes of the packed lhs.
 inline int64_t packedLhsBytes(int64_t m, int64_t kpad, int64_t mr,
                               LhsMode mode) {
-  int64_t elem = mode == LhsMode::s16MinusZp || mode == LhsMode::e4m3Bf16Rows ||
-                         mode == LhsMode::e5m2Bf16Rows
+  int64_t elem = mode == LhsMode::s16MinusZp ||
+                         mode == LhsMode::e4m3Bf16Tiles ||
+                         mode == LhsMode::e5m2Bf16Tiles
                      ? 2
                      : 1;
   return roundUp(m, mr) * kpad * elem;
@@ -238,16 +249,15 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
         std::memset(row + copied, 0, static_cast<size_t>(kpad - copied));
         break;
       }
-      case LhsMode::e4m3Bf16Rows:
-      case LhsMode::e5m2Bf16Rows: {
-        auto *row = static_cast<uint16_t *>(out) + i * kpad;
-        int64_t kk = 0;
-        if (valid)
-          for (; kk < k; ++kk)
-            row[kk] = fp8ToBf16Bits(static_cast<uint8_t>(a[i * lda + kk]),
-                                    kind == LhsMode::e5m2Bf16Rows);
-        for (; kk < kpad; ++kk)
-          row[kk] = 0;
+      case LhsMode::e4m3Bf16Tiles:
+      case LhsMode::e5m2Bf16Tiles: {
+        auto *tiles = static_cast<uint16_t *>(out) + bf16TileOffset(i, 0, kpad);
+        for (int64_t kk = 0; kk < kpad; ++kk)
+          tiles[kk / 32 * 512 + kk % 32] =
+              valid && kk < k
+                  ? fp8ToBf16Bits(static_cast<uint8_t>(a[i * lda + kk]),
+                                  kind == LhsMode::e5m2Bf16Tiles)
+                  : uint16_t{0};
         break;
       }
       }
