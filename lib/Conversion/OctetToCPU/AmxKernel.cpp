@@ -186,14 +186,14 @@ void KernelEmitter::emitAmxTile(Value t) {
         .getResult(0);
   };
   Value steps = div(rowBytes, cst(64));
-  // The lhs tile at byte k of its rows: AMX-INT8 reads the packed rows in
-  // place (stride K); AMX-BF16's lhs is packed in tiles (LhsMode
-  // e4m3Bf16Tiles: 16 rows x 64 bytes contiguous, a tile load reads 16
-  // consecutive lines: at MiniLM's shapes one core's profile had the
-  // first lhs tile load of each step as its hottest instruction with rows
-  // read in place; in tiles 0.95-1.15x their GFLOP/s, alternating runs).
-  Value aStride = bf16 ? cst(64) : rowBytes;
-  auto aOff = [&](Value k) { return bf16 ? mul(k, cst(16)) : k; };
+  // The lhs tile at byte k of its rows: the lhs is packed in tiles
+  // (LhsMode s8Tiles / e4m3Bf16Tiles: 16 rows x 64 bytes contiguous, a tile
+  // load reads 16 consecutive lines; at MiniLM's shapes one core's profile
+  // of the bf16 kernel had the first lhs tile load of each step as its
+  // hottest instruction with rows read in place; in tiles 0.95-1.15x their
+  // GFLOP/s, alternating runs).
+  Value aStride = cst(64);
+  auto aOff = [&](Value k) { return mul(k, cst(16)); };
   Value mainSteps = mul(div(steps, cst(4)), cst(4));
 
   auto jLoop = forLoop(cst(0), count, 1);

@@ -294,7 +294,7 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
   using ::octet::cpu::LhsMode;
   LhsMode mode = c.isa == Isa::avx2      ? LhsMode::s16MinusZp
                  : c.isa == Isa::vnni512 ? LhsMode::u8Shifted
-                                         : LhsMode::s8Rows;
+                                         : LhsMode::s8Tiles;
   int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
   int64_t mr = c.isa == Isa::amx ? 32 : c.mr;
   Value mPad = arith::MulIOp::create(

@@ -14,8 +14,11 @@
 //  lhs, LhsMode::s16MinusZp:  [ceil(M/MR)][Kpad/2][MR][2] int16 of A - za.
 //  lhs, LhsMode::u8Shifted:   [ceil(M/MR)][Kpad/4][MR][4] bytes of A + 128
 //                             (s8 A) or A (u8 A).
-//  lhs, LhsMode::s8Rows:      [ceil(M/MR)*MR][Kpad] bytes, row-major (AMX
-//                             tiles load 16 rows x 64 bytes with a stride).
+//  lhs, LhsMode::s8Tiles:     the AMX-INT8 tiles of 16 rows x 64 bytes,
+//                             each tile's 1 KiB contiguous:
+//                             [ceil(M/MR)*MR/16][Kpad/64][16][64] bytes (MR
+//                             and Kpad multiples of 64 and 16), so that a
+//                             tile load reads 16 consecutive lines.
 //  lhs, LhsMode::e4m3Bf16Tiles / e5m2Bf16Tiles: the bf16 (uint16) of the
 //                             FP8 codes' values in AMX-BF16 tiles of 16 rows
 //                             x 32 k, each tile's 1 KiB contiguous:
@@ -42,7 +45,7 @@ namespace cpu {
 enum class LhsMode : int32_t {
   s16MinusZp = 0,
   u8Shifted = 1,
-  s8Rows = 2,
+  s8Tiles = 2,
   e4m3Bf16Tiles = 3,
   e5m2Bf16Tiles = 4
 };
@@ -239,14 +242,21 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
                               : static_cast<uint8_t>(shift);
         break;
       }
-      case LhsMode::s8Rows: {
-        // A copy of the row and zeros to Kpad (u8 codes are copied as
-        // they are: AMX here is s8 x s8 only, MatmulPlan.cpp).
-        auto *row = static_cast<int8_t *>(out) + i * kpad;
+      case LhsMode::s8Tiles: {
+        // The row's 64-byte pieces into their tiles, zeros to Kpad (u8
+        // codes are copied as they are: AMX here is s8 x s8 only,
+        // MatmulPlan.cpp).
+        auto *tiles = static_cast<int8_t *>(out) +
+                      ((i / 16) * (kpad / 64)) * 1024 + (i % 16) * 64;
         int64_t copied = valid ? k : 0;
-        if (copied)
-          std::memcpy(row, a + i * lda, static_cast<size_t>(copied));
-        std::memset(row + copied, 0, static_cast<size_t>(kpad - copied));
+        for (int64_t kk = 0; kk < kpad; kk += 64) {
+          int8_t *dst = tiles + kk / 64 * 1024;
+          int64_t n = copied - kk < 0 ? 0 : copied - kk > 64 ? 64 : copied - kk;
+          if (n)
+            std::memcpy(dst, a + i * lda + kk, static_cast<size_t>(n));
+          if (n < 64)
+            std::memset(dst + n, 0, static_cast<size_t>(64 - n));
+        }
         break;
       }
       case LhsMode::e4m3Bf16Tiles:
