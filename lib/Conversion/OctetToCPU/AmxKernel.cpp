@@ -122,8 +122,8 @@ void KernelEmitter::emitAmxTile(Value t) {
   // K loop; the task's last micro-tile after the pipeline.
   //
   // AMX-BF16 (Isa::amxBf16): the same loop nest on bf16 (a 64-byte row of
-  // a tile is 32 k instead of 64): the lhs rows converted at the call site
-  // (lhsBf16, K padded to 32), the weights' column strip converted to the
+  // a tile is 32 k instead of 64): the lhs converted at the call site
+  // (lhsBf16, in tiles, K padded to 32), the weights' column strip to the
   // two B panels (emitBf16Strip) into a per-thread scratch when the
   // micro-tiles reach it (the first row of each strip), and f32 sums.
   // Tasks are tileRows x taskCols (multiples of 32) chosen at the call site.
@@ -239,8 +239,9 @@ void KernelEmitter::emitAmxTile(Value t) {
                           b.getStringAttr("llvm.x86.tilezero.internal"),
                           ValueRange{rows, colBytes})
                           .getResult(0));
-    // Row 0 of the two A tiles and of the two B panels (panel p of B
-    // starts at p * 16 * K; k-quad q at q * 64).
+    // The first tiles of the two 16-row panels of A (packed in tiles: a
+    // panel is 16 x rowBytes, k step s's tile at s * 1024) and of the two
+    // B panels (16 columns each, 16 x rowBytes; k step s at s * 1024).
     Value aRow0 = add(lhs, mul(mr0, rowBytes)),
           aRow16 = add(aRow0, mul(cst(16), rowBytes));
     Value bPanel0 = bf16 ? strip : add(B, mul(nr0, K)),
