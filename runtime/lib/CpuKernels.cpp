@@ -38,7 +38,7 @@ struct PackLhsJob {
 #include <immintrin.h>
 
 /// LhsMode::e4m3Bf16Tiles / e5m2Bf16Tiles for row panels [p0, p1): 32 codes
-/// at a time, the arithmetic of fp8ToBf16Bits (CpuPack.h) on 16-bit lanes,
+/// at a time, the bits of fp8ToBf16Bits (CpuPack.h) computed on 16-bit lanes,
 /// subnormal codes from a table (vpermw). Only the AMX-BF16 kernels use
 /// this mode, so the CPU has AVX-512BW and VL.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void

@@ -17,8 +17,8 @@ using namespace mlir::octet;
 using namespace mlir::octet::cpu;
 
 Value KernelEmitter::bf16BitsOfFp8(Value codes) {
-  // fp8ToBf16Bits (CpuPack.h) on 32 lanes of 16 bits: the magnitude bits
-  // shifted into place plus the difference of the exponent biases;
+  // The bits of fp8ToBf16Bits (CpuPack.h) on 32 lanes of 16 bits: the magnitude
+  // bits shifted into place plus the difference of the exponent biases;
   // subnormal codes from a table (vpermw); NaN (and E5M2's infinity) codes
   // by a select; the sign ORed in.
   bool e5m2 = c.rhsFp8 == StorageFormat::f8E5M2;
@@ -186,14 +186,12 @@ void KernelEmitter::emitAmxTile(Value t) {
         .getResult(0);
   };
   Value steps = div(rowBytes, cst(64));
-  // The lhs tile at byte k of its rows: the lhs is packed in tiles
-  // (LhsMode s8Tiles / e4m3Bf16Tiles: 16 rows x 64 bytes contiguous, a tile
-  // load reads 16 consecutive lines; at MiniLM's shapes one core's profile
-  // of the bf16 kernel had the first lhs tile load of each step as its
-  // hottest instruction with rows read in place; in tiles 0.95-1.15x their
-  // GFLOP/s, alternating runs).
-  Value aStride = cst(64);
-  auto aOff = [&](Value k) { return mul(k, cst(16)); };
+  // Both operands are packed in tiles (the lhs: LhsMode s8Tiles /
+  // e4m3Bf16Tiles, 16 rows x 64 bytes contiguous, so that a tile load reads
+  // 16 consecutive lines; at MiniLM's shapes one core's profile of the bf16
+  // kernel had the first lhs tile load of each step as its hottest
+  // instruction with rows read in place; in tiles 0.95-1.15x their GFLOP/s,
+  // alternating runs): k step s's tiles are at s * 1024, stride 64.
   Value mainSteps = mul(div(steps, cst(4)), cst(4));
 
   auto jLoop = forLoop(cst(0), count, 1);
@@ -251,13 +249,13 @@ void KernelEmitter::emitAmxTile(Value t) {
     auto emitSteps = [&](Value s0, int64_t stepCount, ValueRange in) {
       SmallVector<Value> acc(in.begin(), in.end());
       for (int64_t u = 0; u < stepCount; ++u) {
-        Value k = mul(add(s0, cst(u)), cst(64));
-        Value a0 = tload(toPtr(add(aRow0, aOff(k))), aStride);
-        Value b0 = tload(toPtr(add(bPanel0, mul(k, cst(16)))), cst(64));
+        Value off = mul(add(s0, cst(u)), cst(1024));
+        Value a0 = tload(toPtr(add(aRow0, off)), cst(64));
+        Value b0 = tload(toPtr(add(bPanel0, off)), cst(64));
         acc[0] = dp(acc[0], a0, b0);
-        Value b1 = tload(toPtr(add(bPanel1, mul(k, cst(16)))), cst(64));
+        Value b1 = tload(toPtr(add(bPanel1, off)), cst(64));
         acc[1] = dp(acc[1], a0, b1);
-        Value a1 = tload(toPtr(add(aRow16, aOff(k))), aStride);
+        Value a1 = tload(toPtr(add(aRow16, off)), cst(64));
         acc[2] = dp(acc[2], a1, b0);
         acc[3] = dp(acc[3], a1, b1);
       }

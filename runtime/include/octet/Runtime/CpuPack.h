@@ -31,6 +31,8 @@
 #ifndef OCTET_RUNTIME_CPUPACK_H
 #define OCTET_RUNTIME_CPUPACK_H
 
+#include "octet/Runtime/Numerics.h"
+
 #include <cstdint>
 #include <cstring>
 
@@ -91,29 +93,20 @@ inline void rhsColumnSums(const int8_t *b, int64_t k, int64_t n, int64_t ldb,
 }
 
 /// The bf16 bits of the value of FP8 code `code` (E4M3FN, or E5M2 when
-/// `e5m2`). Exact: every E4M3 and E5M2 value is a bf16 value (3 or 2
-/// mantissa bits of bf16's 7; exponents from 2^-9 / 2^-16 within bf16's
-/// normal range). A normal code is its magnitude bits shifted into place
-/// plus the difference of the exponent biases; subnormal codes m * 2^-9
-/// (E4M3) or m * 2^-16 (E5M2) are normal bf16 numbers; NaN codes give the
-/// quiet NaN 0x7FC0 and E5M2's infinities 0x7F80, with the code's sign.
+/// `e5m2`): the top half of the numerics core's f32 decode (decodeFp8).
+/// Exact: every E4M3 and E5M2 value is a bf16 value (3 or 2 mantissa bits
+/// of bf16's 7; exponents from 2^-9 / 2^-16, within bf16's normal range);
+/// NaN codes give 0x7FC0 and E5M2's infinities 0x7F80, with the sign. The
+/// vector forms (the run-time pack, the AMX-BF16 kernel's weight strips)
+/// compute the same bits: a normal code's magnitude shifted into place plus
+/// the difference of the exponent biases, subnormal codes from a table of
+/// this function.
 inline uint16_t fp8ToBf16Bits(uint8_t code, bool e5m2) {
-  auto sign = static_cast<uint16_t>((code & 0x80) << 8);
-  int32_t mag = code & 0x7F;
-  // Normal codes from mag >= minNormal; subnormals m * 2^-(bias + mbits - 1).
-  int32_t mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-  if (e5m2 ? mag >= 0x7C : mag == 0x7F)
-    return sign | (e5m2 && mag == 0x7C ? 0x7F80 : 0x7FC0);
-  if (mag >= (1 << mbits))
-    return sign |
-           static_cast<uint16_t>((mag << (7 - mbits)) + ((127 - bias) << 7));
-  if (mag == 0)
-    return sign;
-  // m * 2^(1 - bias - mbits): normalize m (1 .. 2^mbits - 1).
-  int32_t lead = 31 - __builtin_clz(static_cast<uint32_t>(mag));
-  int32_t exponent = lead + 1 - bias - mbits + 127;
-  int32_t mantissa = (mag - (1 << lead)) << (7 - lead);
-  return sign | static_cast<uint16_t>((exponent << 7) | mantissa);
+  using numerics::StorageFormat;
+  return static_cast<uint16_t>(
+      numerics::bitsOf(numerics::decodeFp8(
+          code, e5m2 ? StorageFormat::F8E5M2 : StorageFormat::F8E4M3FN)) >>
+      16);
 }
 
 /// The index (in bf16 elements) of element (i, k) of an lhs packed in
