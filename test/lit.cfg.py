@@ -93,10 +93,15 @@ try:
         _flags = next((l.split(":", 1)[1].split() for l in _f if l.startswith("flags")), [])
 except OSError:
     _flags = []
-for _feat in ("avx2", "avx512_vnni", "avx512_bf16", "amx_int8", "avx_vnni"):
+for _feat in ("avx2", "avx512_vnni", "avx512_bf16", "avx_vnni"):
     if _feat in _flags:
         config.available_features.add("cpu-" + _feat.replace("_", "-"))
-if _flags and "amx_int8" not in _flags:
+# The amx-int8 level runs AMX-INT8 and AMX-BF16 kernels: both, or neither
+# (a VM may expose one without the other).
+_amx = "amx_int8" in _flags and "amx_bf16" in _flags
+if _amx:
+    config.available_features.add("cpu-amx-int8")
+if _flags and not _amx:
     config.available_features.add("host-lacks-amx")
 
 # IREE's compiler and runtime in the project venv (scripts/setup installs
