@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -170,6 +172,164 @@ TEST(NumericsRow, IntegerCodesEqualTheScalarRule) {
           ASSERT_EQ(codesU[i], static_cast<uint8_t>(qu & c.mask))
               << k.name << " uniform x=" << x[i];
           ASSERT_EQ(bits(xhatU[i]), bits(dequantizeInt(qu, sc[0], z[0])));
+        }
+      }
+}
+
+// quantizeIntCodesRow and its AVX2 / AVX-512 forms (the per-token
+// activations octet_cpu_quantize_pack_lhs quantizes): one scale and zero
+// point per row, each byte the scalar rule's code. The ties are exact ties
+// of the scale (0.0625 * (k + 1/2)) and of a scale with a short odd
+// mantissa (3/64); lengths leave every tail of 8 and 16.
+TEST(NumericsRow, ByteCodesOfOneRowEqualTheScalarRule) {
+  using Fn =
+      void (*)(const float *, int64_t, float, int32_t, IntRange, int8_t *);
+  std::vector<std::pair<const char *, Fn>> fns = {
+      {"portable", quantizeIntCodesRow}};
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  if (__builtin_cpu_supports("avx2"))
+    fns.push_back({"avx2", quantizeIntCodesRowAvx2});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    fns.push_back({"avx512", quantizeIntCodesRowAvx512});
+#endif
+  struct Case {
+    IntRange r;
+    int32_t zp;
+  } cases[] = {{{-128, 127}, 0},
+               {{0, 255}, 131},
+               {{-127, 127}, 0},
+               {{-128, 127}, -17},
+               {{0, 255}, 0}};
+  // Values near ties of 0.1 whose code differs when x / 0.1 is computed as
+  // x * (1 / 0.1) (what a "faster" vector form might do).
+  std::vector<float> traps;
+  for (int k = -300; k <= 300; ++k) {
+    float t = (static_cast<float>(k) + 0.5f) * 0.1f;
+    for (float v : {t, std::nextafter(t, 1e9f), std::nextafter(t, -1e9f)})
+      if (roundHalfEven(v / 0.1f) != roundHalfEven(v * (1.0f / 0.1f)))
+        traps.push_back(v);
+  }
+  ASSERT_GT(traps.size(), 20u);
+  for (auto [name, fn] : fns)
+    for (const Case &c : cases)
+      for (float scale : {0.0625f, 0.046875f, 0.1f, 3.0e-39f, 1.0e30f})
+        for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 1003}) {
+          std::vector<float> x = adversarial(0.0625f, n + 700, 11 + n);
+          for (size_t i = 0; i < x.size(); i += 5)
+            x[i] =
+                (static_cast<float>(static_cast<int>(i % 301) - 150) + 0.5f) *
+                0.046875f; // ties of 3/64
+          for (size_t i = 0; i < traps.size() && 3 * i + 1 < x.size(); ++i)
+            x[3 * i + 1] = traps[i];
+          const int64_t len = std::min<int64_t>(n, x.size());
+          std::vector<int8_t> codes(len + 16, 0x5a);
+          fn(x.data(), len, scale, c.zp, c.r, codes.data());
+          for (int64_t i = 0; i < len; ++i) {
+            int32_t q = quantizeInt(x[i], scale, c.zp, c.r.qmin, c.r.qmax);
+            ASSERT_EQ(static_cast<uint8_t>(codes[i]),
+                      static_cast<uint8_t>(q & 0xff))
+                << name << " x=" << x[i] << " scale=" << scale << " i=" << i;
+          }
+          for (int64_t i = len; i < len + 16; ++i) // nothing past the row
+            ASSERT_EQ(codes[i], 0x5a) << name << " wrote past n=" << len;
+        }
+}
+
+// The vector forms divide by multiplying with the reciprocal away from
+// the midpoints k + 1/2 (reciprocalQuantizeOk): for scales across the f32
+// range (log-uniform), values on, and 1-3 ulps around, every midpoint of
+// the code range and beyond it, and uniform values, every code equals the
+// scalar rule's (which divides).
+TEST(NumericsRow, ReciprocalQuantizeEqualsTheDivision) {
+  using Fn =
+      void (*)(const float *, int64_t, float, int32_t, IntRange, int8_t *);
+  std::vector<std::pair<const char *, Fn>> fns;
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  if (__builtin_cpu_supports("avx2"))
+    fns.push_back({"avx2", quantizeIntCodesRowAvx2});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    fns.push_back({"avx512", quantizeIntCodesRowAvx512});
+#endif
+  std::mt19937 g(2026);
+  std::uniform_real_distribution<float> e(-126.0f, 127.0f), u(-600.0f, 600.0f);
+  int64_t checked = 0, differs = 0;
+  for (int t = 0; t < 300; ++t) {
+    float scale =
+        std::ldexp(1.0f + std::uniform_real_distribution<float>(0.0f, 1.0f)(g),
+                   static_cast<int>(e(g)));
+    if (t < 4) // the ends of the guarded scales and the reciprocal's range
+      scale = std::array<float, 4>{kFloatMinNormal, 0x1.fffffep125f, 0x1p126f,
+                                   kFloatMax}[t];
+    std::vector<float> x;
+    for (int k = -520; k <= 520; ++k) {
+      float mid = (static_cast<float>(k) + 0.5f) * scale;
+      float up = mid, down = mid;
+      x.push_back(mid);
+      for (int j = 0; j < 3; ++j) {
+        up = std::nextafter(up, 3e38f);
+        down = std::nextafter(down, -3e38f);
+        x.push_back(up);
+        x.push_back(down);
+      }
+    }
+    for (int j = 0; j < 2000; ++j)
+      x.push_back(u(g) * scale);
+    for (float v : x)
+      differs += roundHalfEven(v / scale) != roundHalfEven(v * (1 / scale));
+    const int64_t n = static_cast<int64_t>(x.size());
+    std::vector<int8_t> codes(n);
+    for (auto [name, fn] : fns)
+      for (auto [r, zp] : {std::pair<IntRange, int32_t>{{-128, 127}, 0},
+                           {{0, 255}, 255},
+                           {{0, 255}, 17},
+                           {{-128, 127}, -128}}) {
+        fn(x.data(), n, scale, zp, r, codes.data());
+        for (int64_t i = 0; i < n; ++i) {
+          int32_t q = quantizeInt(x[i], scale, zp, r.qmin, r.qmax);
+          ASSERT_EQ(static_cast<uint8_t>(codes[i]),
+                    static_cast<uint8_t>(q & 0xff))
+              << name << " x=" << x[i] << " scale=" << scale << " zp=" << zp;
+          ++checked;
+        }
+      }
+  }
+  // The inputs do hold values where the reciprocal alone rounds otherwise.
+  EXPECT_GT(differs, 1000);
+  (void)checked;
+}
+
+// minMaxRowAvx2 / Avx512 against the template: NaN (either sign)
+// ignored, +-inf kept, -0 never replacing the initial +0, accumulators
+// that do not start at 0, every tail length.
+TEST(NumericsRow, VectorRangesEqualTheTemplate) {
+  using Fn = void (*)(const float *, int64_t, float &, float &);
+  std::vector<std::pair<const char *, Fn>> fns;
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  if (__builtin_cpu_supports("avx2"))
+    fns.push_back({"avx2", minMaxRowAvx2});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    fns.push_back({"avx512", minMaxRowAvx512});
+#endif
+  for (auto [name, fn] : fns)
+    for (int64_t n : {0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 100, 1003})
+      for (unsigned seed : {1u, 2u, 3u}) {
+        std::vector<float> x = adversarial(0.5f, n + 700, seed + n);
+        if (seed == 2) // only negative values and -0: max stays at +0
+          for (float &v : x)
+            v = -std::fabs(v);
+        if (seed == 3) // no special values: min and max from the row
+          for (float &v : x)
+            if (!(std::fabs(v) <= 1e3f))
+              v = 1.5f;
+        for (float start : {0.0f, -7.0f}) {
+          float mn = start, mx = -start, wmn = start, wmx = -start;
+          fn(x.data(), n, mn, mx);
+          minMaxRow<false>(x.data(), n, wmn, wmx);
+          ASSERT_EQ(bits(mn), bits(wmn)) << name << " n=" << n;
+          ASSERT_EQ(bits(mx), bits(wmx)) << name << " n=" << n;
         }
       }
 }

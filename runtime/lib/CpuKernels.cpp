@@ -1,20 +1,25 @@
 //===- CpuKernels.cpp - Run-time support of the generated CPU GEMMs -------===//
 //
 // Packing of the activations (the lhs) into the layout of the generated
-// kernels (octet/Runtime/CpuPack.h), spread over the thread pool, and the
-// Linux permission request that AMX tiles need before their first use.
+// kernels (octet/Runtime/CpuPack.h), spread over the thread pool (with the
+// per-token dynamic quantization fused into it: octet_cpu_quantize_pack_lhs),
+// and the Linux permission request that AMX tiles need before their first
+// use.
 //
 //===----------------------------------------------------------------------===//
 
 #include "octet/Runtime/CpuPack.h"
+#include "octet/Runtime/NumericsRow.h"
 #include "octet/Runtime/OctetRuntime.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
-#include <cstdlib>
 
 #if defined(__linux__) && defined(__x86_64__)
 #include <sys/syscall.h>
@@ -102,7 +107,154 @@ void packLhsTask(void *ctx, int64_t begin, int64_t end) {
                             end);
 }
 
+//===----------------------------------------------------------------------===//
+// Per-token quantization fused into the packing
+//===----------------------------------------------------------------------===//
+
+struct QuantizePackJob {
+  const float *x;
+  int64_t m, k, ldx;
+  int32_t mode;
+  octet::numerics::StorageFormat format;
+  octet::numerics::IntRange range;
+  bool symmetric;
+  float *scale;
+  int32_t *zp;
+  int64_t mr, kpad;
+  void *out;
+  int64_t elemBytes; // of the packed lhs (2: s16MinusZp)
+};
+
+void minMaxRowScalar(const float *x, int64_t k, float &mn, float &mx) {
+  octet::numerics::minMaxRow<false>(x, k, mn, mx);
+}
+
+/// The row kernels of the running CPU.
+struct QuantizeRowKernels {
+  void (*minMax)(const float *, int64_t, float &, float &);
+  void (*quantize)(const float *, int64_t, float, int32_t,
+                   octet::numerics::IntRange, int8_t *);
+};
+
+const QuantizeRowKernels &quantizeRowKernels() {
+  static const QuantizeRowKernels kernels = [] {
+    namespace num = octet::numerics;
+    QuantizeRowKernels k{minMaxRowScalar, num::quantizeIntCodesRow};
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+    if (__builtin_cpu_supports("avx2"))
+      k = {num::minMaxRowAvx2, num::quantizeIntCodesRowAvx2};
+    if (__builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl"))
+      k = {num::minMaxRowAvx512, num::quantizeIntCodesRowAvx512};
+#endif
+    return k;
+  }();
+  return kernels;
+}
+
+/// compute_params of one row: numerics::paramsFromStats of its RangeStats.
+octet::numerics::QuantParams rowParams(const QuantizePackJob &j,
+                                       const QuantizeRowKernels &kern,
+                                       const float *x) {
+  namespace num = octet::numerics;
+  float mn = 0.0f, mx = 0.0f;
+  kern.minMax(x, j.k, mn, mx);
+  num::RangeStats stats;
+  stats.absmax = std::fmax(-mn, mx);
+  stats.minV = mn;
+  stats.maxV = mx;
+  return num::paramsFromStats(stats, j.format, j.range, j.symmetric);
+}
+
+/// Row panels [p0, p1): each row's statistics and parameters (the rules of
+/// numerics::RangeStats / paramsFromStats, as compute_params), its codes
+/// into a per-thread buffer of one panel (L1/L2-resident), then the panel
+/// packed from there by the same packLhsPanels as octet_cpu_pack_lhs.
+void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
+  namespace num = octet::numerics;
+  const auto &j = *static_cast<QuantizePackJob *>(ctx);
+  const QuantizeRowKernels &kern = quantizeRowKernels();
+  thread_local std::vector<int8_t> codes;
+  codes.resize(static_cast<size_t>(j.mr * j.k));
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  // AMX tiles (the CPU has AVX-512): the codes straight into the row's
+  // 64-byte pieces, zeros past K and in the rows past M.
+  if (static_cast<octet::cpu::LhsMode>(j.mode & 0xf) ==
+          octet::cpu::LhsMode::s8Tiles &&
+      kern.quantize == num::quantizeIntCodesRowAvx512) {
+    for (int64_t i = p0 * j.mr; i < p1 * j.mr; ++i) {
+      int8_t *tiles = static_cast<int8_t *>(j.out) +
+                      ((i / 16) * (j.kpad / 64)) * 1024 + (i % 16) * 64;
+      int64_t valid = 0;
+      if (i < j.m) {
+        const float *x = j.x + i * j.ldx;
+        num::QuantParams q = rowParams(j, kern, x);
+        j.scale[i] = q.scale;
+        if (j.zp)
+          j.zp[i] = q.zeroPoint;
+        num::quantizeIntCodesPiecesAvx512(x, j.k, q.scale, q.zeroPoint, j.range,
+                                          tiles, 64, 1024);
+        valid = j.k;
+      }
+      for (int64_t kk = valid / 64 * 64; kk < j.kpad; kk += 64) {
+        int64_t keep = std::max<int64_t>(valid - kk, 0);
+        std::memset(tiles + kk / 64 * 1024 + keep, 0,
+                    static_cast<size_t>(64 - keep));
+      }
+    }
+    return;
+  }
+#endif
+  for (int64_t p = p0; p < p1; ++p) {
+    int64_t row0 = p * j.mr;
+    int64_t rows = std::min(j.mr, j.m - row0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float *x = j.x + (row0 + r) * j.ldx;
+      num::QuantParams q = rowParams(j, kern, x);
+      j.scale[row0 + r] = q.scale;
+      if (j.zp)
+        j.zp[row0 + r] = q.zeroPoint;
+      kern.quantize(x, j.k, q.scale, q.zeroPoint, j.range,
+                    codes.data() + r * j.k);
+    }
+    octet::cpu::packLhsPanels(
+        codes.data(), rows, j.k, j.k, j.mode, j.zp ? j.zp + row0 : nullptr,
+        /*zaPerRow=*/true, j.mr, j.kpad,
+        static_cast<char *>(j.out) + row0 * j.kpad * j.elemBytes, 0, 1);
+  }
+}
+
 } // namespace
+
+extern "C" void
+octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
+                            int32_t mode, int32_t format, int32_t qmin,
+                            int32_t qmax, int32_t symmetric, float *scale,
+                            int32_t *zp, int64_t mr, int64_t kpad, void *out) {
+  if (m <= 0 || mr <= 0)
+    return;
+  auto kind = static_cast<octet::cpu::LhsMode>(mode & 0xf);
+  QuantizePackJob job{x,
+                      m,
+                      k,
+                      ldx,
+                      mode,
+                      static_cast<octet::numerics::StorageFormat>(format),
+                      {qmin, qmax},
+                      symmetric != 0,
+                      scale,
+                      symmetric != 0 ? nullptr : zp,
+                      mr,
+                      kpad,
+                      out,
+                      kind == octet::cpu::LhsMode::s16MinusZp ? 2 : 1};
+  int64_t panels = (m + mr - 1) / mr;
+  if (panels * mr * kpad < (int64_t{1} << 16))
+    quantizePackTask(&job, 0, panels);
+  else
+    octet_parallel_for(panels, quantizePackTask, &job);
+}
 
 extern "C" void octet_cpu_pack_lhs(const void *a, int64_t m, int64_t k,
                                    int64_t lda, int32_t mode,

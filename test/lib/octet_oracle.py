@@ -271,6 +271,38 @@ def quantize(x, scheme, scale, zp=None):
         return v.astype(np.int32)
 
 
+def int_params_per_row(x, scheme):
+    """Reference octet.compute_params of a 2-D f32 `x` under an 8-bit
+    integer `scheme` per row (per_axis(0)), from the op's definition:
+    statistics that start at 0 and ignore NaN (+-inf count as +-FLT_MAX);
+    symmetric: scale = absmax / qmax; asymmetric: scale = (max - min) /
+    (qmax - qmin), zp = clamp(rint(qmin - min / scale)); every scale
+    guarded (a zero range gives 1, below FLT_MIN gives FLT_MIN, above
+    FLT_MAX gives FLT_MAX), all in f32. Returns (scale, zp or None)."""
+    x = _f32(x)
+    big = F32(np.finfo(np.float32).max)
+    tiny = F32(np.finfo(np.float32).tiny)
+    with np.errstate(all="ignore"):
+        clean = np.where(np.isnan(x), F32(0), x)
+        lo = np.clip(np.minimum(clean.min(axis=1), F32(0)), -big, F32(0))
+        hi = np.clip(np.maximum(clean.max(axis=1), F32(0)), F32(0), big)
+
+        def guard(scale, zero):
+            scale = np.where(scale >= tiny, scale, tiny)
+            scale = np.where(scale <= big, scale, big)
+            return np.where(zero, F32(1), scale).astype(np.float32)
+
+        if scheme.symmetric:
+            absmax = np.maximum(-lo, hi)
+            scale = guard(absmax / F32(scheme.qmax), absmax == 0)
+            return scale, None
+        rng = (hi - lo).astype(np.float32)  # may be +inf
+        scale = guard(rng / F32(scheme.qmax - scheme.qmin), rng == 0)
+        zp = np.rint(F32(scheme.qmin) - lo / scale)
+        zp = np.clip(zp, F32(scheme.qmin), F32(scheme.qmax)).astype(np.int32)
+        return scale, zp
+
+
 def dequantize(codes, scheme, scale, zp=None, out="f32"):
     """Reference octet.dequantize; `codes` as returned by quantize().
     Returns an array of FLOAT_TYPES[out]."""

@@ -301,6 +301,17 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
     before the only store of the result. Per-tensor or per-row lhs
     parameters, per-tensor or per-column rhs and output parameters.
 
+    Per-token dynamic quantization is fused into the activation packing:
+    when the lhs is an `octet.quantize` (used by nothing else) of a 2-D f32
+    tensor whose parameters `octet.compute_params` computes from that same
+    tensor, per row (`per_axis(0)`, 8-bit integer scheme, symmetric or
+    asymmetric), and the matmul takes them, one call of
+    `octet_cpu_quantize_pack_lhs` reads each f32 row once, computes its
+    parameters and writes its codes straight into the packed layout (AMX:
+    into the tiles) with the row scales and zero points beside them; the
+    quantize and compute_params ops are erased. Bit for bit what the three
+    steps give one after another.
+
     The kernel family is the one the op's `#octet.strategy` names
     (`octet-select-lowering`): its unit (`AMX`, `AVX512-VNNI`, `AVX2` and
     the VNNI levels that run the AVX2 kernels; `FMA` for weight-only and
@@ -352,7 +363,13 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
            "lowering, with the reason">,
     Option<"floatKernels", "float-kernels", "bool", /*default=*/"true",
            "Also lower f32 linalg.matmul / linalg.batch_matmul (zero-filled "
-           "init) to the generated f32 kernels">
+           "init) to the generated f32 kernels">,
+    Option<"fuseDynamicQuantize", "fuse-dynamic-quantize", "bool",
+           /*default=*/"true",
+           "Fuse per-token dynamic quantization (compute_params + quantize "
+           "of the lhs) into the activation packing "
+           "(octet_cpu_quantize_pack_lhs); false keeps the three steps "
+           "(the same bits, for comparisons)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -136,10 +136,14 @@ SmallVector<Value> CallSiteEmitter::initialSlots(Value m, int64_t n) {
 // octet.matmul
 //===----------------------------------------------------------------------===//
 
-Value CallSiteEmitter::emit() {
+Value CallSiteEmitter::emit(bool fuseDynamicQuantize) {
   auto op = cast<MatmulOp>(this->op);
   int64_t n = plan.n;
-  Value mIndex = tensor::DimOp::create(b, loc, op.getLhs(), 0);
+  // (Matched before anything here uses the lhs.)
+  if (fuseDynamicQuantize && !c.weightOnly)
+    dynamicLhs = matchDynamicLhs(op);
+  Value mIndex = tensor::DimOp::create(
+      b, loc, dynamicLhs ? dynamicLhs->quantize.getInput() : op.getLhs(), 0);
   Value m = arith::IndexCastOp::create(b, loc, i64, mIndex);
   SmallVector<Value> slots = initialSlots(m, n);
   Value tasks = c.weightOnly ? weightOnlyOperands(op, m, slots)
@@ -303,19 +307,53 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
           b, loc, arith::AddIOp::create(b, loc, m, cst(mr - 1)), cst(mr)),
       cst(mr));
   Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * esA));
-  Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
-  Value zaAddr = cst(0);
-  if (Value za = op.getLhsZeroPoint()) {
-    zaAddr = addressOf(za);
-    slots[kZa] = zaAddr;
-  }
   int32_t modeBits = static_cast<int32_t>(mode) |
                      (c.lhsUnsigned ? ::octet::cpu::kLhsUnsignedBit : 0);
-  call("octet_cpu_pack_lhs", {},
-       {ptr(addressOf(op.getLhs())), m, cst(k), cst(k), cst32(modeBits),
-        ptr(mode == LhsMode::s16MinusZp ? zaAddr : cst(0)),
-        cst32(c.za == Param::vector ? 1 : 0), cst(mr), cst(kpad), packedA});
-  slots[kA] = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
+  if (std::optional<DynamicLhs> dyn = dynamicLhs) {
+    // Per-token quantization fused into the packing: the row scales (and
+    // zero points) follow the packed codes in the same scratch (64-byte
+    // aligned); the f32 activations are read once, their codes never
+    // stored unpacked.
+    SchemeAttr s = dyn->quantize.getScheme();
+    auto align = [&](Value v) {
+      return arith::MulIOp::create(
+          b, loc,
+          arith::DivSIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, v, cst(63)), cst(64)),
+          cst(64));
+    };
+    Value rowBytes = align(arith::MulIOp::create(b, loc, m, cst(4)));
+    Value scaleAt = align(bytes);
+    Value zpAt = arith::AddIOp::create(b, loc, scaleAt, rowBytes);
+    Value total = arith::AddIOp::create(b, loc, zpAt, rowBytes);
+    Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), total});
+    Value base = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
+    fusedLhsScale = arith::AddIOp::create(b, loc, base, scaleAt);
+    Value zpAddr = cst(0);
+    if (!s.getSymmetric()) {
+      zpAddr = arith::AddIOp::create(b, loc, base, zpAt);
+      slots[kZa] = zpAddr;
+    }
+    call("octet_cpu_quantize_pack_lhs", {},
+         {ptr(addressOf(dyn->quantize.getInput())), m, cst(k), cst(k),
+          cst32(modeBits), cst32(static_cast<int32_t>(s.getFormat())),
+          cst32(s.getQmin()), cst32(s.getQmax()),
+          cst32(s.getSymmetric() ? 1 : 0), ptr(fusedLhsScale), ptr(zpAddr),
+          cst(mr), cst(kpad), packedA});
+    slots[kA] = base;
+  } else {
+    Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
+    Value zaAddr = cst(0);
+    if (Value za = op.getLhsZeroPoint()) {
+      zaAddr = addressOf(za);
+      slots[kZa] = zaAddr;
+    }
+    call("octet_cpu_pack_lhs", {},
+         {ptr(addressOf(op.getLhs())), m, cst(k), cst(k), cst32(modeBits),
+          ptr(mode == LhsMode::s16MinusZp ? zaAddr : cst(0)),
+          cst32(c.za == Param::vector ? 1 : 0), cst(mr), cst(kpad), packedA});
+    slots[kA] = LLVM::PtrToIntOp::create(b, loc, i64, packedA);
+  }
   requireKernelFeatures();
   if (c.isa == Isa::amx)
     call("octet_cpu_require_amx", {},
@@ -326,6 +364,29 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
       cst(c.mc));
   slots[kTilesN] = cst(tilesN);
   return arith::MulIOp::create(b, loc, tilesM, cst(tilesN));
+}
+
+std::optional<CallSiteEmitter::DynamicLhs>
+CallSiteEmitter::matchDynamicLhs(MatmulOp op) {
+  auto quantize = op.getLhs().getDefiningOp<QuantizeOp>();
+  if (!quantize || !quantize->hasOneUse())
+    return std::nullopt;
+  auto params = quantize.getScale().getDefiningOp<ComputeParamsOp>();
+  if (!params || params.getInput() != quantize.getInput())
+    return std::nullopt;
+  SchemeAttr s = quantize.getScheme();
+  if (params.getScheme() != s || op.getLhsSchemeAttr() != s || s.isFloat() ||
+      s.isNf4() || s.getStorageBits() != 8 ||
+      s.getGranularity() != Granularity::per_axis || s.getAxis() != 0)
+    return std::nullopt;
+  if (op.getLhsScale() != params.getScale() ||
+      quantize.getZeroPoint() != params.getZeroPoint() ||
+      op.getLhsZeroPoint() != params.getZeroPoint())
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(quantize.getInput().getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isF32())
+    return std::nullopt;
+  return DynamicLhs{quantize, params};
 }
 
 void CallSiteEmitter::packWeights(int64_t kpad, int64_t npad,
@@ -354,8 +415,10 @@ void CallSiteEmitter::packWeights(int64_t kpad, int64_t npad,
 
 void CallSiteEmitter::epilogueSlots(MatmulOp op,
                                     SmallVectorImpl<Value> &slots) {
-  if (Value sa = op.getLhsScale();
-      sa && (c.sa != Param::none || c.lhsGroupScale))
+  if (fusedLhsScale)
+    slots[kSa] = fusedLhsScale;
+  else if (Value sa = op.getLhsScale();
+           sa && (c.sa != Param::none || c.lhsGroupScale))
     slots[kSa] = addressOf(sa);
   slots[kSb] = c.scalePanels ? packedRhsScales() : addressOf(op.getRhsScale());
   if (Value bias = op.getBias())

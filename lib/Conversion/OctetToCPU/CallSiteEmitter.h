@@ -34,10 +34,23 @@ public:
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   }
 
-  /// The rewrite of an octet.matmul.
-  Value emit();
+  /// The rewrite of an octet.matmul (a per-token quantization of the lhs
+  /// fused into the packing, matchDynamicLhs, unless !fuseDynamicQuantize).
+  Value emit(bool fuseDynamicQuantize = true);
   /// The rewrite of a float contraction.
   Value emitFloat(const FloatContraction &fc);
+
+  /// The per-token dynamic quantization whose packing the integer kernels'
+  /// call site fuses (octet_cpu_quantize_pack_lhs): `op`'s lhs is an
+  /// octet.quantize with no other use, of a 2-D f32 tensor, with the
+  /// parameters octet.compute_params computes from that same tensor under
+  /// the same 8-bit integer scheme, per row (per_axis(0)), which `op` also
+  /// takes as its lhs scale / zero point and scheme.
+  struct DynamicLhs {
+    QuantizeOp quantize;
+    ComputeParamsOp params;
+  };
+  static std::optional<DynamicLhs> matchDynamicLhs(MatmulOp op);
 
 private:
   Value cst(int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); }
@@ -96,6 +109,12 @@ private:
   /// Stores `slots` into a context block and runs the task function of the
   /// config over `tasks` tasks on the thread pool.
   void runTasks(ArrayRef<Value> slots, Value tasks);
+
+  /// With the per-token quantization fused into the packing
+  /// (octet_cpu_quantize_pack_lhs): the address of the row scales it
+  /// writes, which the epilogue reads instead of compute_params's.
+  Value fusedLhsScale;
+  std::optional<DynamicLhs> dynamicLhs;
 
   RewriterBase &b;
   Operation *op;

@@ -123,12 +123,15 @@ struct ConvertOctetToCPUPass
       }
       rewriter.setInsertionPoint(op);
       CallSiteEmitter emitter(rewriter, op, *plan, module);
-      Value result = emitter.emit();
+      Value result = emitter.emit(fuseDynamicQuantize);
       Operation *rhsDef = op.getRhs().getDefiningOp();
+      Operation *lhsDef = op.getLhs().getDefiningOp();
       rewriter.replaceOp(op, result);
       // The transpose read through at compile time (and its operands, the
       // weights among them) are dead unless something else uses them.
       eraseDeadTranspose(rewriter, rhsDef);
+      // So are a quantize fused into the packing and its compute_params.
+      eraseDeadQuantize(rewriter, lhsDef);
     }
     if (floatKernels && target->arch == target::Arch::x86) {
       // The family of the target's f32 x f32 row in the capability table
@@ -156,6 +159,16 @@ struct ConvertOctetToCPUPass
     for (Operation *d : defs)
       if (d->use_empty() && isMemoryEffectFree(d))
         rewriter.eraseOp(d);
+  }
+
+  static void eraseDeadQuantize(RewriterBase &rewriter, Operation *def) {
+    auto quantize = dyn_cast_or_null<QuantizeOp>(def);
+    if (!quantize || !quantize->use_empty())
+      return;
+    auto params = quantize.getScale().getDefiningOp<ComputeParamsOp>();
+    rewriter.eraseOp(quantize);
+    if (params && params->use_empty())
+      rewriter.eraseOp(params);
   }
 
   void lowerFloatContractions(ModuleOp module, IRRewriter &rewriter,

@@ -68,6 +68,27 @@ CASES = {
     "extremes_u8_max_x_min": dict(
         lhs=S("u8"), rhs=S("i8"), lshape=(6, 256), rshape=(256, 16),
         fill="u8max_i8min"),
+    # Per-token dynamic quantization (octet.compute_params + octet.quantize
+    # of f32 activations, the W8A8 dynamic recipes) fused into the packing
+    # (octet_cpu_quantize_pack_lhs): symmetric i8, asymmetric u8 and i8, a
+    # narrow range; rows of ties, zeros, NaN, +-inf, subnormals; M and K
+    # tails, one and several row panels and threads.
+    "dynamic_i8_m77_k300_n131_bias_relu": dict(
+        lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
+        lshape=(77, 300), rshape=(300, 131), bias=True, relu=True,
+        dynamic=True),
+    "dynamic_u8_asym_m9_k70_n33": dict(
+        lhs=S("u8", "per_axis", 0, symmetric=False),
+        rhs=S("i8", "per_axis", 1), lshape=(9, 70), rshape=(70, 33),
+        dynamic=True),
+    "dynamic_i8_asym_m200_k520_n64_transposed": dict(
+        lhs=S("i8", "per_axis", 0, symmetric=False),
+        rhs=S("i8", "per_axis", 1), lshape=(200, 520), rshape=(520, 64),
+        transposed_rhs=True, dynamic=True),
+    "dynamic_narrow_i8_m1_k17": dict(
+        lhs=S("i8", "per_axis", 0, qmin=-127, qmax=127),
+        rhs=S("i8", "per_axis", 1), lshape=(1, 17), rshape=(17, 20),
+        dynamic=True),
     # Weights stored [N, K] behind linalg.transpose (imported models).
     "transposed_const_k200_n37": dict(
         lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
@@ -348,6 +369,8 @@ def lowered_by_kernel(module_text, isa, tag):
         capture_output=True, text=True)
     kernels = sorted(set(re.findall(r"func\.func private (@__octet_cpu_\w+)",
                                     out.stdout)))
+    if "call @octet_cpu_quantize_pack_lhs" in out.stdout:
+        kernels.append("+quantize_pack")
     return out.returncode == 0 and "octet.matmul" not in out.stdout \
         and "__octet_cpu_" in out.stdout, out.stderr.strip(), kernels
 
@@ -373,6 +396,14 @@ def main():
                         tag=tag,
                         extra_args=list(extra_args) + ["--pipeline=" + pipeline])
 
+    def unfused(module_text, entry, inputs, n, workdir=None, tag=None,
+                extra_args=()):
+        return real_run(module_text, entry, inputs, n, workdir=WORKDIR,
+                        tag=tag, extra_args=list(extra_args) + [
+                            "--pipeline=convert-octet-to-cpu{isa=%s "
+                            "fuse-dynamic-quantize=false},octet-lower-to-host"
+                            % args.isa])
+
     o.run_octet = run
     mo.o.run_octet = run
     real_codes = mo.codes_for
@@ -385,7 +416,16 @@ def main():
         fill = case.pop("fill", None)
         mo.codes_for = filled_codes(fill, real_codes) if fill else real_codes
         good = mo.run_case(name, case)
+        if case.get("dynamic"):
+            # The same case with the three steps kept (the option that
+            # turns the fusion off): the oracle's bits too.
+            o.run_octet = mo.o.run_octet = unfused
+            good &= mo.run_case(name + "_unfused", case)
+            o.run_octet = mo.o.run_octet = run
         covered, why, kernels = lowered_by_kernel(texts[name], args.isa, name)
+        if case.get("dynamic") and "+quantize_pack" not in kernels:
+            covered, why = False, "the quantization is not fused into the " \
+                "packing (no octet_cpu_quantize_pack_lhs call)"
         if args.show_kernels:
             print("%-28s kernels: %s" % (name, " ".join(kernels)))
         if not covered:

@@ -41,6 +41,29 @@ def codes_for(scheme, shape):
     return rng.integers(scheme.qmin, scheme.qmax + 1, shape).astype(np.int32)
 
 
+def dynamic_activations(shape):
+    """f32 activations for per-token dynamic quantization: rows of normal
+    values at magnitudes 2^-20 .. 2^20, and, from 8 rows on, rows with
+    exact rounding ties (absmax 127 * 2^-3, so that the i8 scale is 2^-3
+    exactly and (n + 1/2) * 2^-3 lands on a tie), all zeros (scale 1),
+    a NaN (ignored by the statistics, quantized to the zero point),
+    +-inf (the range clamps at FLT_MAX), subnormal magnitudes (the scale
+    guard's FLT_MIN) and -0."""
+    m, k = shape
+    x = rng.standard_normal(shape).astype(np.float32)
+    x *= (2.0 ** rng.uniform(-20, 20, (m, 1))).astype(np.float32)
+    if m >= 8:
+        ties = (rng.integers(-127, 127, k) + 0.5).astype(np.float32)
+        x[1] = ties * np.float32(2.0 ** -3)
+        x[1, 0] = np.float32(127 * 2.0 ** -3)
+        x[2] = 0
+        x[3, k // 2] = np.nan
+        x[4, 0], x[4, k - 1] = np.inf, -np.inf
+        x[5] = (rng.standard_normal(k) * 1e-41).astype(np.float32)
+        x[6, ::3] = -0.0
+    return x
+
+
 def signed_codes(codes, scheme):
     return codes.astype(np.int64)
 
@@ -225,7 +248,16 @@ def run_case(name, case):
         types.append(t)
         inputs.append(v)
 
-    if ls is None:
+    dynamic = case.get("dynamic", False)
+    if dynamic:
+        # Per-token dynamic quantization in the module: f32 activations,
+        # their row parameters from octet.compute_params, octet.quantize.
+        X = dynamic_activations(lshape)
+        arg("x", ftype(lshape, "f32"), X)
+        dyn_sa, dyn_za = o.int_params_per_row(X, ls)
+        A = o.quantize(X, ls, dyn_sa, dyn_za)
+        lhs_type = storage_type(lshape, ls)
+    elif ls is None:
         lt = case.get("lft", "f32")
         A = rng.standard_normal(lshape).astype(o.FLOAT_TYPES[lt])
         arg("a", ftype(lshape, lt), o.floats_to_npy(A, lt))
@@ -242,7 +274,23 @@ def run_case(name, case):
     text = []
     sa = za = zb = bias = so = zo = None
     pieces = []
-    if ls is not None:
+    if dynamic:
+        sa, za = dyn_sa, dyn_za
+        pt = ptype(ls.param_shape(lshape), "f32")
+        zt = ptype(ls.param_shape(lshape), "i32")
+        results = "%sa" + (", %za" if za is not None else "")
+        text_dyn = ["  %s = octet.compute_params %%x as %s : %s -> %s%s" % (
+            results, ls.attr(), ftype(lshape, "f32"), pt,
+            ", " + zt if za is not None else ""),
+            "  %%a = octet.quantize %%x scale(%%sa : %s)%s as %s : %s -> %s" % (
+                pt, " zero_point(%%za : %s)" % zt if za is not None else "",
+                ls.attr(), ftype(lshape, "f32"), lhs_type)]
+        body.extend(text_dyn)
+        pieces.append("lhs_scale(%%sa : %s)" % pt)
+        if za is not None:
+            pieces.append("lhs_zero_point(%%za : %s)" % zt)
+        pieces.append("lhs_scheme " + ls.attr())
+    elif ls is not None:
         sa, za = params(ls, lshape, not ls.symmetric)
         arg("sa", ptype(ls.param_shape(lshape), "f32"), sa)
         pieces.append("lhs_scale(%%sa : %s)" % types[-1])

@@ -53,6 +53,23 @@ inline void quantizeIntRow(const float *__restrict x, int64_t n,
   }
 }
 
+/// Integer codes of x[0..n) with one scale and zero point, as bytes:
+/// codes[i] = quantizeInt(x[i], scale, zp, r.qmin, r.qmax) & 0xff (8-bit
+/// storage; the per-token activations that octet_cpu_quantize_pack_lhs
+/// packs). quantizeIntCodesRowAvx2 / Avx512 below compute the same steps on
+/// vectors: the quotient (by the reciprocal where that provably gives the
+/// same integer, reciprocalQuantizeOk), round to nearest even
+/// (roundHalfEven's result for every input, -0 and +-inf included), NaN to
+/// 0, + zp, the clamp; every value is then an integer in [qmin, qmax], so
+/// the conversion is exact.
+inline void quantizeIntCodesRow(const float *__restrict x, int64_t n,
+                                float scale, int32_t zp, IntRange r,
+                                int8_t *__restrict codes) {
+  for (int64_t i = 0; i < n; ++i)
+    codes[i] = static_cast<int8_t>(
+        quantizeInt(x[i], scale, zp, r.qmin, r.qmax) & 0xff);
+}
+
 /// The 256 FP8 codes of format `f` decoded (decodeFp8, exact), for
 /// fp8QuantizeRow's reconstructions.
 struct Fp8Table {
@@ -313,6 +330,206 @@ accumulateErrorRowAvx2(const float *__restrict ref,
   for (; i < n; ++i)
     lanes.add(0, ref[i], xhat[i], PerElement ? scale[i] : scale[0]);
   lanes.store(acc);
+}
+
+/// minMaxRow<false> on vectors (vminps / vmaxps return their second
+/// operand when either is NaN: `v < mn ? v : mn`, minMaxRow's select), for
+/// callers that checked the CPU; the compilers keep the template's loop
+/// scalar here.
+__attribute__((target("avx2"))) inline void
+minMaxRowAvx2(const float *__restrict x, int64_t n, float &mn, float &mx) {
+  __m256 lo0 = _mm256_set1_ps(mn), hi0 = _mm256_set1_ps(mx);
+  __m256 lo1 = lo0, hi1 = hi0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    lo0 = _mm256_min_ps(a, lo0);
+    hi0 = _mm256_max_ps(a, hi0);
+    lo1 = _mm256_min_ps(b, lo1);
+    hi1 = _mm256_max_ps(b, hi1);
+  }
+  // The lanes merged as a tree (min and max are exact: any order gives the
+  // same value; a zero's sign could depend on the order only when an
+  // accumulator starts above 0 for the minimum or below 0 for the
+  // maximum, which RangeStats's never do).
+  __m256 lo = _mm256_min_ps(lo1, lo0), hi = _mm256_max_ps(hi1, hi0);
+  __m128 l4 =
+      _mm_min_ps(_mm256_extractf128_ps(lo, 1), _mm256_castps256_ps128(lo));
+  __m128 h4 =
+      _mm_max_ps(_mm256_extractf128_ps(hi, 1), _mm256_castps256_ps128(hi));
+  l4 = _mm_min_ps(_mm_movehl_ps(l4, l4), l4);
+  h4 = _mm_max_ps(_mm_movehl_ps(h4, h4), h4);
+  l4 = _mm_min_ss(_mm_shuffle_ps(l4, l4, 1), l4);
+  h4 = _mm_max_ss(_mm_shuffle_ps(h4, h4, 1), h4);
+  mn = _mm_cvtss_f32(l4);
+  mx = _mm_cvtss_f32(h4);
+  minMaxRow<false>(x + i, n - i, mn, mx);
+}
+
+/// minMaxRow<false> with AVX-512 (as minMaxRowAvx2).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void
+minMaxRowAvx512(const float *__restrict x, int64_t n, float &mn, float &mx) {
+  __m512 lo0 = _mm512_set1_ps(mn), hi0 = _mm512_set1_ps(mx);
+  __m512 lo1 = lo0, hi1 = hi0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    lo0 = _mm512_min_ps(a, lo0);
+    hi0 = _mm512_max_ps(a, hi0);
+    lo1 = _mm512_min_ps(b, lo1);
+    hi1 = _mm512_max_ps(b, hi1);
+  }
+  for (; i < n; i += 16) {
+    int64_t left = n - i;
+    __mmask16 mask = left >= 16 ? static_cast<__mmask16>(0xffff)
+                                : static_cast<__mmask16>((1u << left) - 1);
+    // Masked-off lanes load NaN, which min and max ignore.
+    __m512 a =
+        _mm512_mask_loadu_ps(_mm512_set1_ps(__builtin_nanf("")), mask, x + i);
+    lo0 = _mm512_min_ps(a, lo0);
+    hi0 = _mm512_max_ps(a, hi0);
+  }
+  // A tree of exact min / max (see minMaxRowAvx2).
+  __m512 lo = _mm512_min_ps(lo1, lo0), hi = _mm512_max_ps(hi1, hi0);
+  __m256 l8 = _mm256_min_ps(
+      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lo), 1)),
+      _mm512_castps512_ps256(lo));
+  __m256 h8 = _mm256_max_ps(
+      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(hi), 1)),
+      _mm512_castps512_ps256(hi));
+  __m128 l4 =
+      _mm_min_ps(_mm256_extractf128_ps(l8, 1), _mm256_castps256_ps128(l8));
+  __m128 h4 =
+      _mm_max_ps(_mm256_extractf128_ps(h8, 1), _mm256_castps256_ps128(h8));
+  l4 = _mm_min_ps(_mm_movehl_ps(l4, l4), l4);
+  h4 = _mm_max_ps(_mm_movehl_ps(h4, h4), h4);
+  l4 = _mm_min_ss(_mm_shuffle_ps(l4, l4, 1), l4);
+  h4 = _mm_max_ss(_mm_shuffle_ps(h4, h4, 1), h4);
+  mn = _mm_cvtss_f32(l4);
+  mx = _mm_cvtss_f32(h4);
+}
+
+/// Whether the vector forms of quantizeIntCodesRow may divide by
+/// multiplying with the reciprocal (below). x * fl(1 / s) is within
+/// 2^-23 |x / s| (plus 2^-149) of x / s, and fl(x / s) within 2^-24 |x / s|:
+/// for |x / s| < 512 the two are less than 2^-13 apart, so both round to
+/// the same integer unless x * fl(1 / s) lies within 2^-12 of a midpoint
+/// k + 1/2, where the vector forms divide instead (the whole vector, about
+/// one element in 4000 of random data). From |x * fl(1 / s)| >= 512 on,
+/// |x / s| > 511 too, and both codes clamp to the same end of the range
+/// (|zp| <= 255, qmin >= -256, qmax <= 255: 8-bit storage). Needs a normal
+/// reciprocal: s in [2^-126, 2^126).
+inline bool reciprocalQuantizeOk(float scale, int32_t zp, IntRange r) {
+  return scale >= kFloatMinNormal && scale < 0x1p126f && zp >= -255 &&
+         zp <= 255 && r.qmin >= -256 && r.qmax <= 255;
+}
+
+/// quantizeIntCodesRow, 8 elements per step. For callers that checked the
+/// CPU.
+__attribute__((target("avx2"))) inline void
+quantizeIntCodesRowAvx2(const float *__restrict x, int64_t n, float scale,
+                        int32_t zp, IntRange r, int8_t *__restrict codes) {
+  const bool fast = reciprocalQuantizeOk(scale, zp, r);
+  const __m256 s = _mm256_set1_ps(scale);
+  const __m256 rcp = _mm256_set1_ps(1.0f / scale);
+  const __m256 nearTie = _mm256_set1_ps(0.5f - 0x1p-12f);
+  const __m256 limit = _mm256_set1_ps(512.0f);
+  const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 z = _mm256_set1_ps(static_cast<float>(zp));
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(r.qmin));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(r.qmax));
+  // Byte 0 of each 32-bit lane into the low 4 bytes of each 128-bit half.
+  const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1,
+                                        -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
+                                        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 xv = _mm256_loadu_ps(x + i);
+    __m256 v;
+    if (fast) {
+      __m256 p = _mm256_mul_ps(xv, rcp);
+      v = _mm256_round_ps(p, kRne);
+      __m256 d = _mm256_and_ps(_mm256_sub_ps(p, v), absMask);
+      __m256 near = _mm256_and_ps(
+          _mm256_cmp_ps(d, nearTie, _CMP_GT_OQ),
+          _mm256_cmp_ps(_mm256_and_ps(p, absMask), limit, _CMP_LT_OQ));
+      if (_mm256_movemask_ps(near))
+        v = _mm256_round_ps(_mm256_div_ps(xv, s), kRne);
+    } else {
+      v = _mm256_round_ps(_mm256_div_ps(xv, s), kRne);
+    }
+    v = _mm256_blendv_ps(v, _mm256_setzero_ps(),
+                         _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, z), lo), hi);
+    __m256i b = _mm256_shuffle_epi8(_mm256_cvtps_epi32(v), pick);
+    uint32_t w[2] = {static_cast<uint32_t>(_mm256_extract_epi32(b, 0)),
+                     static_cast<uint32_t>(_mm256_extract_epi32(b, 4))};
+    std::memcpy(codes + i, w, 8);
+  }
+  quantizeIntCodesRow(x + i, n - i, scale, zp, r, codes + i);
+}
+
+/// quantizeIntCodesRow, 16 elements per step (the tail masked), as
+/// quantizeIntCodesRowAvx2, the codes in pieces of `segment` bytes (a
+/// multiple of 16; 0: one run) `stride` bytes apart (an AMX tile row: 64,
+/// 1024). For callers that checked the CPU.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void
+quantizeIntCodesPiecesAvx512(const float *__restrict x, int64_t n, float scale,
+                             int32_t zp, IntRange r, int8_t *__restrict codes,
+                             int64_t segment, int64_t stride) {
+  const bool fast = reciprocalQuantizeOk(scale, zp, r);
+  const __m512 s = _mm512_set1_ps(scale);
+  const __m512 rcp = _mm512_set1_ps(1.0f / scale);
+  const __m512 nearTie = _mm512_set1_ps(0.5f - 0x1p-12f);
+  const __m512 limit = _mm512_set1_ps(512.0f);
+  const __m512 z = _mm512_set1_ps(static_cast<float>(zp));
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(r.qmin));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(r.qmax));
+  constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  int8_t *dst = codes;
+  int64_t inSegment = 0;
+  for (int64_t i = 0; i < n; i += 16) {
+    int64_t left = n - i;
+    __mmask16 mask = left >= 16 ? static_cast<__mmask16>(0xffff)
+                                : static_cast<__mmask16>((1u << left) - 1);
+    __m512 xv = _mm512_maskz_loadu_ps(mask, x + i);
+    __m512 v;
+    if (fast) {
+      __m512 p = _mm512_mul_ps(xv, rcp);
+      v = _mm512_roundscale_ps(p, kRne);
+      __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, v)),
+                                          nearTie, _CMP_GT_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_abs_ps(p), limit, _CMP_LT_OQ);
+      if (near)
+        v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
+    } else {
+      v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
+    }
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                           _mm512_setzero_ps());
+    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, z), lo), hi);
+    // vpmovdb to a register, then a plain (or byte-masked) store: the
+    // masked vpmovdb store is several times slower on Intel.
+    __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+    if (left >= 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + inSegment), b);
+    else
+      _mm_mask_storeu_epi8(dst + inSegment, mask, b);
+    inSegment += 16;
+    if (inSegment == segment) {
+      dst += stride;
+      inSegment = 0;
+    }
+  }
+}
+
+/// quantizeIntCodesRow, 16 elements per step. For callers that checked the
+/// CPU.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void
+quantizeIntCodesRowAvx512(const float *__restrict x, int64_t n, float scale,
+                          int32_t zp, IntRange r, int8_t *__restrict codes) {
+  quantizeIntCodesPiecesAvx512(x, n, scale, zp, r, codes, 0, 0);
 }
 #endif
 

@@ -292,6 +292,21 @@ OCTET_RUNTIME_EXPORT void octet_cpu_pack_lhs(const void *a, int64_t m,
                                              int32_t za_per_row, int64_t mr,
                                              int64_t kpad, void *out);
 
+/// The per-token dynamic quantization of an m x k f32 lhs `x` (row stride
+/// `ldx` floats) fused into the packing of octet_cpu_pack_lhs: each row's
+/// parameters are octet.compute_params's (numerics::paramsFromStats of the
+/// row's statistics; `symmetric`, the storage `format` (StorageFormat) and
+/// [qmin, qmax] from the scheme), written to `scale[i]` and, when
+/// asymmetric, `zp[i]`; the row's codes (numerics::quantizeInt) are packed
+/// as octet_cpu_pack_lhs packs codes in `mode` (the s16 mode subtracting
+/// the row's zero point), never stored unpacked. Bit for bit what
+/// compute_params, quantize and octet_cpu_pack_lhs give one after another.
+OCTET_RUNTIME_EXPORT void
+octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
+                            int32_t mode, int32_t format, int32_t qmin,
+                            int32_t qmax, int32_t symmetric, float *scale,
+                            int32_t *zp, int64_t mr, int64_t kpad, void *out);
+
 /// Called by generated kernels before their first use: exits with status 70
 /// and a message (octet_require_cpu_features) when this CPU lacks one of
 /// the comma-separated LLVM `features`; later calls with the same list
@@ -360,13 +375,14 @@ OCTET_RUNTIME_EXPORT int32_t octet_monitor_write_json(const char *path);
 /// The entry points above that code lowered by octet-lower-to-host calls
 /// (generated kernels, octet-parallelize-loops), one X(name) each: a JIT
 /// that resolves symbols by hand registers exactly these.
-#define OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(X)                                  \
-  X(octet_parallel_for)                                                       \
-  X(octet_get_num_threads)                                                    \
-  X(octet_cpu_scratch)                                                        \
-  X(octet_cpu_pack_lhs)                                                       \
-  X(octet_cpu_require_amx)                                                    \
-  X(octet_cpu_require_features)                                               \
+#define OCTET_RUNTIME_CPU_CODEGEN_SYMBOLS(X)                                   \
+  X(octet_parallel_for)                                                        \
+  X(octet_get_num_threads)                                                     \
+  X(octet_cpu_scratch)                                                         \
+  X(octet_cpu_pack_lhs)                                                        \
+  X(octet_cpu_quantize_pack_lhs)                                               \
+  X(octet_cpu_require_amx)                                                     \
+  X(octet_cpu_require_features)                                                \
   X(octet_monitor_quantize)
 
 #ifdef __cplusplus
