@@ -176,6 +176,23 @@ TEST(NumericsRow, IntegerCodesEqualTheScalarRule) {
       }
 }
 
+/// The AVX2 and AVX-512 forms of a row kernel this CPU can run, named.
+template <typename Fn>
+std::vector<std::pair<const char *, Fn>> vectorForms(Fn avx2, Fn avx512) {
+  std::vector<std::pair<const char *, Fn>> fns;
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  if (__builtin_cpu_supports("avx2"))
+    fns.push_back({"avx2", avx2});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    fns.push_back({"avx512", avx512});
+#else
+  (void)avx2;
+  (void)avx512;
+#endif
+  return fns;
+}
+
 // quantizeIntCodesRow and its AVX2 / AVX-512 forms (the per-token
 // activations octet_cpu_quantize_pack_lhs quantizes): one scale and zero
 // point per row, each byte the scalar rule's code. The ties are exact ties
@@ -186,13 +203,9 @@ TEST(NumericsRow, ByteCodesOfOneRowEqualTheScalarRule) {
       void (*)(const float *, int64_t, float, int32_t, IntRange, int8_t *);
   std::vector<std::pair<const char *, Fn>> fns = {
       {"portable", quantizeIntCodesRow}};
-#if defined(OCTET_NUMERICS_ROW_AVX2)
-  if (__builtin_cpu_supports("avx2"))
-    fns.push_back({"avx2", quantizeIntCodesRowAvx2});
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl"))
-    fns.push_back({"avx512", quantizeIntCodesRowAvx512});
-#endif
+  for (auto f :
+       vectorForms<Fn>(quantizeIntCodesRowAvx2, quantizeIntCodesRowAvx512))
+    fns.push_back(f);
   struct Case {
     IntRange r;
     int32_t zp;
@@ -244,14 +257,8 @@ TEST(NumericsRow, ByteCodesOfOneRowEqualTheScalarRule) {
 TEST(NumericsRow, ReciprocalQuantizeEqualsTheDivision) {
   using Fn =
       void (*)(const float *, int64_t, float, int32_t, IntRange, int8_t *);
-  std::vector<std::pair<const char *, Fn>> fns;
-#if defined(OCTET_NUMERICS_ROW_AVX2)
-  if (__builtin_cpu_supports("avx2"))
-    fns.push_back({"avx2", quantizeIntCodesRowAvx2});
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl"))
-    fns.push_back({"avx512", quantizeIntCodesRowAvx512});
-#endif
+  auto fns =
+      vectorForms<Fn>(quantizeIntCodesRowAvx2, quantizeIntCodesRowAvx512);
   std::mt19937 g(2026);
   std::uniform_real_distribution<float> e(-126.0f, 127.0f), u(-600.0f, 600.0f);
   int64_t checked = 0, differs = 0;
@@ -305,14 +312,7 @@ TEST(NumericsRow, ReciprocalQuantizeEqualsTheDivision) {
 // that do not start at 0, every tail length.
 TEST(NumericsRow, VectorRangesEqualTheTemplate) {
   using Fn = void (*)(const float *, int64_t, float &, float &);
-  std::vector<std::pair<const char *, Fn>> fns;
-#if defined(OCTET_NUMERICS_ROW_AVX2)
-  if (__builtin_cpu_supports("avx2"))
-    fns.push_back({"avx2", minMaxRowAvx2});
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl"))
-    fns.push_back({"avx512", minMaxRowAvx512});
-#endif
+  auto fns = vectorForms<Fn>(minMaxRowAvx2, minMaxRowAvx512);
   for (auto [name, fn] : fns)
     for (int64_t n : {0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 100, 1003})
       for (unsigned seed : {1u, 2u, 3u}) {

@@ -332,6 +332,25 @@ accumulateErrorRowAvx2(const float *__restrict ref,
   lanes.store(acc);
 }
 
+/// mn = the minimum of the 8 lanes of `lo`, mx = the maximum of `hi`, as a
+/// tree (min and max are exact: any order gives the same value; a zero's
+/// sign could depend on the order only when an accumulator starts above 0
+/// for the minimum or below 0 for the maximum, which RangeStats's never
+/// do).
+__attribute__((target("avx2"))) inline void
+reduceMinMax8(__m256 lo, __m256 hi, float &mn, float &mx) {
+  __m128 l4 =
+      _mm_min_ps(_mm256_extractf128_ps(lo, 1), _mm256_castps256_ps128(lo));
+  __m128 h4 =
+      _mm_max_ps(_mm256_extractf128_ps(hi, 1), _mm256_castps256_ps128(hi));
+  l4 = _mm_min_ps(_mm_movehl_ps(l4, l4), l4);
+  h4 = _mm_max_ps(_mm_movehl_ps(h4, h4), h4);
+  l4 = _mm_min_ss(_mm_shuffle_ps(l4, l4, 1), l4);
+  h4 = _mm_max_ss(_mm_shuffle_ps(h4, h4, 1), h4);
+  mn = _mm_cvtss_f32(l4);
+  mx = _mm_cvtss_f32(h4);
+}
+
 /// minMaxRow<false> on vectors (vminps / vmaxps return their second
 /// operand when either is NaN: `v < mn ? v : mn`, minMaxRow's select), for
 /// callers that checked the CPU; the compilers keep the template's loop
@@ -348,21 +367,7 @@ minMaxRowAvx2(const float *__restrict x, int64_t n, float &mn, float &mx) {
     lo1 = _mm256_min_ps(b, lo1);
     hi1 = _mm256_max_ps(b, hi1);
   }
-  // The lanes merged as a tree (min and max are exact: any order gives the
-  // same value; a zero's sign could depend on the order only when an
-  // accumulator starts above 0 for the minimum or below 0 for the
-  // maximum, which RangeStats's never do).
-  __m256 lo = _mm256_min_ps(lo1, lo0), hi = _mm256_max_ps(hi1, hi0);
-  __m128 l4 =
-      _mm_min_ps(_mm256_extractf128_ps(lo, 1), _mm256_castps256_ps128(lo));
-  __m128 h4 =
-      _mm_max_ps(_mm256_extractf128_ps(hi, 1), _mm256_castps256_ps128(hi));
-  l4 = _mm_min_ps(_mm_movehl_ps(l4, l4), l4);
-  h4 = _mm_max_ps(_mm_movehl_ps(h4, h4), h4);
-  l4 = _mm_min_ss(_mm_shuffle_ps(l4, l4, 1), l4);
-  h4 = _mm_max_ss(_mm_shuffle_ps(h4, h4, 1), h4);
-  mn = _mm_cvtss_f32(l4);
-  mx = _mm_cvtss_f32(h4);
+  reduceMinMax8(_mm256_min_ps(lo1, lo0), _mm256_max_ps(hi1, hi0), mn, mx);
   minMaxRow<false>(x + i, n - i, mn, mx);
 }
 
@@ -389,24 +394,16 @@ minMaxRowAvx512(const float *__restrict x, int64_t n, float &mn, float &mx) {
     lo0 = _mm512_min_ps(a, lo0);
     hi0 = _mm512_max_ps(a, hi0);
   }
-  // A tree of exact min / max (see minMaxRowAvx2).
+  // The two 256-bit halves, then a tree (see reduceMinMax8).
   __m512 lo = _mm512_min_ps(lo1, lo0), hi = _mm512_max_ps(hi1, hi0);
-  __m256 l8 = _mm256_min_ps(
-      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lo), 1)),
-      _mm512_castps512_ps256(lo));
-  __m256 h8 = _mm256_max_ps(
-      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(hi), 1)),
-      _mm512_castps512_ps256(hi));
-  __m128 l4 =
-      _mm_min_ps(_mm256_extractf128_ps(l8, 1), _mm256_castps256_ps128(l8));
-  __m128 h4 =
-      _mm_max_ps(_mm256_extractf128_ps(h8, 1), _mm256_castps256_ps128(h8));
-  l4 = _mm_min_ps(_mm_movehl_ps(l4, l4), l4);
-  h4 = _mm_max_ps(_mm_movehl_ps(h4, h4), h4);
-  l4 = _mm_min_ss(_mm_shuffle_ps(l4, l4, 1), l4);
-  h4 = _mm_max_ss(_mm_shuffle_ps(h4, h4, 1), h4);
-  mn = _mm_cvtss_f32(l4);
-  mx = _mm_cvtss_f32(h4);
+  reduceMinMax8(
+      _mm256_min_ps(
+          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lo), 1)),
+          _mm512_castps512_ps256(lo)),
+      _mm256_max_ps(
+          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(hi), 1)),
+          _mm512_castps512_ps256(hi)),
+      mn, mx);
 }
 
 /// Whether the vector forms of quantizeIntCodesRow may divide by
