@@ -235,6 +235,15 @@ TEST(NumericsRow, ByteCodesOfOneRowEqualTheScalarRule) {
                 0.046875f; // ties of 3/64
           for (size_t i = 0; i < traps.size() && 3 * i + 1 < x.size(); ++i)
             x[3 * i + 1] = traps[i];
+          // The special values early in the row (every length but 1 sees
+          // some), away from the ties and traps.
+          const float nan = std::numeric_limits<float>::quiet_NaN();
+          const float inf = std::numeric_limits<float>::infinity();
+          const std::pair<size_t, float> specials[] = {
+              {2, nan},    {8, -nan},       {11, inf},   {14, -inf},
+              {17, -0.0f}, {23, kFloatMax}, {26, 1e-45f}};
+          for (auto [at, v] : specials)
+            x[at] = v;
           const int64_t len = std::min<int64_t>(n, x.size());
           std::vector<int8_t> codes(len + 16, 0x5a);
           fn(x.data(), len, scale, c.zp, c.r, codes.data());

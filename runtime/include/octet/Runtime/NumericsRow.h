@@ -414,8 +414,9 @@ minMaxRowAvx512(const float *__restrict x, int64_t n, float &mn, float &mx) {
 /// k + 1/2, where the vector forms divide instead (the whole vector, about
 /// one element in 4000 of random data). From |x * fl(1 / s)| >= 512 on,
 /// |x / s| > 511 too, and both codes clamp to the same end of the range
-/// (|zp| <= 255, qmin >= -256, qmax <= 255: 8-bit storage). Needs a normal
-/// reciprocal: s in [2^-126, 2^126).
+/// (|zp| <= 255, qmin >= -256, qmax <= 255: 8-bit storage), so the
+/// midpoint test needs no range check there (a division it asks for is
+/// exact anyway). Needs a normal reciprocal: s in [2^-126, 2^126).
 inline bool reciprocalQuantizeOk(float scale, int32_t zp, IntRange r) {
   return scale >= kFloatMinNormal && scale < 0x1p126f && zp >= -255 &&
          zp <= 255 && r.qmin >= -256 && r.qmax <= 255;
@@ -430,7 +431,6 @@ quantizeIntCodesRowAvx2(const float *__restrict x, int64_t n, float scale,
   const __m256 s = _mm256_set1_ps(scale);
   const __m256 rcp = _mm256_set1_ps(1.0f / scale);
   const __m256 nearTie = _mm256_set1_ps(0.5f - 0x1p-12f);
-  const __m256 limit = _mm256_set1_ps(512.0f);
   const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 z = _mm256_set1_ps(static_cast<float>(zp));
   const __m256 lo = _mm256_set1_ps(static_cast<float>(r.qmin));
@@ -447,18 +447,22 @@ quantizeIntCodesRowAvx2(const float *__restrict x, int64_t n, float scale,
     if (fast) {
       __m256 p = _mm256_mul_ps(xv, rcp);
       v = _mm256_round_ps(p, kRne);
+      // (Past |p| = 512 a division the test asks for is merely exact.)
       __m256 d = _mm256_and_ps(_mm256_sub_ps(p, v), absMask);
-      __m256 near = _mm256_and_ps(
-          _mm256_cmp_ps(d, nearTie, _CMP_GT_OQ),
-          _mm256_cmp_ps(_mm256_and_ps(p, absMask), limit, _CMP_LT_OQ));
-      if (_mm256_movemask_ps(near))
+      if (_mm256_movemask_ps(_mm256_cmp_ps(d, nearTie, _CMP_GT_OQ)))
         v = _mm256_round_ps(_mm256_div_ps(xv, s), kRne);
     } else {
       v = _mm256_round_ps(_mm256_div_ps(xv, s), kRne);
     }
-    v = _mm256_blendv_ps(v, _mm256_setzero_ps(),
-                         _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, z), lo), hi);
+    if (zp == 0) {
+      // A NaN passes max(lo, v) and min(hi, v) (their second operand) and
+      // converts to 0x80000000, whose low byte is the zero point, 0.
+      v = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+    } else {
+      v = _mm256_blendv_ps(v, _mm256_setzero_ps(),
+                           _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+      v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, z), lo), hi);
+    }
     __m256i b = _mm256_shuffle_epi8(_mm256_cvtps_epi32(v), pick);
     uint32_t w[2] = {static_cast<uint32_t>(_mm256_extract_epi32(b, 0)),
                      static_cast<uint32_t>(_mm256_extract_epi32(b, 4))};
@@ -479,7 +483,6 @@ quantizeIntCodesPiecesAvx512(const float *__restrict x, int64_t n, float scale,
   const __m512 s = _mm512_set1_ps(scale);
   const __m512 rcp = _mm512_set1_ps(1.0f / scale);
   const __m512 nearTie = _mm512_set1_ps(0.5f - 0x1p-12f);
-  const __m512 limit = _mm512_set1_ps(512.0f);
   const __m512 z = _mm512_set1_ps(static_cast<float>(zp));
   const __m512 lo = _mm512_set1_ps(static_cast<float>(r.qmin));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(r.qmax));
@@ -495,17 +498,21 @@ quantizeIntCodesPiecesAvx512(const float *__restrict x, int64_t n, float scale,
     if (fast) {
       __m512 p = _mm512_mul_ps(xv, rcp);
       v = _mm512_roundscale_ps(p, kRne);
-      __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, v)),
-                                          nearTie, _CMP_GT_OQ) &
-                       _mm512_cmp_ps_mask(_mm512_abs_ps(p), limit, _CMP_LT_OQ);
-      if (near)
+      // (Past |p| = 512 a division the test asks for is merely exact.)
+      if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, v)), nearTie,
+                             _CMP_GT_OQ))
         v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
     } else {
       v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
     }
-    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                           _mm512_setzero_ps());
-    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, z), lo), hi);
+    if (zp == 0) {
+      // As in quantizeIntCodesRowAvx2: a NaN converts to the zero point.
+      v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+    } else {
+      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                             _mm512_setzero_ps());
+      v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, z), lo), hi);
+    }
     // vpmovdb to a register, then a plain (or byte-masked) store: the
     // masked vpmovdb store is several times slower on Intel.
     __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
