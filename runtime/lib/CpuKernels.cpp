@@ -175,8 +175,6 @@ void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
   namespace num = octet::numerics;
   const auto &j = *static_cast<QuantizePackJob *>(ctx);
   const QuantizeRowKernels &kern = quantizeRowKernels();
-  thread_local std::vector<int8_t> codes;
-  codes.resize(static_cast<size_t>(j.mr * j.k));
 #if defined(OCTET_NUMERICS_ROW_AVX2)
   // AMX tiles (the CPU has AVX-512): the codes straight into the row's
   // 64-byte pieces, zeros past K and in the rows past M.
@@ -206,6 +204,8 @@ void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
     return;
   }
 #endif
+  thread_local std::vector<int8_t> codes;
+  codes.resize(static_cast<size_t>(j.mr * j.k));
   for (int64_t p = p0; p < p1; ++p) {
     int64_t row0 = p * j.mr;
     int64_t rows = std::min(j.mr, j.m - row0);
