@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "octet/Runtime/CpuPack.h"
 #include "octet/Runtime/Numerics.h"
 #include "octet/Runtime/OctetRuntime.h"
 
@@ -136,6 +137,95 @@ TEST(RuntimeAbi, QuantizeDequantizeInt) {
   octet_dequantize_int(q, 7, 0.5f, 25, back);
   EXPECT_EQ(back[3], 0.0f);
   EXPECT_EQ(back[0], -11.0f);
+}
+
+// octet_cpu_quantize_pack_lhs against the steps it fuses, written with the
+// scalar rules: each row's RangeStats and paramsFromStats, quantizeInt,
+// then the packing octet_cpu_pack_lhs does (CpuPack.h's scalar
+// packLhsPanels): every packed byte, scale and zero point equal, for each
+// layout (s16 minus the zero point, u8 shifted, AMX tiles), symmetric and
+// asymmetric i8 / u8, a narrow range, M and K tails and a row stride,
+// with ties, NaN, +-inf, zero and subnormal rows.
+TEST(RuntimeAbi, QuantizePackLhsEqualsTheSteps) {
+  using octet::cpu::LhsMode;
+  struct Layout {
+    LhsMode mode;
+    int64_t mr, kAlign, elem;
+  } layouts[] = {{LhsMode::s16MinusZp, 6, 2, 2},
+                 {LhsMode::u8Shifted, 8, 4, 1},
+                 {LhsMode::s8Tiles, 32, 64, 1}};
+  struct Scheme {
+    StorageFormat f;
+    IntRange r;
+    bool symmetric;
+  } schemes[] = {{StorageFormat::I8, {-128, 127}, true},
+                 {StorageFormat::I8, {-127, 127}, true},
+                 {StorageFormat::U8, {0, 255}, false},
+                 {StorageFormat::I8, {-128, 127}, false}};
+  for (const Layout &l : layouts)
+    for (const Scheme &sc : schemes)
+      for (auto [m, k] : {std::pair<int64_t, int64_t>{1, 17},
+                          {7, 64},
+                          {45, 131},
+                          {70, 300}}) {
+        if (l.mode == LhsMode::s8Tiles && sc.f == StorageFormat::U8)
+          continue; // AMX takes s8 codes only
+        const int64_t ldx = k + 3, kpad = octet::cpu::roundUp(k, l.kAlign);
+        std::vector<float> x(static_cast<size_t>(m * ldx), 0.0f);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < k; ++j)
+            x[i * ldx + j] =
+                std::ldexp(static_cast<float>((i * 37 + j * 11) % 255) - 120.5f,
+                           static_cast<int>(i % 9) - 4);
+        if (m > 5) {
+          x[1 * ldx + 2] = kNaN;
+          x[2 * ldx + 0] = kInf;
+          x[2 * ldx + k - 1] = -kInf;
+          for (int64_t j = 0; j < k; ++j) {
+            x[3 * ldx + j] = 0.0f;
+            x[4 * ldx + j] = 1e-40f * static_cast<float>(j % 7 - 3);
+          }
+        }
+        int32_t mode =
+            static_cast<int32_t>(l.mode) |
+            (sc.f == StorageFormat::U8 ? octet::cpu::kLhsUnsignedBit : 0);
+        // The steps, scalar.
+        std::vector<float> wantScale(m);
+        std::vector<int32_t> wantZp(m);
+        std::vector<int8_t> codes(static_cast<size_t>(m * k));
+        for (int64_t i = 0; i < m; ++i) {
+          RangeStats st;
+          for (int64_t j = 0; j < k; ++j)
+            st.add(x[i * ldx + j]);
+          QuantParams p = paramsFromStats(st, sc.f, sc.r, sc.symmetric);
+          wantScale[i] = p.scale;
+          wantZp[i] = p.zeroPoint;
+          for (int64_t j = 0; j < k; ++j)
+            codes[i * k + j] = static_cast<int8_t>(
+                quantizeInt(x[i * ldx + j], p.scale, p.zeroPoint, sc.r.qmin,
+                            sc.r.qmax) &
+                0xff);
+        }
+        const int64_t bytes = octet::cpu::roundUp(m, l.mr) * kpad * l.elem;
+        std::vector<int8_t> want(bytes, 0x5a), got(bytes, 0x5a);
+        octet::cpu::packLhsPanels(
+            codes.data(), m, k, k, mode, sc.symmetric ? nullptr : wantZp.data(),
+            true, l.mr, kpad, want.data(), 0, (m + l.mr - 1) / l.mr);
+        std::vector<float> scale(m, -1.0f);
+        std::vector<int32_t> zp(m, -999);
+        octet_cpu_quantize_pack_lhs(
+            x.data(), m, k, ldx, mode, static_cast<int32_t>(sc.f), sc.r.qmin,
+            sc.r.qmax, sc.symmetric ? 1 : 0, scale.data(), zp.data(), l.mr,
+            kpad, got.data());
+        for (int64_t i = 0; i < m; ++i) {
+          ASSERT_EQ(bitsOf(scale[i]), bitsOf(wantScale[i])) << "row " << i;
+          if (!sc.symmetric)
+            ASSERT_EQ(zp[i], wantZp[i]) << "row " << i;
+        }
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), bytes), 0)
+            << "mode " << static_cast<int>(l.mode) << " m " << m << " k " << k
+            << " qmin " << sc.r.qmin << " symmetric " << sc.symmetric;
+      }
 }
 
 TEST(RuntimeAbi, NonPositiveCountDoesNothing) {
