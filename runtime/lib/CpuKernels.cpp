@@ -182,8 +182,8 @@ void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
           octet::cpu::LhsMode::s8Tiles &&
       kern.quantize == num::quantizeIntCodesRowAvx512) {
     for (int64_t i = p0 * j.mr; i < p1 * j.mr; ++i) {
-      int8_t *tiles = static_cast<int8_t *>(j.out) +
-                      ((i / 16) * (j.kpad / 64)) * 1024 + (i % 16) * 64;
+      int8_t *tiles =
+          static_cast<int8_t *>(j.out) + octet::cpu::s8TileOffset(i, 0, j.kpad);
       int64_t valid = 0;
       if (i < j.m) {
         const float *x = j.x + i * j.ldx;

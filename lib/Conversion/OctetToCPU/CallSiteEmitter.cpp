@@ -200,11 +200,7 @@ void CallSiteEmitter::lhsAsBf16Tiles(Value m, SmallVectorImpl<Value> &slots) {
   Value tiles =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, m, cst(c.mr));
   Value rows = arith::SelectOp::create(b, loc, tiles, m, cst(0));
-  Value mPad = arith::MulIOp::create(
-      b, loc,
-      arith::DivSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, rows, cst(31)), cst(32)),
-      cst(32));
+  Value mPad = roundUp(rows, 32);
   Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * 2));
   Value packed = call("octet_cpu_scratch", {ptrTy}, {cst32(0), bytes});
   LhsMode mode = *c.lhsFp8 == StorageFormat::f8E5M2 ? LhsMode::e5m2Bf16Tiles
@@ -301,11 +297,7 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
                                          : LhsMode::s8Tiles;
   int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
   int64_t mr = c.isa == Isa::amx ? 32 : c.mr;
-  Value mPad = arith::MulIOp::create(
-      b, loc,
-      arith::DivSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, m, cst(mr - 1)), cst(mr)),
-      cst(mr));
+  Value mPad = roundUp(m, mr);
   Value bytes = arith::MulIOp::create(b, loc, mPad, cst(kpad * esA));
   int32_t modeBits = static_cast<int32_t>(mode) |
                      (c.lhsUnsigned ? ::octet::cpu::kLhsUnsignedBit : 0);
@@ -315,15 +307,8 @@ Value CallSiteEmitter::integerOperands(MatmulOp op, Value m,
     // aligned); the f32 activations are read once, their codes never
     // stored unpacked.
     SchemeAttr s = dyn->quantize.getScheme();
-    auto align = [&](Value v) {
-      return arith::MulIOp::create(
-          b, loc,
-          arith::DivSIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, v, cst(63)), cst(64)),
-          cst(64));
-    };
-    Value rowBytes = align(arith::MulIOp::create(b, loc, m, cst(4)));
-    Value scaleAt = align(bytes);
+    Value rowBytes = roundUp(arith::MulIOp::create(b, loc, m, cst(4)), 64);
+    Value scaleAt = roundUp(bytes, 64);
     Value zpAt = arith::AddIOp::create(b, loc, scaleAt, rowBytes);
     Value total = arith::AddIOp::create(b, loc, zpAt, rowBytes);
     Value packedA = call("octet_cpu_scratch", {ptrTy}, {cst32(0), total});

@@ -63,6 +63,13 @@ private:
   Value addressOf(Value tensor);
   Value addressOfConstant(DenseElementsAttr attr);
   Value ptr(Value i) { return LLVM::IntToPtrOp::create(b, loc, ptrTy, i); }
+  /// v (i64, >= 0) rounded up to a multiple of `multiple`.
+  Value roundUp(Value v, int64_t multiple) {
+    Value up = arith::AddIOp::create(b, loc, v, cst(multiple - 1));
+    return arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, up, cst(multiple)),
+        cst(multiple));
+  }
   /// The address of a NUL-terminated constant string.
   Value globalString(StringRef text);
   Value call(StringRef name, TypeRange results, ValueRange args) {

@@ -116,6 +116,12 @@ inline int64_t bf16TileOffset(int64_t i, int64_t k, int64_t kpad) {
   return ((i / 16) * (kpad / 32) + k / 32) * 512 + (i % 16) * 32 + k % 32;
 }
 
+/// The byte offset of element (i, k) of an lhs packed in AMX-INT8 tiles
+/// (LhsMode::s8Tiles), k a multiple of 64 or any k within the tile's 64.
+inline int64_t s8TileOffset(int64_t i, int64_t k, int64_t kpad) {
+  return ((i / 16) * (kpad / 64) + k / 64) * 1024 + (i % 16) * 64 + k % 64;
+}
+
 /// Bytes of the packed lhs.
 inline int64_t packedLhsBytes(int64_t m, int64_t kpad, int64_t mr,
                               LhsMode mode) {
@@ -239,8 +245,7 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
         // The row's 64-byte pieces into their tiles, zeros to Kpad (u8
         // codes are copied as they are: AMX here is s8 x s8 only,
         // MatmulPlan.cpp).
-        auto *tiles = static_cast<int8_t *>(out) +
-                      ((i / 16) * (kpad / 64)) * 1024 + (i % 16) * 64;
+        auto *tiles = static_cast<int8_t *>(out) + s8TileOffset(i, 0, kpad);
         int64_t copied = valid ? k : 0;
         for (int64_t kk = 0; kk < kpad; kk += 64) {
           int8_t *dst = tiles + kk / 64 * 1024;
