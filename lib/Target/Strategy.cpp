@@ -78,7 +78,9 @@ static std::string fallbackCost(const TargetInfo &t, Elem a, Elem b,
   StringRef floatName = stringifyElem(t.floatElem);
   os << (s == BlockScale::mx ? "MX " : "") << familyOf(a, b) << " ("
      << stringifyElem(a) << " x " << stringifyElem(b)
-     << (s == BlockScale::mx ? ", E8M0 scales per block of 32" : "")
+     << (s == BlockScale::mx   ? ", E8M0 scales per block of 32"
+         : s == BlockScale::nv ? ", NVFP4: E4M3 scales per block of 16"
+                               : "")
      << ") on " << t.name << ": dequantized to " << floatName << ", ";
   if (t.arch == Arch::cuda)
     os << "no tensor-core speedup";
@@ -282,14 +284,28 @@ static bool isMxScheme(SchemeAttr scheme, int64_t kAxis) {
          scheme.getGroupSize() == 32 && scheme.getAxis() == kAxis;
 }
 
+/// Whether `scheme` is an NVFP4 operand as the block-scaled MMA reads it:
+/// E2M1 codes, E4M3 scales (times a global scale) per group of 16 along
+/// `kAxis`.
+static bool isNvfp4Scheme(SchemeAttr scheme, int64_t kAxis) {
+  return scheme && scheme.hasE4M3Scales() &&
+         scheme.getFormat() == StorageFormat::f4E2M1FN &&
+         scheme.getGranularity() == Granularity::per_group &&
+         scheme.getGroupSize() == 16 && scheme.getAxis() == kAxis;
+}
+
 /// The block scaling of a contraction whose two quantized operands have
 /// these schemes: MX when both are MX blocks along K (A's K is its last
-/// axis, B's K its first), else none (the scales are then ordinary scale
-/// tensors: E8M0 values are f32 values too).
+/// axis, B's K its first), NVFP4 when both are NVFP4 blocks along K, else
+/// none (the scales are then ordinary scale tensors: E8M0 values are f32
+/// values too).
 static BlockScale blockScaleOf(SchemeAttr a, int64_t aK, SchemeAttr b,
                                int64_t bK) {
-  return isMxScheme(a, aK) && isMxScheme(b, bK) ? BlockScale::mx
-                                                : BlockScale::none;
+  if (isMxScheme(a, aK) && isMxScheme(b, bK))
+    return BlockScale::mx;
+  if (isNvfp4Scheme(a, aK) && isNvfp4Scheme(b, bK))
+    return BlockScale::nv;
+  return BlockScale::none;
 }
 
 namespace {

@@ -166,6 +166,9 @@ int32_t intCode(uint8_t byte, int32_t type) {
 /// (Numerics.h).
 float fp8Value(uint8_t byte, int32_t type) {
   using octet::numerics::StorageFormat;
+  if (type == int32_t(OperandType::e2m1)) // the middle 4 bits
+    return octet::numerics::decodeFp8((byte >> 2) & 0xF,
+                                      StorageFormat::F4E2M1FN);
   return octet::numerics::decodeFp8(byte,
                                     type == int32_t(OperandType::e4m3)
                                         ? StorageFormat::F8E4M3FN
@@ -479,7 +482,8 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync(const uint32_t *in,
 }
 
 /// mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32
-/// .row.col.f32.<a>.<b>.f32.ue8m0 on FP8 codes: in = A regs (4), B regs
+/// .row.col.f32.<a>.<b>.f32.ue8m0 on FP8 codes (or E2M1 ones in 8-bit
+/// containers): in = A regs (4), B regs
 /// (2), C (4), then A's scale register and its {byte-id, thread-id}, B's
 /// and its. With the selectors {0, 0} (the only ones emulated) row g of A
 /// takes byte 0 of lane 4g's register, row g + 8 lane 4g + 1's, column g
@@ -519,6 +523,86 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
                             : std::ldexp(double(s), sa[m] + sb[n] - 254);
         float d = float(double(acc) + scaled);
         std::memcpy(&c[m][n], &d, 4);
+      }
+  }
+  scatterMma(l, w, lane, c, out);
+}
+
+/// mma.sync.aligned.kind::mxf4.block_scale.scale_vec::2X.m16n8k64 (E8M0
+/// scales per 32 of K, `scaleFormat` ue8m0) or
+/// kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64 (E4M3 scales per 16,
+/// ue4m3) .row.col.f32.e2m1.e2m1.f32: in = A regs (4), B regs (2), C (4),
+/// then the scale registers and selectors as octet_emu_mma_sync_mx's. The
+/// registers hold 8 E2M1 codes each, k ascending from the low nibble: A
+/// reg 0 row g, k 8t..8t+7; 1 row g+8; 2 row g, k 32+8t..; 3 row g+8, k
+/// 32+8t..; B reg 0 k 8t.., column g; 1 k 32+8t.. (g = lane / 4, t = lane %
+/// 4). Row g's scales are the bytes of lane 4g's register, row g + 8's of
+/// lane 4g + 1's, column g's of lane 4g's; byte j scales K block j. D = C +
+/// sum_j (sum_{k in block j} a b) * sa_j * sb_j: each block's sum is exact
+/// (E2M1 products are multiples of 1/4 up to 36), scaled and summed in
+/// double and rounded once; an E8M0 code 0xFF or an E4M3 code 0x7F gives
+/// NaN.
+OCTET_RUNTIME_EXPORT void
+octet_emu_mma_sync_fp4(const uint32_t *in, uint32_t *out, int32_t scaleFormat) {
+  using octet::numerics::StorageFormat;
+  Launch *l = current;
+  int w = warpIndex(), lane = laneIndex();
+  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 16);
+  if (in[11] != 0 || in[12] != 0 || in[14] != 0 || in[15] != 0)
+    die("block-scaled mma.sync: only the scale selectors {0, 0} are "
+        "emulated");
+  l->warpBarrier[w].wait();
+  uint32_t c[16][8];
+  if (lane == 0) {
+    const bool nv = scaleFormat == int32_t(::octet::emu::Fp4ScaleFormat::ue4m3);
+    const int blocks = nv ? 4 : 2, blockK = 64 / blocks;
+    auto nibble = [](uint32_t word, int i) {
+      return uint8_t(word >> (4 * i) & 0xF);
+    };
+    auto e2m1 = [](uint8_t code) {
+      return double(octet::numerics::decodeFp8(code, StorageFormat::F4E2M1FN));
+    };
+    auto scaleOf = [&](uint8_t code) {
+      if (!nv)
+        return code == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                            : std::ldexp(1.0, int(code) - 127);
+      return double(
+          octet::numerics::decodeFp8(code & 0x7F, StorageFormat::F8E4M3FN));
+    };
+    double a[16][64], b[64][8], sa[16][4], sb[8][4];
+    for (int ln = 0; ln < 32; ++ln) {
+      int g = ln / 4, t = ln % 4;
+      const uint32_t *r = l->mmaIn[w][ln];
+      for (int i = 0; i < 8; ++i) {
+        a[g][8 * t + i] = e2m1(nibble(r[0], i));
+        a[g + 8][8 * t + i] = e2m1(nibble(r[1], i));
+        a[g][32 + 8 * t + i] = e2m1(nibble(r[2], i));
+        a[g + 8][32 + 8 * t + i] = e2m1(nibble(r[3], i));
+        b[8 * t + i][g] = e2m1(nibble(r[4], i));
+        b[32 + 8 * t + i][g] = e2m1(nibble(r[5], i));
+      }
+      for (int i = 0; i < 4; ++i)
+        c[g + (i / 2) * 8][2 * t + i % 2] = r[6 + i];
+    }
+    for (int g = 0; g < 8; ++g)
+      for (int j = 0; j < blocks; ++j) {
+        sa[g][j] = scaleOf(byteOf(l->mmaIn[w][4 * g][10], j));
+        sa[g + 8][j] = scaleOf(byteOf(l->mmaIn[w][4 * g + 1][10], j));
+        sb[g][j] = scaleOf(byteOf(l->mmaIn[w][4 * g][13], j));
+      }
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < 8; ++n) {
+        float acc;
+        std::memcpy(&acc, &c[m][n], 4);
+        double d = acc;
+        for (int j = 0; j < blocks; ++j) {
+          double sum = 0;
+          for (int k = j * blockK; k < (j + 1) * blockK; ++k)
+            sum += a[m][k] * b[k][n];
+          d += sum * sa[m][j] * sb[n][j];
+        }
+        float f = float(d);
+        std::memcpy(&c[m][n], &f, 4);
       }
   }
   scatterMma(l, w, lane, c, out);

@@ -182,6 +182,9 @@ def gen(rng, kind, shape):
         m = rng.integers(0, 8, size=shape)
         e = rng.integers(-3, 4, size=shape)
         return (np.ldexp(1 + m / 8.0, e) * 0.5).astype(np.float32)
+    if kind == "nvfp4_scale_q":
+        # The same with the global scale 0.25.
+        return (gen(rng, "nvfp4_scale", shape) * np.float32(0.5)).astype(np.float32)
     if kind == "scale_big":
         return rng.uniform(0.5, 2.0, size=shape).astype(np.float32)
     if kind == "out_scale":
@@ -245,6 +248,9 @@ CASES = {
     "mx_e4m3": (["e4m3", "e4m3", "e8m0", "e8m0"], "close", None),
     "mx_e4m3_x_e2m1": (["e4m3", "f32", "e8m0", "e8m0"], "close",
                        None),
+    "mx_e2m1": (["f32", "f32", "e8m0", "e8m0"], "close", None),
+    "nv_e2m1": (["f32", "f32", "nvfp4_scale", "nvfp4_scale_q", "f32"], "close",
+                None),
     "quantize_i8_axis": (["f32_specials", "out_scale"], "exact", None),
     "quantize_e4m3": (["f32_specials", "scale_big"], "exact", None),
     "quantize_e5m2_bf16": (["bf16_specials", "scale_big"], "exact", None),

@@ -50,6 +50,7 @@ namespace {
 // The codes the emulator's entry points take (CudaEmulator.cpp).
 using OperandType = ::octet::emu::OperandType;
 using SpecialRegister = ::octet::emu::SpecialRegister;
+using Fp4ScaleFormat = ::octet::emu::Fp4ScaleFormat;
 
 class Emulator {
 public:
@@ -107,8 +108,8 @@ private:
   /// (A's register, byte-id, thread-id, then B's), or empty.
   Value emulateMma(func::FuncOp func, Location loc, Type structType,
                    ValueRange a, ValueRange bRegs, ValueRange c,
-                   OperandType typeA, OperandType typeB,
-                   ValueRange scales = {});
+                   OperandType typeA, OperandType typeB, ValueRange scales = {},
+                   std::optional<Fp4ScaleFormat> fp4 = std::nullopt);
   LogicalResult rewriteHost(func::FuncOp func);
 
   ModuleOp module;
@@ -150,13 +151,15 @@ OperandType ptxTypeCode(StringRef t) {
       .Case("u8", OperandType::u8)
       .Case("e4m3", OperandType::e4m3)
       .Case("e5m2", OperandType::e5m2)
+      .Case("e2m1", OperandType::e2m1)
       .Default(OperandType::s8);
 }
 
 Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
                            ValueRange a, ValueRange bRegs, ValueRange c,
                            OperandType typeA, OperandType typeB,
-                           ValueRange scales) {
+                           ValueRange scales,
+                           std::optional<Fp4ScaleFormat> fp4) {
   Type i32 = b.getI32Type();
   bool floatAcc = isa<FloatType>(c[0].getType());
   int64_t count = 10 + static_cast<int64_t>(scales.size());
@@ -176,6 +179,9 @@ Value Emulator::emulateMma(func::FuncOp func, Location loc, Type structType,
     call(loc, "octet_emu_mma_sync", {},
          {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB)),
           cst32(loc, floatAcc)});
+  else if (fp4)
+    call(loc, "octet_emu_mma_sync_fp4", {},
+         {in, out, cst32(loc, int32_t(*fp4))});
   else
     call(loc, "octet_emu_mma_sync_mx", {},
          {in, out, cst32(loc, int32_t(typeA)), cst32(loc, int32_t(typeB))});
@@ -275,25 +281,40 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
                          mmaTypeCode(*mma.getMultiplicandAPtxType()),
                          mmaTypeCode(*mma.getMultiplicandBPtxType())));
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
-      // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 {...}, or the
-      // MXFP8 block-scaled form (sm_120a) with its scale operands.
+      // mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 {...}, or one of
+      // the block-scaled forms (sm_120a) with their scale operands: MXFP8
+      // (m16n8k32 FP8 codes), MXFP4 and NVFP4 (m16n8k64 E2M1 codes).
       StringRef text = asmOp.getAsmString();
       StringRef mxPrefix = "mma.sync.aligned.kind::mxf8f6f4.block_scale."
                            "scale_vec::1X.m16n8k32.row.col.f32.";
+      StringRef fp4Prefix[2] = {
+          "mma.sync.aligned.kind::mxf4.block_scale.scale_vec::2X.m16n8k64."
+          "row.col.f32.e2m1.e2m1.f32.ue8m0 ",
+          "mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X."
+          "m16n8k64.row.col.f32.e2m1.e2m1.f32.ue4m3 "};
+      ValueRange operands = asmOp.getOperands();
+      std::optional<Fp4ScaleFormat> fp4;
+      for (int32_t f = 0; f < 2; ++f)
+        if (text.starts_with(fp4Prefix[f]))
+          fp4 = static_cast<Fp4ScaleFormat>(f);
       bool mx = text.starts_with(mxPrefix);
-      if (!mx && !text.starts_with("mma.sync.aligned.m16n8k32.row.col.f32."))
+      if (!fp4 && !mx &&
+          !text.starts_with("mma.sync.aligned.m16n8k32.row.col.f32."))
         return asmOp.emitError() << "octet-emulate-cuda: cannot emulate "
                                     "inline PTX '"
                                  << text << "'";
-      SmallVector<StringRef> parts;
-      text.split(' ').first.split(parts, '.');
-      size_t typeAt = mx ? 10 : 7;
-      ValueRange operands = asmOp.getOperands();
-      replace(emulateMma(func, loc, asmOp.getResult(0).getType(),
-                         operands.take_front(4), operands.slice(4, 2),
-                         operands.slice(6, 4), ptxTypeCode(parts[typeAt]),
-                         ptxTypeCode(parts[typeAt + 1]),
-                         mx ? operands.slice(10, 6) : ValueRange()));
+      OperandType typeA = OperandType::s8, typeB = OperandType::s8;
+      if (!fp4) {
+        SmallVector<StringRef> parts;
+        text.split(' ').first.split(parts, '.');
+        size_t typeAt = mx ? 10 : 7;
+        typeA = ptxTypeCode(parts[typeAt]);
+        typeB = ptxTypeCode(parts[typeAt + 1]);
+      }
+      replace(emulateMma(
+          func, loc, asmOp.getResult(0).getType(), operands.take_front(4),
+          operands.slice(4, 2), operands.slice(6, 4), typeA, typeB,
+          mx || fp4 ? operands.slice(10, 6) : ValueRange(), fp4));
     } else if (auto wg = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
       auto structType = cast<LLVM::LLVMStructType>(wg.getType());
       int64_t n = structType.getBody().size();

@@ -214,11 +214,8 @@ void GemvBuilder::decodeWord(Value word, ArrayRef<int64_t> columns,
   for (int64_t i = 0; i < 4; ++i) {
     int64_t col = columns[i];
     if (intW) {
-      Value bits = LLVM::CallIntrinsicOp::create(
-                       b, loc, kb.i32, b.getStringAttr("llvm.nvvm.prmt"),
-                       ValueRange{word, kb.c32(0x4B000000),
-                                  kb.c32(0x7540 | static_cast<int32_t>(i))})
-                       .getResult(0);
+      Value bits =
+          kb.prmt(word, kb.c32(0x4B000000), 0x7540 | static_cast<int32_t>(i));
       w[col] = kb.subF(kb.bitcast(bits, kb.f32), offsets[col]);
     } else {
       Value byte = kb.andI(kb.shrU(word, kb.c32(8 * i)), kb.c32(0xFF));

@@ -75,6 +75,14 @@ public:
   Value minU(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  /// PTX `prmt.b32`: the bytes of {y, x} chosen by the 4 nibbles of
+  /// `selector` (result byte i from byte selector[i] of x:y, 0-3 of x).
+  Value prmt(Value x, Value y, int32_t selector) {
+    return LLVM::CallIntrinsicOp::create(b, loc, i32,
+                                         b.getStringAttr("llvm.nvvm.prmt"),
+                                         ValueRange{x, y, c32(selector)})
+        .getResult(0);
+  }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
@@ -104,6 +112,7 @@ public:
   Value addF(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value subF(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value divF(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   /// Extends f16/bf16 to f32 (f32 unchanged).
   Value toF32(Value v) {
     if (v.getType() == f32)

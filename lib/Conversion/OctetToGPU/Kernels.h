@@ -139,14 +139,36 @@ struct MatmulConfig {
            lhsScheme->getGranularity() == Granularity::per_group &&
            lhsScheme->getGroupSize() == rhsScheme.getGroupSize();
   }
-  /// OCP MX blocks on both operands (FP8 codes, E8M0 scales per block of
-  /// 32 along K): the mma_sync kernel applies the scales inside the MMA
-  /// (sm_120a's mma.sync ... kind::mxf8f6f4.block_scale).
-  bool mxBlockScaled() const {
-    return lhsGrouped() && lhsScheme->hasE8M0Scales() &&
-           rhsScheme.hasE8M0Scales() && rhsScheme.getGroupSize() == 32 &&
-           fp8() && lhsScheme->getStorageBits() == 8 &&
-           rhsScheme.getStorageBits() == 8;
+  /// The block-scaled mma.sync form of sm_120a that multiplies both
+  /// operands' block scales inside the MMA (mma_sync kernel only):
+  /// - mxf8f6f4: OCP MX with E8M0 scales per block of 32 along K on both
+  ///   operands, FP8 codes on both or FP8 and E2M1 (MXFP8 x MXFP4),
+  ///   m16n8k32, one scale per row / column;
+  /// - mxf4: OCP MXFP4 on both (E2M1 codes, E8M0 per 32), m16n8k64, two
+  ///   scales (scale_vec::2X);
+  /// - mxf4nvf4: NVFP4 on both (E2M1 codes, E4M3 scales per 16 times the
+  ///   schemes' global scales), m16n8k64, four scales (scale_vec::4X); the
+  ///   global scales multiply the sums in the epilogue.
+  enum class BlockScaleKind { none, mxf8f6f4, mxf4, mxf4nvf4 };
+  BlockScaleKind blockScaleKind() const {
+    if (!lhsGrouped() || !fp8())
+      return BlockScaleKind::none;
+    auto isE2m1 = [](SchemeAttr s) {
+      return s.getFormat() == StorageFormat::f4E2M1FN;
+    };
+    auto isMxElem = [&](SchemeAttr s) {
+      return isE2m1(s) || s.getFormat() == StorageFormat::f8E4M3FN ||
+             s.getFormat() == StorageFormat::f8E5M2;
+    };
+    bool e2m1 = isE2m1(*lhsScheme) && isE2m1(rhsScheme);
+    int64_t group = rhsScheme.getGroupSize();
+    if (lhsScheme->hasE8M0Scales() && rhsScheme.hasE8M0Scales() &&
+        group == 32 && isMxElem(*lhsScheme) && isMxElem(rhsScheme))
+      return e2m1 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
+    if (lhsScheme->hasE4M3Scales() && rhsScheme.hasE4M3Scales() &&
+        group == 16 && e2m1)
+      return BlockScaleKind::mxf4nvf4;
+    return BlockScaleKind::none;
   }
   std::string key() const;
 };

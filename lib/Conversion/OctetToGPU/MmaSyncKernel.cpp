@@ -8,15 +8,19 @@
 // shared-memory tiles. Integer results match the CPU bit for bit; FP8 sums
 // differ from it only in the order of the additions.
 //
-// With OCP MX blocks on both operands (MXFP8: E8M0 scales per block of 32
-// along K, MatmulConfig::mxBlockScaled) on sm_120a, the same tiles run
-// mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32, which
-// multiplies each 32-deep block product by 2^(sa - 127) * 2^(sb - 127)
-// inside the MMA: one instruction per block instead of a SIMT loop.
+// With block scales on both operands (MatmulConfig::blockScaleKind) on
+// sm_120a the same tiles run the block-scaled mma.sync, which multiplies
+// each block's product by both scales inside the MMA: one instruction per
+// 32 (MXFP8: kind::mxf8f6f4 m16n8k32) or 64 (MXFP4: kind::mxf4
+// scale_vec::2X, NVFP4: kind::mxf4nvf4 scale_vec::4X, both m16n8k64) of K
+// instead of a SIMT loop. E2M1 codes are one per byte in memory and in
+// the shared tiles; the fragment loads pack them two per byte.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MatmulCommon.h"
+
+#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 using namespace mlir;
 using namespace mlir::octet;
@@ -47,6 +51,8 @@ StringRef ptxType(SchemeAttr scheme) {
     return "e4m3";
   case StorageFormat::f8E5M2:
     return "e5m2";
+  case StorageFormat::f4E2M1FN:
+    return "e2m1";
   default:
     return "s8";
   }
@@ -66,13 +72,43 @@ Value e8m0Code(KernelBuilder &kb, Value scale) {
   return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
 }
 
-/// One mma.sync.m16n8k32 on 4 A registers, 2 B registers and 4
-/// accumulators; with `scales` (the E8M0 codes in byte 0 of this thread's
-/// A and B scale registers) the block-scaled MXFP8 form.
-SmallVector<Value>
-emitMmaSync(KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
-            ArrayRef<Value> bRegs, ArrayRef<Value> acc,
-            std::optional<std::pair<Value, Value>> scales = std::nullopt) {
+/// The ue4m3 code of a scale of an `e4m3(g)` scheme (NVFP4: an E4M3 value
+/// times the global scale g): e4m3(s / g), checked as the verifier checks a
+/// constant scale (numerics::isE4M3Scale: positive, finite, and
+/// decode(code) * g == s in f32). Any other value (nothing octet's
+/// quantizers or compute_params write) becomes 0x7F, E4M3's NaN.
+Value e4m3ScaleCode(KernelBuilder &kb, Value scale, float global) {
+  Value g = kb.cF32(global);
+  Value code = emitF32ToFp8Bits(kb.b, kb.loc, kb.divF(scale, g),
+                                StorageFormat::f8E4M3FN, /*saturate=*/false);
+  Value back =
+      kb.mulF(emitFp8BitsToF32(kb.b, kb.loc, code, StorageFormat::f8E4M3FN), g);
+  Value same = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OEQ,
+                                     back, scale);
+  Value ok = kb.andB(
+      kb.andB(kb.ne(code, kb.c32(0)), kb.ult(code, kb.c32(0x7F))), same);
+  return kb.select(ok, code, kb.c32(0x7F));
+}
+
+/// Eight E2M1 codes, one per byte in `lo` (k 0-3) and `hi` (k 4-7), packed
+/// two per byte, k 0 in the low nibble of byte 0: the register form of the
+/// m16n8k64 FP4 fragments.
+Value packE2m1(KernelBuilder &kb, Value lo, Value hi) {
+  Value even = kb.prmt(lo, hi, 0x6420), odd = kb.prmt(lo, hi, 0x7531);
+  return kb.orI(kb.andI(even, kb.c32(0x0F0F0F0F)),
+                kb.andI(kb.shl(odd, kb.c32(4)),
+                        kb.c32(static_cast<int32_t>(0xF0F0F0F0u))));
+}
+
+/// One mma.sync (m16n8k32, or m16n8k64 for the FP4 block-scaled kinds) on
+/// 4 A registers, 2 B registers and 4 accumulators; with `scales` (this
+/// thread's A and B scale registers: the codes of the instruction's
+/// blocks along K in bytes 0, 1, ...) the block-scaled form of `kind`.
+SmallVector<Value> emitMmaSync(
+    KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
+    ArrayRef<Value> bRegs, ArrayRef<Value> acc,
+    MatmulConfig::BlockScaleKind kind = MatmulConfig::BlockScaleKind::none,
+    std::optional<std::pair<Value, Value>> scales = std::nullopt) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type accT = c.intAcc() ? Type(kb.i32) : Type(kb.f32);
@@ -89,17 +125,31 @@ emitMmaSync(KernelBuilder &kb, const MatmulConfig &c, ArrayRef<Value> a,
                                        NVVM::MMALayout::col});
   } else {
     // MLIR 22's nvvm.mma.sync has no FP8 form: inline PTX, PTX ISA 8.4
-    // (sm_89+). The block-scaled MXFP8 form (PTX ISA 8.7, sm_120a) adds
-    // the scale registers, each with the selectors {byte-id, thread-id} =
-    // {0, 0}: byte 0; A's row g from lane 4g, row g + 8 from lane 4g + 1;
-    // B's column g from lane 4g.
+    // (sm_89+). The block-scaled forms (PTX ISA 8.7, sm_120a) add the
+    // scale registers, each with the selectors {byte-id, thread-id} =
+    // {0, 0}: from byte 0 on; A's row g from lane 4g, row g + 8 from lane
+    // 4g + 1; B's column g from lane 4g.
     std::string types =
         (ptxType(*c.lhsScheme) + "." + ptxType(c.rhsScheme)).str();
-    std::string asmStr =
-        scales ? "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X."
-                 "m16n8k32.row.col.f32." +
-                     types + ".f32.ue8m0 "
-               : "mma.sync.aligned.m16n8k32.row.col.f32." + types + ".f32 ";
+    std::string asmStr;
+    switch (kind) {
+    case MatmulConfig::BlockScaleKind::none:
+      asmStr = "mma.sync.aligned.m16n8k32.row.col.f32." + types + ".f32 ";
+      break;
+    case MatmulConfig::BlockScaleKind::mxf8f6f4:
+      asmStr = "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X."
+               "m16n8k32.row.col.f32." +
+               types + ".f32.ue8m0 ";
+      break;
+    case MatmulConfig::BlockScaleKind::mxf4:
+      asmStr = "mma.sync.aligned.kind::mxf4.block_scale.scale_vec::2X."
+               "m16n8k64.row.col.f32.e2m1.e2m1.f32.ue8m0 ";
+      break;
+    case MatmulConfig::BlockScaleKind::mxf4nvf4:
+      asmStr = "mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X."
+               "m16n8k64.row.col.f32.e2m1.e2m1.f32.ue4m3 ";
+      break;
+    }
     asmStr += "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13}";
     std::string constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     SmallVector<Value> operands(a.begin(), a.end());
@@ -138,7 +188,16 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
                     kNt = kWarpN / 8;
   constexpr int64_t kTileBytes = kBM * kPitch, kStageBytes = 2 * kTileBytes;
 
-  const bool mx = c.mxBlockScaled();
+  using Kind = MatmulConfig::BlockScaleKind;
+  const Kind scaleKind = c.blockScaleKind();
+  const bool mx = scaleKind != Kind::none;
+  // FP4 block-scaled kinds: one m16n8k64 per K tile (64 one-byte codes),
+  // with 2 (MXFP4, blocks of 32) or 4 (NVFP4, blocks of 16) scales each.
+  const bool fp4 = scaleKind == Kind::mxf4 || scaleKind == Kind::mxf4nvf4;
+  const int64_t kStepK = fp4 ? 64 : 32;
+  const int64_t kScaleBlock = scaleKind == Kind::mxf4nvf4 ? 16 : 32;
+  const int64_t kBlocksPerTile = kBK / kScaleBlock,
+                kBlocksPerStep = kStepK / kScaleBlock;
   Value tid = kb.tid();
   Value warp = kb.divU(tid, kb.c32(32));
   Value lane = kb.remU(tid, kb.c32(32));
@@ -180,36 +239,54 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
               kb.mul(next, kb.c64(kBK)));
         NVVM::CpAsyncCommitGroupOp::create(kb.b, kb.loc);
 
-        // MX: this thread's E8M0 codes for the tile's two blocks of 32
-        // (A: row g for lane t = 0, row g + 8 for t = 1; B: column g),
-        // 0x7F (2^0) outside the matrix, where the codes are zero.
+        // Block scales: this thread's codes for the tile's blocks along K
+        // (A: row g for lane t = 0, row g + 8 for t = 1; B: column g), the
+        // code of 1.0 outside the matrix, where the codes are zero.
+        // sfa[j * kMt + mt], sfb[j * kNt + nt] for block j of the tile.
         SmallVector<Value> sfa, sfb;
         if (mx) {
-          Value groups = kb.divU(p.K, kb.c64(32));
+          Value groups = kb.divU(p.K, kb.c64(kScaleBlock));
           Value aRow =
               kb.add(kb.add(kb.mul(wm, kb.c32(kWarpM)), g),
                      kb.select(kb.eq(t, kb.c32(1)), kb.c32(8), kb.c32(0)));
           Value bCol = kb.add(kb.mul(wn, kb.c32(kWarpN)), g);
-          auto code = [&](Value base, Value ok, Value index) {
+          auto code = [&](Value base, SchemeAttr scheme, Value ok,
+                          Value index) {
             Value v =
                 kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
-            return kb.select(ok, e8m0Code(kb, v), kb.c32(0x7F));
+            if (scheme.hasE8M0Scales())
+              return kb.select(ok, e8m0Code(kb, v), kb.c32(0x7F));
+            return kb.select(ok, e4m3ScaleCode(kb, v, scheme.getGlobalScale()),
+                             kb.c32(0x38));
           };
-          for (int64_t kk = 0; kk < kBK / 32; ++kk) {
-            Value gi = kb.add(kb.mul(kt, kb.c64(kBK / 32)), kb.c64(kk));
+          for (int64_t j = 0; j < kBlocksPerTile; ++j) {
+            Value gi = kb.add(kb.mul(kt, kb.c64(kBlocksPerTile)), kb.c64(j));
             Value gOk = kb.ult(gi, groups);
             for (int64_t mt = 0; mt < kMt; ++mt) {
               Value m = kb.add(bm, kb.wide(kb.add(aRow, kb.c32(mt * 16))));
-              sfa.push_back(code(p.sa, kb.andB(gOk, kb.ult(m, p.M)),
+              sfa.push_back(code(p.sa, *c.lhsScheme,
+                                 kb.andB(gOk, kb.ult(m, p.M)),
                                  kb.add(kb.mul(m, groups), gi)));
             }
             for (int64_t nt = 0; nt < kNt; ++nt) {
               Value n = kb.add(bn, kb.wide(kb.add(bCol, kb.c32(nt * 8))));
-              sfb.push_back(code(p.sb, kb.andB(gOk, kb.ult(n, p.N)),
+              sfb.push_back(code(p.sb, c.rhsScheme,
+                                 kb.andB(gOk, kb.ult(n, p.N)),
                                  kb.add(kb.mul(gi, p.N), n)));
             }
           }
         }
+        // The scale register of MMA step `step`: its blocks' codes in
+        // bytes 0, 1, ...
+        auto scaleReg = [&](ArrayRef<Value> codes, int64_t step, int64_t i,
+                            int64_t stride) {
+          Value reg = codes[step * kBlocksPerStep * stride + i];
+          for (int64_t j = 1; j < kBlocksPerStep; ++j)
+            reg = kb.orI(reg,
+                         kb.shl(codes[(step * kBlocksPerStep + j) * stride + i],
+                                kb.c32(8 * j)));
+          return reg;
+        };
         Value base =
             stageBase(kb.trunc(kb.remU(kt, kb.c64(kStages)), kb.i32));
         Value aTile = base;
@@ -219,33 +296,53 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
           return kb.load(kb.i32, kb.gepBytes(tile, off), 4);
         };
         SmallVector<Value> accs(it.begin(), it.end());
-        for (int64_t kk = 0; kk < kBK / 32; ++kk) {
-          Value kLo = kb.add(kb.c32(kk * 32), kb.mul(t, kb.c32(4)));
-          Value kHi = kb.add(kLo, kb.c32(16));
+        for (int64_t kk = 0; kk < kBK / kStepK; ++kk) {
+          // Byte offsets of this thread's codes: m16n8k32 registers hold 4
+          // codes (k 4t.. and 16 + 4t..), the FP4 m16n8k64 ones 8 (k 8t..
+          // and 32 + 8t..), loaded as two words and packed.
+          Value kLo =
+              kb.add(kb.c32(kk * kStepK), kb.mul(t, kb.c32(kStepK / 8)));
+          Value kHi = kb.add(kLo, kb.c32(kStepK / 2));
+          // E2M1 codes next to FP8 ones (kind::mxf8f6f4) sit in the middle
+          // 4 bits of their byte ("8-bit container", PTX ISA): code << 2.
+          auto frag = [&](Value tile, Value row, Value byte, bool e2m1) {
+            if (fp4)
+              return packE2m1(kb, lds(tile, row, byte),
+                              lds(tile, row, kb.add(byte, kb.c32(4))));
+            Value word = lds(tile, row, byte);
+            if (!e2m1)
+              return word;
+            return kb.shl(kb.andI(word, kb.c32(0x0F0F0F0F)), kb.c32(2));
+          };
+          bool aE2m1 = c.lhsScheme->getFormat() == StorageFormat::f4E2M1FN,
+               bE2m1 = c.rhsScheme.getFormat() == StorageFormat::f4E2M1FN;
           SmallVector<SmallVector<Value>> aFrag, bFrag;
           for (int64_t mt = 0; mt < kMt; ++mt) {
             Value r0 = kb.add(kb.add(kb.mul(wm, kb.c32(kWarpM)),
                                      kb.c32(mt * 16)),
                               g);
             Value r1 = kb.add(r0, kb.c32(8));
-            aFrag.push_back({lds(aTile, r0, kLo), lds(aTile, r1, kLo),
-                             lds(aTile, r0, kHi), lds(aTile, r1, kHi)});
+            aFrag.push_back(
+                {frag(aTile, r0, kLo, aE2m1), frag(aTile, r1, kLo, aE2m1),
+                 frag(aTile, r0, kHi, aE2m1), frag(aTile, r1, kHi, aE2m1)});
           }
           for (int64_t nt = 0; nt < kNt; ++nt) {
             Value c0 = kb.add(kb.add(kb.mul(wn, kb.c32(kWarpN)),
                                      kb.c32(nt * 8)),
                               g);
-            bFrag.push_back({lds(bTile, c0, kLo), lds(bTile, c0, kHi)});
+            bFrag.push_back(
+                {frag(bTile, c0, kLo, bE2m1), frag(bTile, c0, kHi, bE2m1)});
           }
           for (int64_t mt = 0; mt < kMt; ++mt)
             for (int64_t nt = 0; nt < kNt; ++nt) {
               int64_t at = (mt * kNt + nt) * 4;
               std::optional<std::pair<Value, Value>> scales;
               if (mx)
-                scales = {sfa[kk * kMt + mt], sfb[kk * kNt + nt]};
-              SmallVector<Value> r =
-                  emitMmaSync(kb, c, aFrag[mt], bFrag[nt],
-                              ArrayRef<Value>(accs).slice(at, 4), scales);
+                scales = {scaleReg(sfa, kk, mt, kMt),
+                          scaleReg(sfb, kk, nt, kNt)};
+              SmallVector<Value> r = emitMmaSync(
+                  kb, c, aFrag[mt], bFrag[nt],
+                  ArrayRef<Value>(accs).slice(at, 4), scaleKind, scales);
               for (int64_t i = 0; i < 4; ++i)
                 accs[at + i] = r[i];
             }
@@ -253,6 +350,15 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
         return accs;
       });
   NVVM::CpAsyncWaitGroupOp::create(kb.b, kb.loc, kb.b.getI32IntegerAttr(0));
+
+  // NVFP4: the MMA applied the E4M3 block scales; the schemes' global
+  // scales multiply the sums (their f32 product, rounded once).
+  if (scaleKind == Kind::mxf4nvf4) {
+    Value global =
+        kb.cF32(c.lhsScheme->getGlobalScale() * c.rhsScheme.getGlobalScale());
+    for (Value &v : acc)
+      v = kb.mulF(v, global);
+  }
 
   // Accumulator i of tile (mt, nt): row g (+8 for i >= 2), column 2t + i%2.
   for (int64_t mt = 0; mt < kMt; ++mt)

@@ -221,6 +221,68 @@ func.func @mx_e4m3_x_e2m1(%x: tensor<?x128xf8E4M3FN>, %wf: tensor<128x40xf32>,
   return %y : tensor<?x40xf32>
 }
 
+// MXFP4 on both operands (E2M1 codes quantized on the device, E8M0 scales
+// per block of 32 along K; sm_120a: kind::mxf4 scale_vec::2X m16n8k64). K =
+// 160: the second K tile of 64 holds one block.
+func.func @mx_e2m1(%xf: tensor<?x160xf32>, %wf: tensor<160x40xf32>,
+    %sx: tensor<?x5xf32>, %sw: tensor<5x40xf32>) -> tensor<?x40xf32> {
+  %x = octet.quantize %xf scale(%sx : tensor<?x5xf32>) as <f4E2M1FN, per_group(1, 32), e8m0>
+         : tensor<?x160xf32> -> tensor<?x160xf4E2M1FN>
+  %w = octet.quantize %wf scale(%sw : tensor<5x40xf32>) as <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<160x40xf32> -> tensor<160x40xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x5xf32>) lhs_scheme <f4E2M1FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<5x40xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x160xf4E2M1FN>, tensor<160x40xf4E2M1FN> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+// NVFP4 on both operands (E4M3 block scales per 16 times global scales
+// 0.5 and 0.25; sm_120a: kind::mxf4nvf4 scale_vec::4X m16n8k64, the global
+// scales in the epilogue), bias, ReLU, f16 result. K = 80: one block in the
+// second K tile.
+func.func @nv_e2m1(%xf: tensor<?x80xf32>, %wf: tensor<80x24xf32>,
+    %sx: tensor<?x5xf32>, %sw: tensor<5x24xf32>, %b: tensor<24xf32>) -> tensor<?x24xf16> {
+  %x = octet.quantize %xf scale(%sx : tensor<?x5xf32>) as <f4E2M1FN, per_group(1, 16), e4m3(0.5)>
+         : tensor<?x80xf32> -> tensor<?x80xf4E2M1FN>
+  %w = octet.quantize %wf scale(%sw : tensor<5x24xf32>) as <f4E2M1FN, per_group(0, 16), e4m3(0.25)>
+         : tensor<80x24xf32> -> tensor<80x24xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x5xf32>) lhs_scheme <f4E2M1FN, per_group(1, 16), e4m3(0.5)>
+         rhs_scale(%sw : tensor<5x24xf32>) rhs_scheme <f4E2M1FN, per_group(0, 16), e4m3(0.25)>
+         bias(%b : tensor<24xf32>) relu
+         : tensor<?x80xf4E2M1FN>, tensor<80x24xf4E2M1FN> -> tensor<?x24xf16>
+  return %y : tensor<?x24xf16>
+}
+
+// The same two FP4 products on codes passed in (one per byte, as i4: E2M1
+// has no C form), for the oracle of mx_scales.py.
+func.func @mx_e2m1_codes(%xi: tensor<?x160xi4>, %wi: tensor<160x40xi4>,
+    %sx: tensor<?x5xf32>, %sw: tensor<5x40xf32>) -> tensor<?x40xf32> {
+  %x = arith.bitcast %xi : tensor<?x160xi4> to tensor<?x160xf4E2M1FN>
+  %w = arith.bitcast %wi : tensor<160x40xi4> to tensor<160x40xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x5xf32>) lhs_scheme <f4E2M1FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<5x40xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x160xf4E2M1FN>, tensor<160x40xf4E2M1FN> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
+func.func @mx_e4m3_x_e2m1_codes(%x: tensor<?x96xf8E4M3FN>, %wi: tensor<96x40xi4>,
+    %sx: tensor<?x3xf32>, %sw: tensor<3x40xf32>) -> tensor<?x40xf32> {
+  %w = arith.bitcast %wi : tensor<96x40xi4> to tensor<96x40xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x3xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<3x40xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x96xf8E4M3FN>, tensor<96x40xf4E2M1FN> -> tensor<?x40xf32>
+  return %y : tensor<?x40xf32>
+}
+
+func.func @nv_e2m1_codes(%xi: tensor<?x80xi4>, %wi: tensor<80x24xi4>,
+    %sx: tensor<?x5xf32>, %sw: tensor<5x24xf32>) -> tensor<?x24xf32> {
+  %x = arith.bitcast %xi : tensor<?x80xi4> to tensor<?x80xf4E2M1FN>
+  %w = arith.bitcast %wi : tensor<80x24xi4> to tensor<80x24xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x5xf32>) lhs_scheme <f4E2M1FN, per_group(1, 16), e4m3(0.5)>
+         rhs_scale(%sw : tensor<5x24xf32>) rhs_scheme <f4E2M1FN, per_group(0, 16), e4m3(0.25)>
+         : tensor<?x80xf4E2M1FN>, tensor<80x24xf4E2M1FN> -> tensor<?x24xf32>
+  return %y : tensor<?x24xf32>
+}
+
 // Element-wise ops.
 func.func @quantize_i8_axis(%x: tensor<?x37xf32>, %s: tensor<37xf32>) -> tensor<?x37xi8> {
   %q = octet.quantize %x scale(%s : tensor<37xf32>) as <i8, per_axis(1)>
