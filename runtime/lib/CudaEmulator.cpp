@@ -140,6 +140,9 @@ struct Launch {
   uint32_t mmaOut[kMaxWarps][32][4];
   uint32_t shfl[kMaxWarps][32];
   uint32_t *groupAcc[kMaxWarps / 4][128];
+  /// The block's tensor memory (sm_100): 128 lanes x 512 columns of 32
+  /// bits, filled with a NaN pattern at each tcgen05.alloc.
+  uint32_t tmem[128][512];
 };
 
 thread_local Launch *current = nullptr;
@@ -608,6 +611,20 @@ octet_emu_mma_sync_fp4(const uint32_t *in, uint32_t *out, int32_t scaleFormat) {
   scatterMma(l, w, lane, c, out);
 }
 
+/// The byte at (row, kbyte) of a K-major operand with 128-byte rows and the
+/// 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8), applied
+/// to the address bits as the hardware does) starting at shared address
+/// `start`, groups of 8 rows `sbo` bytes apart.
+static uint8_t swizzledByte(const Launch *l, uint64_t start, uint64_t sbo,
+                            int row, int kbyte) {
+  uint64_t addr = start + uint64_t(row / 8) * sbo + uint64_t(row % 8) * 128 +
+                  uint64_t(kbyte);
+  uint64_t phys = addr ^ (((addr >> 7) & 7) << 4);
+  if (phys >= kSharedAlign)
+    die("matrix descriptor addresses beyond shared memory");
+  return uint8_t(l->shared[phys]);
+}
+
 /// The byte at (row, kbyte) of a K-major operand in shared memory described
 /// by an sm_90 matrix descriptor with 128-byte swizzling.
 static uint8_t describedByte(const Launch *l, uint64_t desc, int row,
@@ -618,12 +635,152 @@ static uint8_t describedByte(const Launch *l, uint64_t desc, int row,
   if ((desc >> 62) != 1 || baseOffset != 0)
     die("wgmma descriptor: only 128-byte swizzling with base offset 0 is "
         "emulated");
-  uint64_t addr = start + uint64_t(row / 8) * sbo + uint64_t(row % 8) * 128 +
-                  uint64_t(kbyte);
-  uint64_t phys = addr ^ (((addr >> 7) & 7) << 4);
-  if (phys >= kSharedAlign)
-    die("wgmma descriptor addresses beyond shared memory");
-  return uint8_t(l->shared[phys]);
+  return swizzledByte(l, start, sbo, row, kbyte);
+}
+
+/// The same through an sm_100 (tcgen05) shared-memory descriptor: start
+/// address >> 4 in bits 0-13, stride byte offset >> 4 in bits 32-45,
+/// version 1 in bits 46-47, base offset in bits 49-51, layout type in bits
+/// 61-63 (2 = SWIZZLE_128B, CUTLASS's UMMA::SmemDescriptor).
+static uint8_t describedByte100(const Launch *l, uint64_t desc, int row,
+                                int kbyte) {
+  if (((desc >> 46) & 0x3) != 1)
+    die("tcgen05 matrix descriptor: version (bits 46-47) must be 1");
+  if (((desc >> 61) & 0x7) != 2 || ((desc >> 49) & 0x7) != 0)
+    die("tcgen05 matrix descriptor: only SWIZZLE_128B with base offset 0 "
+        "is emulated");
+  return swizzledByte(l, (desc & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4,
+                      row, kbyte);
+}
+
+//===----------------------------------------------------------------------===//
+// sm_100: tensor memory, tcgen05 and mbarriers
+//===----------------------------------------------------------------------===//
+
+/// tcgen05.alloc.cta_group::1.sync.aligned (by one warp): the allocation
+/// starts at lane 0, column 0; its address goes to `slot`. The columns are
+/// filled with 0x7FC0DEAD (a NaN) so that reading what no MMA wrote shows.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_alloc(void *slot, int32_t columns) {
+  Launch *l = current;
+  if (columns < 32 || columns > 512 || (columns & (columns - 1)))
+    die("tcgen05.alloc: the column count must be a power of 2 in [32, 512]");
+  int w = warpIndex();
+  l->warpBarrier[w].wait();
+  if (laneIndex() == 0) {
+    for (auto &laneCols : l->tmem)
+      for (int c = 0; c < columns; ++c)
+        laneCols[c] = 0x7FC0DEADu;
+    uint32_t address = 0;
+    std::memcpy(slot, &address, 4);
+  }
+  l->warpBarrier[w].wait();
+}
+
+/// tcgen05.mma.cta_group::1.kind::{i8, f8f6f4} [d], adesc, bdesc, idesc,
+/// enable-input-d, issued by one thread and completed at once: D (M x N at
+/// tensor-memory lane `d >> 16` + m, column `d & 0xFFFF` + n) = A (M x 32
+/// bytes, K-major) * B (N x 32 bytes, K-major)^T (+ D). The instruction
+/// descriptor (CUTLASS's UMMA::InstrDescriptor): D format bits 4-5 (1 f32,
+/// 2 s32), A / B formats bits 7-9 / 10-12 (kind::i8: 0 u8, 1 s8;
+/// kind::f8f6f4: 0 E4M3, 1 E5M2), K-major bits 15 / 16 = 0, N >> 3 bits
+/// 17-22, M >> 4 bits 24-28; only M = 128 (one row per lane) is emulated.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma(int32_t d, uint64_t descA,
+                                                uint64_t descB, int32_t idesc,
+                                                int32_t accumulate,
+                                                int32_t kindI8) {
+  Launch *l = current;
+  uint32_t id = uint32_t(idesc);
+  int m = int((id >> 24) & 0x1F) << 4, n = int((id >> 17) & 0x3F) << 3;
+  int cFormat = int((id >> 4) & 0x3), aFormat = int((id >> 7) & 0x7),
+      bFormat = int((id >> 10) & 0x7);
+  if (m != 128 || n < 8 || n > 256 || ((id >> 15) & 0x3) != 0 ||
+      (id & 0xF) != 0)
+    die("tcgen05.mma: only dense K-major M = 128 instructions are emulated");
+  if (aFormat > 1 || bFormat > 1 || cFormat != (kindI8 ? 2 : 1))
+    die("tcgen05.mma: unsupported operand or accumulator format");
+  auto type = [&](int format) {
+    if (kindI8)
+      return int32_t(format == 0 ? OperandType::u8 : OperandType::s8);
+    return int32_t(format == 0 ? OperandType::e4m3 : OperandType::e5m2);
+  };
+  int32_t typeA = type(aFormat), typeB = type(bFormat);
+  int lane0 = int(uint32_t(d) >> 16), col0 = int(uint32_t(d) & 0xFFFF);
+  if (lane0 != 0 || col0 + n > 512)
+    die("tcgen05.mma: D outside tensor memory");
+  uint8_t a[128][32], b[256][32];
+  for (int r = 0; r < m; ++r)
+    for (int k = 0; k < 32; ++k)
+      a[r][k] = describedByte100(l, descA, r, k);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 32; ++k)
+      b[r][k] = describedByte100(l, descB, r, k);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      uint32_t acc = accumulate ? l->tmem[r][col0 + c] : 0;
+      for (int k = 0; k < 32; ++k)
+        multiplyAdd(acc, a[r][k], b[c][k], typeA, typeB, !kindI8);
+      l->tmem[r][col0 + c] = acc;
+    }
+}
+
+/// The state an emulated mbarrier keeps in its 8 bytes of shared memory:
+/// the expected and pending arrival counts and the completed phases.
+struct MbarrierState {
+  uint16_t expected, pending;
+  uint32_t phases;
+};
+static_assert(sizeof(MbarrierState) == 8, "an mbarrier is 8 bytes");
+
+OCTET_RUNTIME_EXPORT void octet_emu_mbarrier_init(void *bar, int32_t count) {
+  if (count < 1 || count > 0xFFFF)
+    die("mbarrier.init: count out of range");
+  MbarrierState s{uint16_t(count), uint16_t(count), 0};
+  std::memcpy(bar, &s, sizeof s);
+}
+
+/// One arrival (tcgen05.commit's arrive::one: the MMAs it tracks are
+/// complete when they are issued here).
+OCTET_RUNTIME_EXPORT void octet_emu_mbarrier_arrive(void *bar) {
+  MbarrierState s;
+  std::memcpy(&s, bar, sizeof s);
+  if (s.expected == 0)
+    die("mbarrier arrive on an uninitialized barrier");
+  if (--s.pending == 0) {
+    s.pending = s.expected;
+    ++s.phases;
+  }
+  std::memcpy(bar, &s, sizeof s);
+}
+
+/// mbarrier.try_wait.parity in a loop until the phase with `parity` has
+/// completed. The emulator cannot wait for another fiber here (the kernels
+/// order their arrivals before the waits with a barrier): a phase that has
+/// not completed stops the run.
+OCTET_RUNTIME_EXPORT void octet_emu_mbarrier_wait_parity(void *bar,
+                                                         int32_t parity) {
+  MbarrierState s;
+  std::memcpy(&s, bar, sizeof s);
+  if (s.expected == 0)
+    die("mbarrier wait on an uninitialized barrier");
+  if (int32_t(s.phases & 1) == (parity & 1))
+    die("mbarrier.try_wait.parity: the phase has not completed (it would "
+        "wait forever)");
+}
+
+/// tcgen05.ld.sync.aligned.32x32b.x`count`.b32 (by one warp): thread i of
+/// the warp reads tensor-memory lane (taddr >> 16) + i, columns (taddr &
+/// 0xFFFF) .. + count - 1. Warp w may only read lanes 32 (w % 4) ..
+/// 32 (w % 4) + 31.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_ld(int32_t taddr, int32_t count,
+                                               uint32_t *out) {
+  Launch *l = current;
+  int lane0 = int(uint32_t(taddr) >> 16), col0 = int(uint32_t(taddr) & 0xFFFF);
+  if (lane0 != 32 * (warpIndex() % 4))
+    die("tcgen05.ld: a warp may only access its own 32 tensor-memory lanes");
+  if (col0 + count > 512)
+    die("tcgen05.ld: columns beyond tensor memory");
+  std::memcpy(out, &l->tmem[lane0 + laneIndex()][col0],
+              sizeof(uint32_t) * size_t(count));
 }
 
 /// wgmma.mma_async.sync.aligned.m64nNk32 (A and B from shared memory),

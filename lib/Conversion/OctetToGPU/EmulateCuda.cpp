@@ -79,6 +79,13 @@ private:
     auto op = func::CallOp::create(b, loc, f, args);
     return op.getNumResults() ? op.getResult(0) : Value();
   }
+  /// The i32 tensor-memory address a kernel turned into a pointer
+  /// (llvm.inttoptr), or null.
+  static Value tmemAddress(Value pointer) {
+    auto cast = pointer.getDefiningOp<LLVM::IntToPtrOp>();
+    return cast && cast.getArg().getType().isInteger(32) ? cast.getArg()
+                                                         : Value();
+  }
   Value cst32(Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
@@ -341,6 +348,67 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
         result = LLVM::InsertValueOp::create(b, loc, result, v, i);
       }
       replace(result);
+    } else if (auto alloc = dyn_cast<NVVM::Tcgen05AllocOp>(op)) {
+      if (alloc.getGroup() != NVVM::CTAGroupKind::CTA_1)
+        return alloc.emitError() << "octet-emulate-cuda: only cta_group::1 "
+                                    "tensor memory is emulated";
+      call(loc, "octet_emu_tcgen05_alloc", {},
+           {alloc.getAddr(), alloc.getNCols()});
+      op->erase();
+    } else if (isa<NVVM::Tcgen05RelinquishAllocPermitOp, NVVM::Tcgen05FenceOp,
+                   NVVM::Tcgen05WaitOp, NVVM::Tcgen05DeallocOp>(op)) {
+      // Tensor memory is the block's; its MMAs and loads complete at once.
+      op->erase();
+    } else if (auto mma = dyn_cast<NVVM::Tcgen05MMAOp>(op)) {
+      bool i8 = mma.getKind() == NVVM::Tcgen05MMAKind::I8;
+      Value d = tmemAddress(mma.getMatrixD());
+      if ((!i8 && mma.getKind() != NVVM::Tcgen05MMAKind::F8F6F4) ||
+          mma.getCtaGroup() != NVVM::CTAGroupKind::CTA_1 || mma.getAShift() ||
+          mma.getScaleInputD() || mma.getDisableOutputLane() || !d ||
+          !mma.getMatrixA().getType().isInteger(64))
+        return mma.emitError() << "octet-emulate-cuda: only "
+                                  "tcgen05.mma.cta_group::1.kind::{i8, "
+                                  "f8f6f4} with A in shared memory is "
+                                  "emulated";
+      Value enable = arith::ExtUIOp::create(b, loc, i32, mma.getEnableInputD());
+      call(loc, "octet_emu_tcgen05_mma", {},
+           {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable,
+            cst32(loc, i8)});
+      op->erase();
+    } else if (auto commit = dyn_cast<NVVM::Tcgen05CommitOp>(op)) {
+      if (commit.getMulticastMask())
+        return commit.emitError() << "octet-emulate-cuda: multicast "
+                                     "tcgen05.commit is not emulated";
+      call(loc, "octet_emu_mbarrier_arrive", {}, {commit.getAddr()});
+      op->erase();
+    } else if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+      if (init.getPredicate())
+        return init.emitError() << "octet-emulate-cuda: predicated "
+                                   "mbarrier.init is not emulated";
+      call(loc, "octet_emu_mbarrier_init", {},
+           {init.getAddr(), init.getCount()});
+      op->erase();
+    } else if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
+      call(loc, "octet_emu_mbarrier_wait_parity", {},
+           {wait.getAddr(), wait.getPhase()});
+      op->erase();
+    } else if (auto ld = dyn_cast<NVVM::Tcgen05LdOp>(op)) {
+      Value taddr = tmemAddress(ld.getTmemAddr());
+      auto vecType = dyn_cast<VectorType>(ld.getRes().getType());
+      if (ld.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B ||
+          ld.getPack() || ld.getOffset() || !taddr || !vecType)
+        return ld.emitError() << "octet-emulate-cuda: only "
+                                 "tcgen05.ld.32x32b.xN (N >= 2) is emulated";
+      int64_t n = vecType.getNumElements();
+      Value out = stackArray(func, i32, n);
+      call(loc, "octet_emu_tcgen05_ld", {}, {taddr, cst32(loc, n), out});
+      Value v = LLVM::UndefOp::create(b, loc, vecType);
+      for (int64_t i = 0; i < n; ++i) {
+        Value e =
+            LLVM::LoadOp::create(b, loc, i32, element(loc, out, i32, n, i));
+        v = LLVM::InsertElementOp::create(b, loc, v, e, cst32(loc, i));
+      }
+      replace(v);
     } else if (auto shfl = dyn_cast<NVVM::ShflOp>(op)) {
       if (shfl.getKind() != NVVM::ShflKind::bfly ||
           !shfl.getType().isF32())

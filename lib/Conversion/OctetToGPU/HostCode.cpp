@@ -287,6 +287,9 @@ MatmulConfig matmulConfig(func::FuncOp stub, const StubArgs &args,
     c.tileM = 128, c.tileN = tuning.wgmmaTileN, c.tileK = 128;
     c.stages = tuning.wgmmaStages;
     break;
+  case MatmulKernelKind::tcgen05:
+    c.tileM = 128, c.tileN = 128, c.tileK = 128, c.stages = 2;
+    break;
   case MatmulKernelKind::gemv:
     c.tileM = tuning.gemvRows, c.tileN = 128, c.tileK = 128;
     c.gemvRows = tuning.gemvRows;
@@ -434,6 +437,7 @@ MatmulGrid matmulGrid(HostCode &h, const MatmulConfig &c,
     break;
   case MatmulKernelKind::mmaSync:
   case MatmulKernelKind::wgmma:
+  case MatmulKernelKind::tcgen05:
     gx = h.ceilDiv(N, c.tileN), gy = h.ceilDiv(M, c.tileM);
     break;
   case MatmulKernelKind::gemv: {
@@ -503,8 +507,9 @@ Value cuda::matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
   MatmulConfig c = matmulConfig(stub, args, tuning);
   auto [kernel, oneRowKernel] = matmulKernels(km, loc, c);
   MatmulSizes s = matmulSizes(h, args);
-  bool tensorCore =
-      c.kind == MatmulKernelKind::mmaSync || c.kind == MatmulKernelKind::wgmma;
+  bool tensorCore = c.kind == MatmulKernelKind::mmaSync ||
+                    c.kind == MatmulKernelKind::wgmma ||
+                    c.kind == MatmulKernelKind::tcgen05;
   MatmulBuffers d;
   uploadInputs(h, km, args, s, tensorCore, d);
   if (tensorCore && (d.za || d.zb))

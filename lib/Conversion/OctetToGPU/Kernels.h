@@ -89,6 +89,7 @@ enum class MatmulKernelKind {
   simt,    ///< One thread per output, any formats, batches, groups.
   mmaSync, ///< sm_80+: mma.sync m16n8k32 (s8/u8; e4m3/e5m2 on sm_89+).
   wgmma,   ///< sm_90a: wgmma m64nNk32 from swizzled shared memory.
+  tcgen05, ///< sm_100a: tcgen05.mma M128 N128 K32, accumulators in TMEM.
   gemv     ///< Weight-only (float lhs) decode GEMV, split over K.
 };
 StringRef stringifyMatmulKernelKind(MatmulKernelKind kind);

@@ -80,6 +80,14 @@ void buildSimtBody(KernelBuilder &kb, const MatmulConfig &c, const Params &p);
 /// mma_sync (MmaSyncKernel.cpp): 128 x 128 tiles of mma.sync.m16n8k32.
 void buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
                       const Params &p);
+/// tcgen05 (Tcgen05Kernel.cpp): 128 x 128 tiles of tcgen05.mma (M = N =
+/// 128, K = 32 bytes), accumulators in tensor memory.
+void buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
+                      const Params &p);
+/// The 32-bit instruction descriptor of the tcgen05 kernel's MMA.
+uint32_t tcgen05InstrDescriptor(const MatmulConfig &c);
+/// The tcgen05 kernel's dynamic shared memory in bytes.
+int64_t tcgen05SharedBytes();
 /// wgmma (WgmmaKernel.cpp): 128 x tileN tiles of wgmma.mma_async m64nNk32.
 void buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
                     const Params &p);

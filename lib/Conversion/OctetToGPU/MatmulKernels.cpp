@@ -50,6 +50,8 @@ StringRef cuda::stringifyMatmulKernelKind(MatmulKernelKind kind) {
     return "mma_sync";
   case MatmulKernelKind::wgmma:
     return "wgmma";
+  case MatmulKernelKind::tcgen05:
+    return "tcgen05";
   case MatmulKernelKind::gemv:
     return "gemv";
   }
@@ -62,6 +64,7 @@ cuda::symbolizeMatmulKernelKind(StringRef name) {
       .Case("simt", MatmulKernelKind::simt)
       .Case("mma_sync", MatmulKernelKind::mmaSync)
       .Case("wgmma", MatmulKernelKind::wgmma)
+      .Case("tcgen05", MatmulKernelKind::tcgen05)
       .Case("gemv", MatmulKernelKind::gemv)
       .Default(std::nullopt);
 }
@@ -110,6 +113,13 @@ gpu::GPUFuncOp cuda::buildMatmulKernel(OpBuilder &b, Location loc,
     info.tileK = 128;
     info.sharedBytes = config.stages * (128 + config.tileN) * 128;
     break;
+  case MatmulKernelKind::tcgen05:
+    block = 128;
+    info.tileM = 128;
+    info.tileN = 128;
+    info.tileK = 128;
+    info.sharedBytes = tcgen05SharedBytes();
+    break;
   case MatmulKernelKind::gemv:
     info.tileM = config.gemvRows;
     info.tileN = 128;
@@ -131,6 +141,9 @@ gpu::GPUFuncOp cuda::buildMatmulKernel(OpBuilder &b, Location loc,
     break;
   case MatmulKernelKind::wgmma:
     buildWgmmaBody(kb, config, p);
+    break;
+  case MatmulKernelKind::tcgen05:
+    buildTcgen05Body(kb, config, p);
     break;
   case MatmulKernelKind::gemv:
     buildGemvBody(kb, config, p);

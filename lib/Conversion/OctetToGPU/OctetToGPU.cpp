@@ -132,7 +132,8 @@ LogicalResult verifyStubContract(func::FuncOp stub) {
                                  "codes two per byte) needs the gemv kernel, "
                                  "rank 2 and a 4-bit rhs_scheme";
     // Tensor-core kernels multiply codes on both sides.
-    if (*kind == MatmulKernelKind::mmaSync || *kind == MatmulKernelKind::wgmma)
+    if (*kind == MatmulKernelKind::mmaSync ||
+        *kind == MatmulKernelKind::wgmma || *kind == MatmulKernelKind::tcgen05)
       return needSchemes({"lhs_scheme", "rhs_scheme"});
     return needSchemes({"rhs_scheme"});
   }

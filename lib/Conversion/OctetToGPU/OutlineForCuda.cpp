@@ -297,10 +297,9 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
       return MatmulKernelKind::mmaSync;
     break;
   case KernelUnit::tcgen05_mma:
-    why = "tcgen05.mma kernels are not implemented; octet.matmul runs on "
-          "mma.sync.m16n8k32 on " +
-          target.name.str();
-    return MatmulKernelKind::mmaSync;
+    if (strategy.getShape() == "m128nNk32")
+      return MatmulKernelKind::tcgen05;
+    break;
   default:
     break;
   }
@@ -377,7 +376,8 @@ struct OutlineMatmul : OutlinePattern<MatmulOp> {
     MLIRContext *ctx = getContext();
     Location loc = op.getLoc();
     bool tensorCore = kind == MatmulKernelKind::mmaSync ||
-                      kind == MatmulKernelKind::wgmma;
+                      kind == MatmulKernelKind::wgmma ||
+                      kind == MatmulKernelKind::tcgen05;
 
     Args args;
     args.add(adaptor.getLhs(), "lhs");
