@@ -723,6 +723,97 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma(int32_t d, uint64_t descA,
     }
 }
 
+/// The E8M0 scale factor of row (or column) `r` of a block-scaled
+/// tcgen05.mma with M = 128 (N = 128): tensor-memory lane r % 32, column
+/// `col` + r / 32, byte `sfId`, which must be the same in all four 32-lane
+/// partitions (PTX ISA: the scale factors "need to be duplicated to all 32
+/// lane partitions of tensor memory").
+static uint8_t tmemScale(const Launch *l, int col, int r, int sfId) {
+  int c = col + r / 32;
+  if (c >= 512)
+    die("tcgen05.mma: scale factors beyond tensor memory");
+  uint8_t v = byteOf(l->tmem[r % 32][c], sfId);
+  for (int part = 1; part < 4; ++part)
+    if (byteOf(l->tmem[32 * part + r % 32][c], sfId) != v)
+      die("tcgen05.mma: scale factors differ between the 32-lane "
+          "partitions of tensor memory");
+  return v;
+}
+
+/// tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [d], adesc, bdesc,
+/// idesc, [sfa], [sfb], enable-input-d on FP8 codes (OCP MXFP8, one E8M0
+/// scale per row / column for the instruction's 32 of K): D (+)= (sum_k a
+/// b) 2^(sa - 127) 2^(sb - 127), the block's exact-product f32 sum scaled
+/// in double and added with one rounding (E8M0 0xFF: NaN). The block-scaled
+/// instruction descriptor (CUTLASS's UMMA::InstrDescriptorBlockScaled): B's
+/// scale-factor id bits 4-5, A / B formats bits 7-9 / 10-12 (0 E4M3, 1
+/// E5M2), N >> 3 bits 17-22, scale format bit 23 (1 UE8M0), M >> 4 bits
+/// 24-28, A's scale-factor id bits 29-30.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
+                                                   uint64_t descB,
+                                                   int32_t idesc,
+                                                   int32_t accumulate,
+                                                   int32_t sfa, int32_t sfb) {
+  Launch *l = current;
+  uint32_t id = uint32_t(idesc);
+  int m = int((id >> 24) & 0x1F) << 4, n = int((id >> 17) & 0x3F) << 3;
+  int aFormat = int((id >> 7) & 0x7), bFormat = int((id >> 10) & 0x7);
+  int sfIdB = int((id >> 4) & 0x3), sfIdA = int((id >> 29) & 0x3);
+  if (m != 128 || n != 128 || ((id >> 15) & 0x3) != 0 || (id & 0xF) != 0 ||
+      (id >> 31) != 0)
+    die("tcgen05.mma block_scale: only dense K-major M = N = 128 "
+        "instructions are emulated");
+  if (aFormat > 1 || bFormat > 1 || ((id >> 23) & 1) != 1)
+    die("tcgen05.mma block_scale: only E4M3 / E5M2 with UE8M0 scales are "
+        "emulated");
+  if ((uint32_t(sfa) >> 16) != 0 || (uint32_t(sfb) >> 16) != 0)
+    die("tcgen05.mma block_scale: scale factors must start at lane 0");
+  int32_t typeA = int32_t(aFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
+  int32_t typeB = int32_t(bFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
+  int col0 = int(uint32_t(d) & 0xFFFF);
+  if ((uint32_t(d) >> 16) != 0 || col0 + n > 512)
+    die("tcgen05.mma: D outside tensor memory");
+  uint8_t a[128][32], b[128][32];
+  for (int r = 0; r < m; ++r)
+    for (int k = 0; k < 32; ++k) {
+      a[r][k] = describedByte100(l, descA, r, k);
+      b[r][k] = describedByte100(l, descB, r, k);
+    }
+  for (int r = 0; r < m; ++r) {
+    int sa = tmemScale(l, int(uint32_t(sfa) & 0xFFFF), r, sfIdA);
+    for (int c = 0; c < n; ++c) {
+      int sb = tmemScale(l, int(uint32_t(sfb) & 0xFFFF), c, sfIdB);
+      uint32_t sum = 0;
+      for (int k = 0; k < 32; ++k)
+        multiplyAdd(sum, a[r][k], b[c][k], typeA, typeB, /*floatAcc=*/true);
+      float s, acc = 0.0f;
+      std::memcpy(&s, &sum, 4);
+      if (accumulate)
+        std::memcpy(&acc, &l->tmem[r][col0 + c], 4);
+      double scaled = sa == 0xFF || sb == 0xFF
+                          ? std::numeric_limits<double>::quiet_NaN()
+                          : std::ldexp(double(s), sa + sb - 254);
+      float out = float(double(acc) + scaled);
+      std::memcpy(&l->tmem[r][col0 + c], &out, 4);
+    }
+  }
+}
+
+/// tcgen05.st.sync.aligned.32x32b.x`count`.b32 (by one warp): thread i of
+/// the warp writes tensor-memory lane (taddr >> 16) + i, columns (taddr &
+/// 0xFFFF) .. + count - 1; warp w only lanes 32 (w % 4) .. + 31.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_st(int32_t taddr, int32_t count,
+                                               const uint32_t *in) {
+  Launch *l = current;
+  int lane0 = int(uint32_t(taddr) >> 16), col0 = int(uint32_t(taddr) & 0xFFFF);
+  if (lane0 != 32 * (warpIndex() % 4))
+    die("tcgen05.st: a warp may only access its own 32 tensor-memory lanes");
+  if (col0 + count > 512)
+    die("tcgen05.st: columns beyond tensor memory");
+  std::memcpy(&l->tmem[lane0 + laneIndex()][col0], in,
+              sizeof(uint32_t) * size_t(count));
+}
+
 /// The state an emulated mbarrier keeps in its 8 bytes of shared memory:
 /// the expected and pending arrival counts and the completed phases.
 struct MbarrierState {

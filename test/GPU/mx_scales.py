@@ -28,7 +28,7 @@ global scale. Scales that are not values of the scale format (E8M0: 1.5,
 make every output they scale NaN (the kernel maps them to the format's NaN
 code) and leave the others alone.
 
-  mx_scales.py LIB [--rows 77,150]
+  mx_scales.py LIB [--rows 77,150] [--only mx_e4m3,...]
 
 Prints one line per function and row count and exits 1 on any failure.
 """
@@ -148,10 +148,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("lib")
     p.add_argument("--rows", default="77,150")
+    p.add_argument("--only", default=",".join(FUNCS),
+                   help="comma-separated functions (default: all)")
     opts = p.parse_args()
     lib = ctypes.CDLL(os.path.abspath(opts.lib))
     failed = 0
-    for name in FUNCS:
+    for name in opts.only.split(","):
         for m in [int(r) for r in opts.rows.split(",")]:
             problems, worst = check(lib, name, m, 7 + m)
             if problems:

@@ -375,6 +375,38 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
            {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable,
             cst32(loc, i8)});
       op->erase();
+    } else if (auto mma = dyn_cast<NVVM::Tcgen05MMABlockScaleOp>(op)) {
+      Value d = tmemAddress(mma.getMatrixD());
+      Value sfa = tmemAddress(mma.getScaleA());
+      Value sfb = tmemAddress(mma.getScaleB());
+      if (mma.getKind() != NVVM::MMABlockScaleKind::MXF8F6F4 ||
+          mma.getCtaGroup() != NVVM::CTAGroupKind::CTA_1 || !d || !sfa ||
+          !sfb || !mma.getMatrixA().getType().isInteger(64))
+        return mma.emitError() << "octet-emulate-cuda: only "
+                                  "tcgen05.mma.cta_group::1.kind::mxf8f6f4."
+                                  "block_scale with A in shared memory is "
+                                  "emulated";
+      Value enable = arith::ExtUIOp::create(b, loc, i32, mma.getEnableInputD());
+      call(loc, "octet_emu_tcgen05_mma_mx", {},
+           {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable, sfa,
+            sfb});
+      op->erase();
+    } else if (auto st = dyn_cast<NVVM::Tcgen05StOp>(op)) {
+      Value taddr = tmemAddress(st.getTmemAddr());
+      auto vecType = dyn_cast<VectorType>(st.getVal().getType());
+      if (st.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B ||
+          st.getUnpack() || st.getOffset() || !taddr || !vecType)
+        return st.emitError() << "octet-emulate-cuda: only "
+                                 "tcgen05.st.32x32b.xN (N >= 2) is emulated";
+      int64_t n = vecType.getNumElements();
+      Value in = stackArray(func, i32, n);
+      for (int64_t i = 0; i < n; ++i) {
+        Value e =
+            LLVM::ExtractElementOp::create(b, loc, st.getVal(), cst32(loc, i));
+        LLVM::StoreOp::create(b, loc, e, element(loc, in, i32, n, i));
+      }
+      call(loc, "octet_emu_tcgen05_st", {}, {taddr, cst32(loc, n), in});
+      op->erase();
     } else if (auto commit = dyn_cast<NVVM::Tcgen05CommitOp>(op)) {
       if (commit.getMulticastMask())
         return commit.emitError() << "octet-emulate-cuda: multicast "

@@ -102,6 +102,17 @@ void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
   storeTensorElem(kb, result, p.out, index);
 }
 
+/// The E8M0 code of a scale (MatmulCommon.h): a value that is not an E8M0
+/// value (nothing octet's quantizers or compute_params write) becomes NaN's
+/// code, so the outputs it scales are NaN rather than silently rescaled.
+Value e8m0ScaleCode(KernelBuilder &kb, Value scale) {
+  Value bits = kb.bitcast(scale, kb.i32);
+  Value pow2 = kb.andB(kb.eq(kb.andI(bits, kb.c32(0x807FFFFF)), kb.c32(0)),
+                       kb.ne(bits, kb.c32(0)));
+  Value code = kb.select(pow2, kb.shrU(bits, kb.c32(23)), kb.c32(0xFF));
+  return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
+}
+
 /// A stored code as an i32 per the scheme's signedness.
 Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme) {
   return scheme.isUnsigned() ? kb.zext(code, kb.i32) : kb.sext(code, kb.i32);

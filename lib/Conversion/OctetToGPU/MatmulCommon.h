@@ -56,6 +56,12 @@ Value outParamIndex(KernelBuilder &kb, const MatmulConfig &c, Value n);
 void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
                   Value acc, Value m, Value n, Value bi, bool zpInAcc);
 
+/// The E8M0 code of a scale of an `e8m0` scheme (an f32 power of two): its
+/// exponent byte, 0x00400000 (2^-127) giving 0; any other value (zero,
+/// negative, not a power of two, infinite) gives 0xFF, E8M0's NaN. For the
+/// block-scaled MMAs (mma_sync on sm_120a, tcgen05 on sm_100a).
+Value e8m0ScaleCode(KernelBuilder &kb, Value scale);
+
 /// A stored code as an i32 per the scheme's signedness.
 Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme);
 
@@ -84,8 +90,9 @@ void buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
 /// 128, K = 32 bytes), accumulators in tensor memory.
 void buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
                       const Params &p);
-/// The 32-bit instruction descriptor of the tcgen05 kernel's MMA.
-uint32_t tcgen05InstrDescriptor(const MatmulConfig &c);
+/// The 32-bit instruction descriptor of the tcgen05 kernel's MMA (`sfId`:
+/// the scale-factor byte of the block-scaled form).
+uint32_t tcgen05InstrDescriptor(const MatmulConfig &c, int sfId = 0);
 /// The tcgen05 kernel's dynamic shared memory in bytes.
 int64_t tcgen05SharedBytes();
 /// wgmma (WgmmaKernel.cpp): 128 x tileN tiles of wgmma.mma_async m64nNk32.

@@ -58,20 +58,6 @@ StringRef ptxType(SchemeAttr scheme) {
   }
 }
 
-/// The E8M0 code of a scale of an `e8m0` scheme (an f32 power of two):
-/// its exponent byte, 0x00400000 (2^-127, the one subnormal) giving 0. A
-/// value that is not an E8M0 value (zero, negative, not a power of two,
-/// infinite: nothing octet's quantizers or compute_params write) becomes
-/// 0xFF, E8M0's NaN, so the outputs it scales are NaN rather than silently
-/// rescaled.
-Value e8m0Code(KernelBuilder &kb, Value scale) {
-  Value bits = kb.bitcast(scale, kb.i32);
-  Value pow2 = kb.andB(kb.eq(kb.andI(bits, kb.c32(0x807FFFFF)), kb.c32(0)),
-                       kb.ne(bits, kb.c32(0)));
-  Value code = kb.select(pow2, kb.shrU(bits, kb.c32(23)), kb.c32(0xFF));
-  return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
-}
-
 /// The ue4m3 code of a scale of an `e4m3(g)` scheme (NVFP4: an E4M3 value
 /// times the global scale g): e4m3(s / g), checked as the verifier checks a
 /// constant scale (numerics::isE4M3Scale: positive, finite, and
@@ -255,7 +241,7 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
             Value v =
                 kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
             if (scheme.hasE8M0Scales())
-              return kb.select(ok, e8m0Code(kb, v), kb.c32(0x7F));
+              return kb.select(ok, e8m0ScaleCode(kb, v), kb.c32(0x7F));
             return kb.select(ok, e4m3ScaleCode(kb, v, scheme.getGlobalScale()),
                              kb.c32(0x38));
           };

@@ -270,13 +270,24 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     if (strategy.getUnit() == KernelUnit::mma_sync &&
         isBlockScaledMmaSync(lhs, rhs, strategy.getInstruction()))
       return MatmulKernelKind::mmaSync;
+    // MXFP8 on both operands on sm_100a: the tcgen05 kernel with
+    // kind::mxf8f6f4.block_scale, the scales in tensor memory
+    // (Tcgen05Kernel.cpp).
+    auto isFp8 = [](StorageFormat f) {
+      return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
+    };
+    if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
+        strategy.getInstruction().contains("kind::mxf8f6f4.block_scale") &&
+        isBlockScaledMmaSync(lhs, rhs, "kind::mxf8f6f4.block_scale") &&
+        isFp8(lhs.getFormat()) && isFp8(rhs.getFormat()))
+      return MatmulKernelKind::tcgen05;
     if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
         strategy.getInstruction().contains("block_scale")) {
       // ptxas: "Instruction 'mma with block scale' not supported on .target
       // 'sm_100a'": sm_100a has only tcgen05's form.
-      why = "block-scaled tcgen05.mma kernels are not implemented (and "
-            "sm_100a has no block-scaled mma.sync); the octet.matmul runs "
-            "on the SIMT kernel";
+      why = "block-scaled tcgen05.mma kernels with FP4 operands are not "
+            "implemented (and sm_100a has no block-scaled mma.sync); the "
+            "octet.matmul runs on the SIMT kernel";
       return MatmulKernelKind::simt;
     }
     why = "octet.matmul with per-group rhs scales runs on the SIMT kernel "

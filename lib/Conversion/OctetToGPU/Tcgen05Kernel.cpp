@@ -6,16 +6,18 @@
 // accumulators in tensor memory (128 lanes x 128 columns of 32 bits,
 // allocated by warp 0), both operands read from 128-byte-swizzled shared
 // memory through sm_100 matrix descriptors. s8/u8 (kind::i8, wrapping s32)
-// and e4m3/e5m2 (kind::f8f6f4, f32). A and B^T (both K-contiguous) are
+// and e4m3/e5m2 (kind::f8f6f4, f32); MXFP8 (e4m3/e5m2 with E8M0 scales per
+// block of 32 along K on both operands) through
+// kind::mxf8f6f4.block_scale, the scales written into tensor memory by
+// tcgen05.st for each K tile. A and B^T (both K-contiguous) are
 // staged with cp.async into two stages; tcgen05.commit arrives on an
 // mbarrier when a K tile's MMAs are done, which frees its stage. Then each
 // warp reads its 32 rows out of tensor memory (tcgen05.ld 32x32b) into the
 // shared epilogue. Integer results match the CPU bit for bit; FP8 sums
 // differ from it only in the order of the additions.
 //
-// Not yet: TMA, warp specialization, more stages, 2-CTA tiles, and the
-// block-scaled kinds (their scales must be copied into tensor memory): see
-// docs/cuda.md.
+// Not yet: TMA, warp specialization, more stages, 2-CTA tiles, and the FP4
+// block-scaled kinds (packed E2M1 shared-memory layouts): see docs/cuda.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,10 @@ constexpr int64_t kTile = kBM * kBK, kStageBytes = 2 * kTile;
 /// tcgen05.alloc (4 bytes) after the stages.
 constexpr int64_t kMbarOffset = kStages * kStageBytes,
                   kTmemSlotOffset = kMbarOffset + 8;
+/// Tensor-memory columns: the accumulators at 0, MXFP8's A and B scale
+/// factors after them (4 columns each: 32-row groups of the 128 rows).
+constexpr int64_t kSfaColumn = kBN, kSfbColumn = kBN + kBM / 32,
+                  kTmemColumns = 2 * kBN;
 
 /// The operand format code of the instruction descriptor (CUTLASS's
 /// UMMA::InstrDescriptor): kind::i8 0 = u8, 1 = s8; kind::f8f6f4 0 = E4M3,
@@ -67,8 +73,18 @@ Value smemDescriptor(KernelBuilder &kb, Value sharedAddr32) {
 /// both operands K-major, dense, no negation): D format (bits 4-5: 1 =
 /// f32, 2 = s32), A and B formats (bits 7-9, 10-12), N >> 3 (bits 17-22),
 /// M >> 4 (bits 24-28).
-uint32_t cuda::tcgen05InstrDescriptor(const MatmulConfig &c) {
-  uint32_t d = (c.intAcc() ? 2u : 1u) << 4;
+///
+/// With block scales (MXFP8, kind::mxf8f6f4.block_scale: CUTLASS's
+/// UMMA::InstrDescriptorBlockScaled) the D format bits give way to B's
+/// scale-factor id (bits 4-5: the byte of B's scale words), bit 23 is the
+/// scale format (1 = UE8M0) and bits 29-30 A's scale-factor id: MMA kk of a
+/// K tile reads byte kk of the scale words (`sfId`).
+uint32_t cuda::tcgen05InstrDescriptor(const MatmulConfig &c, int sfId) {
+  uint32_t d = 0;
+  if (c.blockScaleKind() == MatmulConfig::BlockScaleKind::mxf8f6f4)
+    d |= (uint32_t(sfId) << 4) | (1u << 23) | (uint32_t(sfId) << 29);
+  else
+    d |= (c.intAcc() ? 2u : 1u) << 4;
   d |= formatCode(*c.lhsScheme) << 7;
   d |= formatCode(c.rhsScheme) << 10;
   d |= uint32_t(kBN >> 3) << 17;
@@ -116,8 +132,9 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
 
   // Tensor memory for the 128 x 128 accumulators (warp 0 allocates; the
   // address lands in shared memory), the mbarrier the MMAs complete on.
+  const bool mx = c.blockScaleKind() == MatmulConfig::BlockScaleKind::mxf8f6f4;
   kb.ifThen(isWarp0, [&] {
-    NVVM::Tcgen05AllocOp::create(b, loc, slot, kb.c32(kBN), group);
+    NVVM::Tcgen05AllocOp::create(b, loc, slot, kb.c32(kTmemColumns), group);
     NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc, group);
   });
   kb.ifThen(isThread0, [&] {
@@ -141,7 +158,59 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
       ctx,
       c.intAcc() ? NVVM::Tcgen05MMAKind::I8 : NVVM::Tcgen05MMAKind::F8F6F4);
 
+  // MXFP8: the E8M0 codes of this K tile's 4 blocks of 32, byte j for block
+  // 4 kt + j (MMA j reads byte j: its scale-factor id). Scale factor row r
+  // of A (column r of B) lives in tensor-memory lane r % 32, column
+  // base + r / 32, duplicated to all four 32-lane partitions (PTX ISA,
+  // tcgen05 "Layout of the Scale Factor A Matrix"): warp w writes the four
+  // columns of its partition, thread `lane` the rows lane, 32 + lane, ....
+  // The code of 1.0 outside the matrix (its codes are zero there).
+  auto writeScales = [&](Value kt) {
+    Value groups = kb.divU(p.K, kb.c64(32));
+    auto words = [&](Value base, Value origin, Value limit, bool isA) {
+      SmallVector<Value> out;
+      for (int64_t j = 0; j < 4; ++j) {
+        Value r = kb.add(origin, kb.wide(kb.add(lane, kb.c32(32 * j))));
+        Value word = kb.c32(0);
+        for (int64_t blk = 0; blk < 4; ++blk) {
+          Value gi = kb.add(kb.mul(kt, kb.c64(4)), kb.c64(blk));
+          Value ok = kb.andB(kb.ult(gi, groups), kb.ult(r, limit));
+          Value index =
+              isA ? kb.add(kb.mul(r, groups), gi) : kb.add(kb.mul(gi, p.N), r);
+          Value v = kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
+          Value code = kb.select(ok, e8m0ScaleCode(kb, v), kb.c32(0x7F));
+          word = kb.orI(word, kb.shl(code, kb.c32(8 * blk)));
+        }
+        out.push_back(word);
+      }
+      return out;
+    };
+    auto vec = [&](ArrayRef<Value> w) {
+      Value v = LLVM::UndefOp::create(b, loc, VectorType::get({4}, kb.i32));
+      for (auto [i, x] : llvm::enumerate(w))
+        v = LLVM::InsertElementOp::create(b, loc, v, x,
+                                          kb.c32(static_cast<int64_t>(i)));
+      return v;
+    };
+    Value partition = kb.shl(kb.mul(warp, kb.c32(32)), kb.c32(16));
+    auto shape = NVVM::Tcgen05LdStShapeAttr::get(
+        ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+    NVVM::Tcgen05StOp::create(
+        b, loc, UnitAttr(), shape,
+        tmem(kb.add(kb.add(taddr, partition), kb.c32(kSfaColumn))),
+        vec(words(p.sa, bm, p.M, /*isA=*/true)), Value());
+    NVVM::Tcgen05StOp::create(
+        b, loc, UnitAttr(), shape,
+        tmem(kb.add(kb.add(taddr, partition), kb.c32(kSfbColumn))),
+        vec(words(p.sb, bn, p.N, /*isA=*/false)), Value());
+    NVVM::Tcgen05WaitOp::create(b, loc, NVVM::Tcgen05WaitKind::STORE);
+    NVVM::Tcgen05FenceOp::create(b, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+  };
+
   kb.forLoop(kb.c64(0), kTiles, kb.c64(1), {}, [&](Value kt, ValueRange) {
+    if (mx)
+      writeScales(kt);
     // This tile's copies are in (the other stage's MMAs finished at the
     // end of the previous iteration); cp.async wrote through the generic
     // proxy, tcgen05.mma reads through the async one.
@@ -158,14 +227,25 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
       Value bAddr = kb.add(aAddr, kb.c32(kTile));
       for (int64_t kk = 0; kk < kBK / 32; ++kk) {
         Value accumulate = kk == 0 ? kb.ne(kt, kb.c64(0)) : kb.cBool(true);
+        Value aDesc = smemDescriptor(kb, kb.add(aAddr, kb.c32(kk * 32)));
+        Value bDesc = smemDescriptor(kb, kb.add(bAddr, kb.c32(kk * 32)));
+        if (mx) {
+          NVVM::Tcgen05MMABlockScaleOp::create(
+              b, loc, NVVM::MMABlockScaleKind::MXF8F6F4, group.getValue(),
+              NVVM::Tcgen05MMABlockScale::DEFAULT,
+              NVVM::Tcgen05MMACollectorOp::DISCARD, tmem(taddr), aDesc, bDesc,
+              kb.c32(static_cast<int32_t>(
+                  tcgen05InstrDescriptor(c, static_cast<int>(kk)))),
+              accumulate, tmem(kb.add(taddr, kb.c32(kSfaColumn))),
+              tmem(kb.add(taddr, kb.c32(kSfbColumn))));
+          continue;
+        }
         NVVM::Tcgen05MMAOp::create(
             b, loc, kind, group,
             NVVM::Tcgen05MMACollectorOpAttr::get(
                 ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-            UnitAttr(), tmem(taddr),
-            smemDescriptor(kb, kb.add(aAddr, kb.c32(kk * 32))),
-            smemDescriptor(kb, kb.add(bAddr, kb.c32(kk * 32))), idesc,
-            accumulate, Value(), Value());
+            UnitAttr(), tmem(taddr), aDesc, bDesc, idesc, accumulate, Value(),
+            Value());
       }
       // Arrives on the mbarrier when these MMAs are complete.
       NVVM::Tcgen05CommitOp::create(b, loc, mbar, Value(), group);
@@ -220,6 +300,7 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   kb.ifThen(isWarp0, [&] {
     NVVM::Tcgen05FenceOp::create(b, loc,
                                  NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    NVVM::Tcgen05DeallocOp::create(b, loc, tmem(taddr), kb.c32(kBN), group);
+    NVVM::Tcgen05DeallocOp::create(b, loc, tmem(taddr), kb.c32(kTmemColumns),
+                                   group);
   });
 }

@@ -83,13 +83,21 @@ func.func @blackwell(%x: tensor<4x64xf8E4M3FN>, %w: tensor<64x8xf8E4M3FN>,
          : tensor<4x64xf8E4M3FN>, tensor<64x8xf8E4M3FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
-// MXFP8: the block-scaled tcgen05 kinds have no kernel yet.
+// MXFP8: the tcgen05 kernel with kind::mxf8f6f4.block_scale (no remark).
 func.func @blackwell_mx(%x: tensor<4x64xf8E4M3FN>, %w: tensor<64x8xf8E4M3FN>,
                         %sx: tensor<4x2xf32>, %sw: tensor<2x8xf32>) -> tensor<4x8xf32> {
-  // expected-remark @below {{block-scaled tcgen05.mma kernels are not implemented (and sm_100a has no block-scaled mma.sync); the octet.matmul runs on the SIMT kernel}}
   %y = octet.matmul %x, %w lhs_scale(%sx : tensor<4x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
          rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <f8E4M3FN, per_group(0, 32), e8m0>
          : tensor<4x64xf8E4M3FN>, tensor<64x8xf8E4M3FN> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+// MXFP4: the FP4 block-scaled tcgen05 kinds have no kernel yet.
+func.func @blackwell_mxfp4(%x: tensor<4x64xf4E2M1FN>, %w: tensor<64x8xf4E2M1FN>,
+                           %sx: tensor<4x2xf32>, %sw: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-remark @below {{block-scaled tcgen05.mma kernels with FP4 operands are not implemented (and sm_100a has no block-scaled mma.sync); the octet.matmul runs on the SIMT kernel}}
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<4x2xf32>) lhs_scheme <f4E2M1FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<4x64xf4E2M1FN>, tensor<64x8xf4E2M1FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
 }
