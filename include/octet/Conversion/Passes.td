@@ -400,14 +400,16 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
     their bodies.
 
     The matmul kernel follows the module's `#octet.target` (required, a
-    CUDA target) and the capability table: `wgmma` on sm_90a, `mma_sync`
-    (mma.sync.m16n8k32) where the table has that shape (s8/u8 from sm_80,
-    e4m3/e5m2 from sm_89), `gemv` for weight-only products (float lhs,
+    CUDA target) and the capability table: `wgmma` on sm_90a, `tcgen05` on
+    sm_100a (s8/u8, e4m3/e5m2 and MXFP8), `mma_sync` (mma.sync.m16n8k32)
+    where the table has that shape (s8/u8 from sm_80, e4m3/e5m2 from sm_89;
+    on sm_120a also MXFP8, MXFP8 x MXFP4, MXFP4 and NVFP4 through the
+    block-scaled forms), `gemv` for weight-only products (float lhs,
     8-bit rhs, per-tensor or per-channel scales), and the `simt` kernel for
     everything else (batches, per-group rhs scales, 4-bit codes, formats
     without a tensor-core row). A remark says when the kernel is not the
-    table's unit (e.g. sm_100a: tcgen05.mma is not implemented, mma.sync
-    is used). Constant weights of the tensor-core kernels are stored
+    table's unit (e.g. sm_100a: the FP4 block-scaled tcgen05 kinds are not
+    implemented, the simt kernel is used). Constant weights of the tensor-core kernels are stored
     transposed (N x K, role `rhs_nk`), with their column sums (role
     `colsum`) when the lhs has a zero point.
 
@@ -492,6 +494,10 @@ def ConvertOctetToGPU : Pass<"convert-octet-to-gpu", "::mlir::ModuleOp"> {
     - `wgmma` (sm_90a): two warpgroups of `wgmma.mma_async.m64nNk32`
       (`nvvm.wgmma.mma_async`; s8/u8 -> s32, e4m3/e5m2 -> f32) on
       128-byte-swizzled shared memory, a `wgmma-stages`-deep cp.async ring;
+    - `tcgen05` (sm_100a): 128x128 tiles of `tcgen05.mma.cta_group::1`
+      (kind::i8, kind::f8f6f4, kind::mxf8f6f4.block_scale) issued by one
+      thread, accumulators (and MXFP8's scale factors) in tensor memory,
+      completion through an mbarrier, `tcgen05.ld` into the epilogue;
     - `gemv`: weight-only decode products, 16-byte weight loads, K split
       over blocks and reduced deterministically;
     - `simt`: one thread per output, sums in the CPU's order (bit-exact).

@@ -22,7 +22,7 @@ namespace cuda {
 
 /// Launch facts of one kernel, also written to the kernel manifest.
 struct LaunchInfo {
-  std::string kind;           ///< simt, mma_sync, wgmma, gemv, ...
+  std::string kind;           ///< simt, mma_sync, wgmma, tcgen05, gemv, ...
   int64_t block = 256;        ///< Threads per block (x).
   int64_t blockY = 1;         ///< Threads per block (y).
   int64_t sharedBytes = 0;    ///< Dynamic shared memory.

@@ -40,7 +40,7 @@ constexpr StringLiteral kCudaRolesAttr = "octet.cuda.roles";
 /// The op's schemes by name (scheme, in_scheme, out_scheme, lhs_scheme,
 /// rhs_scheme).
 constexpr StringLiteral kCudaSchemesAttr = "octet.cuda.schemes";
-/// matmul: the kernel kind (simt, mma_sync, wgmma, gemv).
+/// matmul: the kernel kind (simt, mma_sync, wgmma, tcgen05, gemv).
 constexpr StringLiteral kCudaKernelAttr = "octet.cuda.kernel";
 /// matmul: ReLU in the epilogue.
 constexpr StringLiteral kCudaReluAttr = "octet.cuda.relu";
