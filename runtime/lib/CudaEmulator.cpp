@@ -484,6 +484,26 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync(const uint32_t *in,
   scatterMma(l, w, lane, c, out);
 }
 
+/// A lane's block-scaled mma.sync operands (A, B, C, then the scale
+/// registers and their selectors), deposited for lane 0 of its warp; only
+/// the selectors {0, 0} are emulated.
+static void depositScaledMma(Launch *l, int w, int lane, const uint32_t *in) {
+  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 16);
+  if (in[11] != 0 || in[12] != 0 || in[14] != 0 || in[15] != 0)
+    die("block-scaled mma.sync: only the scale selectors {0, 0} are "
+        "emulated");
+  l->warpBarrier[w].wait();
+}
+
+/// `acc` + `sum` 2^(sa - 127) 2^(sb - 127) for E8M0 codes sa and sb (0xFF,
+/// NaN, gives NaN), scaled in double and rounded once to f32.
+static float addE8m0Scaled(float acc, float sum, int sa, int sb) {
+  double scaled = sa == 0xFF || sb == 0xFF
+                      ? std::numeric_limits<double>::quiet_NaN()
+                      : std::ldexp(double(sum), sa + sb - 254);
+  return float(double(acc) + scaled);
+}
+
 /// mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32
 /// .row.col.f32.<a>.<b>.f32.ue8m0 on FP8 codes (or E2M1 ones in 8-bit
 /// containers): in = A regs (4), B regs
@@ -498,11 +518,7 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
                                                 int32_t typeB) {
   Launch *l = current;
   int w = warpIndex(), lane = laneIndex();
-  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 16);
-  if (in[11] != 0 || in[12] != 0 || in[14] != 0 || in[15] != 0)
-    die("block-scaled mma.sync: only the scale selectors {0, 0} are "
-        "emulated");
-  l->warpBarrier[w].wait();
+  depositScaledMma(l, w, lane, in);
   uint8_t a[16][32], b[32][8];
   uint32_t c[16][8];
   if (lane == 0) {
@@ -521,10 +537,7 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
         float s, acc;
         std::memcpy(&s, &sum, 4);
         std::memcpy(&acc, &c[m][n], 4);
-        double scaled = sa[m] == 0xFF || sb[n] == 0xFF
-                            ? std::numeric_limits<double>::quiet_NaN()
-                            : std::ldexp(double(s), sa[m] + sb[n] - 254);
-        float d = float(double(acc) + scaled);
+        float d = addE8m0Scaled(acc, s, sa[m], sb[n]);
         std::memcpy(&c[m][n], &d, 4);
       }
   }
@@ -550,11 +563,7 @@ octet_emu_mma_sync_fp4(const uint32_t *in, uint32_t *out, int32_t scaleFormat) {
   using octet::numerics::StorageFormat;
   Launch *l = current;
   int w = warpIndex(), lane = laneIndex();
-  std::memcpy(l->mmaIn[w][lane], in, sizeof(uint32_t) * 16);
-  if (in[11] != 0 || in[12] != 0 || in[14] != 0 || in[15] != 0)
-    die("block-scaled mma.sync: only the scale selectors {0, 0} are "
-        "emulated");
-  l->warpBarrier[w].wait();
+  depositScaledMma(l, w, lane, in);
   uint32_t c[16][8];
   if (lane == 0) {
     const bool nv = scaleFormat == int32_t(::octet::emu::Fp4ScaleFormat::ue4m3);
@@ -790,10 +799,7 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
       std::memcpy(&s, &sum, 4);
       if (accumulate)
         std::memcpy(&acc, &l->tmem[r][col0 + c], 4);
-      double scaled = sa == 0xFF || sb == 0xFF
-                          ? std::numeric_limits<double>::quiet_NaN()
-                          : std::ldexp(double(s), sa + sb - 254);
-      float out = float(double(acc) + scaled);
+      float out = addE8m0Scaled(acc, s, sa, sb);
       std::memcpy(&l->tmem[r][col0 + c], &out, 4);
     }
   }

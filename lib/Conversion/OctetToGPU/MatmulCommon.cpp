@@ -113,6 +113,11 @@ Value e8m0ScaleCode(KernelBuilder &kb, Value scale) {
   return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
 }
 
+Value swizzled128(KernelBuilder &kb, Value r, Value ch) {
+  Value x = kb.xorI(ch, kb.remU(r, kb.c32(8)));
+  return kb.add(kb.mul(r, kb.c32(128)), kb.mul(x, kb.c32(16)));
+}
+
 /// A stored code as an i32 per the scheme's signedness.
 Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme) {
   return scheme.isUnsigned() ? kb.zext(code, kb.i32) : kb.sext(code, kb.i32);

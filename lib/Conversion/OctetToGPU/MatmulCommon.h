@@ -68,6 +68,11 @@ Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme);
 /// Decodes an FP8 code (a value of the FP8 type) to f32.
 Value decodeFp8(KernelBuilder &kb, Value code, SchemeAttr scheme);
 
+/// The byte offset of 16-byte chunk `ch` of row `r` in a K-major tile of
+/// 128-byte rows with the 128-byte swizzle (chunk ch of row r at chunk ch ^
+/// (r % 8)): the layout the wgmma and tcgen05 matrix descriptors read.
+Value swizzled128(KernelBuilder &kb, Value r, Value ch);
+
 /// Copies a [rows x 16 * chunksPerRow] byte tile of the K-contiguous
 /// [limit x K] matrix `src` (rows from `row0`, bytes from `k0`) into shared
 /// memory at `dst`, zero outside the matrix; `place(row, chunk)` gives a

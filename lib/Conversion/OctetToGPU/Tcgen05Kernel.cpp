@@ -114,11 +114,7 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   Value isWarp0 = kb.eq(warp, kb.c32(0));
   Value isThread0 = kb.eq(tid, kb.c32(0));
 
-  // 128-byte swizzle: chunk ch of row r goes to chunk ch ^ (r % 8).
-  auto swizzled = [&](Value r, Value ch) {
-    Value x = kb.xorI(ch, kb.remU(r, kb.c32(8)));
-    return kb.add(kb.mul(r, kb.c32(kBK)), kb.mul(x, kb.c32(16)));
-  };
+  auto swizzled = [&](Value r, Value ch) { return swizzled128(kb, r, ch); };
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(kStageBytes)));
   };

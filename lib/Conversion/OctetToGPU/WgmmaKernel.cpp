@@ -65,11 +65,7 @@ void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
   Value bn = kb.mul(kb.wide(kb.bidX()), kb.c64(kBN));
   Value kAligned = kb.eq(kb.remU(p.K, kb.c64(16)), kb.c64(0));
   Value smem = kb.sharedBase();
-  // 128-byte swizzle: chunk ch of row r goes to chunk ch ^ (r % 8).
-  auto swizzled = [&](Value r, Value ch) {
-    Value x = kb.xorI(ch, kb.remU(r, kb.c32(8)));
-    return kb.add(kb.mul(r, kb.c32(kBK)), kb.mul(x, kb.c32(16)));
-  };
+  auto swizzled = [&](Value r, Value ch) { return swizzled128(kb, r, ch); };
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(stageBytes)));
   };
