@@ -36,9 +36,11 @@ constexpr int64_t kTile = kBM * kBK, kStageBytes = 2 * kTile;
 constexpr int64_t kMbarOffset = kStages * kStageBytes,
                   kTmemSlotOffset = kMbarOffset + 8;
 /// Tensor-memory columns: the accumulators at 0, MXFP8's A and B scale
-/// factors after them (4 columns each: 32-row groups of the 128 rows).
-constexpr int64_t kSfaColumn = kBN, kSfbColumn = kBN + kBM / 32,
-                  kTmemColumns = 2 * kBN;
+/// factors after them (4 columns each: 32-row groups of the 128 rows). An
+/// allocation is a power of two of at least 32 columns: 128 without scale
+/// factors, 256 with them (two blocks can then share a multiprocessor's
+/// 512 columns; the 64 KiB of shared memory allow three).
+constexpr int64_t kSfaColumn = kBN, kSfbColumn = kBN + kBM / 32;
 
 /// The operand format code of the instruction descriptor (CUTLASS's
 /// UMMA::InstrDescriptor): kind::i8 0 = u8, 1 = s8; kind::f8f6f4 0 = E4M3,
@@ -129,8 +131,9 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   // Tensor memory for the 128 x 128 accumulators (warp 0 allocates; the
   // address lands in shared memory), the mbarrier the MMAs complete on.
   const bool mx = c.blockScaleKind() == MatmulConfig::BlockScaleKind::mxf8f6f4;
+  const int64_t tmemColumns = mx ? 2 * kBN : kBN;
   kb.ifThen(isWarp0, [&] {
-    NVVM::Tcgen05AllocOp::create(b, loc, slot, kb.c32(kTmemColumns), group);
+    NVVM::Tcgen05AllocOp::create(b, loc, slot, kb.c32(tmemColumns), group);
     NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc, group);
   });
   kb.ifThen(isThread0, [&] {
@@ -296,7 +299,7 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   kb.ifThen(isWarp0, [&] {
     NVVM::Tcgen05FenceOp::create(b, loc,
                                  NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    NVVM::Tcgen05DeallocOp::create(b, loc, tmem(taddr), kb.c32(kTmemColumns),
+    NVVM::Tcgen05DeallocOp::create(b, loc, tmem(taddr), kb.c32(tmemColumns),
                                    group);
   });
 }
