@@ -685,6 +685,24 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_alloc(void *slot, int32_t columns) {
   l->warpBarrier[w].wait();
 }
 
+/// The operands of a tcgen05.mma with K = 32 bytes: A's `m` and B's `n`
+/// K-major rows through their sm_100 descriptors; and the first column of
+/// D (`d`: lane 0, `n` columns within tensor memory).
+static int tcgen05Operands(const Launch *l, int32_t d, uint64_t descA,
+                           uint64_t descB, int m, int n, uint8_t (&a)[128][32],
+                           uint8_t (&b)[256][32]) {
+  int col0 = int(uint32_t(d) & 0xFFFF);
+  if ((uint32_t(d) >> 16) != 0 || col0 + n > 512)
+    die("tcgen05.mma: D outside tensor memory");
+  for (int r = 0; r < m; ++r)
+    for (int k = 0; k < 32; ++k)
+      a[r][k] = describedByte100(l, descA, r, k);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 32; ++k)
+      b[r][k] = describedByte100(l, descB, r, k);
+  return col0;
+}
+
 /// tcgen05.mma.cta_group::1.kind::{i8, f8f6f4} [d], adesc, bdesc, idesc,
 /// enable-input-d, issued by one thread and completed at once: D (M x N at
 /// tensor-memory lane `d >> 16` + m, column `d & 0xFFFF` + n) = A (M x 32
@@ -713,16 +731,8 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma(int32_t d, uint64_t descA,
     return int32_t(format == 0 ? OperandType::e4m3 : OperandType::e5m2);
   };
   int32_t typeA = type(aFormat), typeB = type(bFormat);
-  int lane0 = int(uint32_t(d) >> 16), col0 = int(uint32_t(d) & 0xFFFF);
-  if (lane0 != 0 || col0 + n > 512)
-    die("tcgen05.mma: D outside tensor memory");
   uint8_t a[128][32], b[256][32];
-  for (int r = 0; r < m; ++r)
-    for (int k = 0; k < 32; ++k)
-      a[r][k] = describedByte100(l, descA, r, k);
-  for (int r = 0; r < n; ++r)
-    for (int k = 0; k < 32; ++k)
-      b[r][k] = describedByte100(l, descB, r, k);
+  int col0 = tcgen05Operands(l, d, descA, descB, m, n, a, b);
   for (int r = 0; r < m; ++r)
     for (int c = 0; c < n; ++c) {
       uint32_t acc = accumulate ? l->tmem[r][col0 + c] : 0;
@@ -779,19 +789,15 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
     die("tcgen05.mma block_scale: scale factors must start at lane 0");
   int32_t typeA = int32_t(aFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
   int32_t typeB = int32_t(bFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
-  int col0 = int(uint32_t(d) & 0xFFFF);
-  if ((uint32_t(d) >> 16) != 0 || col0 + n > 512)
-    die("tcgen05.mma: D outside tensor memory");
-  uint8_t a[128][32], b[128][32];
-  for (int r = 0; r < m; ++r)
-    for (int k = 0; k < 32; ++k) {
-      a[r][k] = describedByte100(l, descA, r, k);
-      b[r][k] = describedByte100(l, descB, r, k);
-    }
+  uint8_t a[128][32], b[256][32];
+  int col0 = tcgen05Operands(l, d, descA, descB, m, n, a, b);
+  int sa[128], sb[128];
+  for (int r = 0; r < 128; ++r) {
+    sa[r] = tmemScale(l, int(uint32_t(sfa) & 0xFFFF), r, sfIdA);
+    sb[r] = tmemScale(l, int(uint32_t(sfb) & 0xFFFF), r, sfIdB);
+  }
   for (int r = 0; r < m; ++r) {
-    int sa = tmemScale(l, int(uint32_t(sfa) & 0xFFFF), r, sfIdA);
     for (int c = 0; c < n; ++c) {
-      int sb = tmemScale(l, int(uint32_t(sfb) & 0xFFFF), c, sfIdB);
       uint32_t sum = 0;
       for (int k = 0; k < 32; ++k)
         multiplyAdd(sum, a[r][k], b[c][k], typeA, typeB, /*floatAcc=*/true);
@@ -799,25 +805,30 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
       std::memcpy(&s, &sum, 4);
       if (accumulate)
         std::memcpy(&acc, &l->tmem[r][col0 + c], 4);
-      float out = addE8m0Scaled(acc, s, sa, sb);
+      float out = addE8m0Scaled(acc, s, sa[r], sb[c]);
       std::memcpy(&l->tmem[r][col0 + c], &out, 4);
     }
   }
 }
 
-/// tcgen05.st.sync.aligned.32x32b.x`count`.b32 (by one warp): thread i of
-/// the warp writes tensor-memory lane (taddr >> 16) + i, columns (taddr &
-/// 0xFFFF) .. + count - 1; warp w only lanes 32 (w % 4) .. + 31.
-OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_st(int32_t taddr, int32_t count,
-                                               const uint32_t *in) {
-  Launch *l = current;
+/// The `count` tensor-memory words this thread of a warp-wide 32x32b access
+/// (tcgen05.ld / tcgen05.st) reaches: lane (taddr >> 16) + its lane index,
+/// columns (taddr & 0xFFFF) .. + count - 1. Warp w may only access lanes
+/// 32 (w % 4) .. 32 (w % 4) + 31.
+static uint32_t *tmemRow(int32_t taddr, int32_t count) {
   int lane0 = int(uint32_t(taddr) >> 16), col0 = int(uint32_t(taddr) & 0xFFFF);
   if (lane0 != 32 * (warpIndex() % 4))
-    die("tcgen05.st: a warp may only access its own 32 tensor-memory lanes");
+    die("tcgen05.ld/st: a warp may only access its own 32 tensor-memory "
+        "lanes");
   if (col0 + count > 512)
-    die("tcgen05.st: columns beyond tensor memory");
-  std::memcpy(&l->tmem[lane0 + laneIndex()][col0], in,
-              sizeof(uint32_t) * size_t(count));
+    die("tcgen05.ld/st: columns beyond tensor memory");
+  return &current->tmem[lane0 + laneIndex()][col0];
+}
+
+/// tcgen05.st.sync.aligned.32x32b.x`count`.b32 (by one warp): tmemRow.
+OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_st(int32_t taddr, int32_t count,
+                                               const uint32_t *in) {
+  std::memcpy(tmemRow(taddr, count), in, sizeof(uint32_t) * size_t(count));
 }
 
 /// The state an emulated mbarrier keeps in its 8 bytes of shared memory:
@@ -864,20 +875,10 @@ OCTET_RUNTIME_EXPORT void octet_emu_mbarrier_wait_parity(void *bar,
         "wait forever)");
 }
 
-/// tcgen05.ld.sync.aligned.32x32b.x`count`.b32 (by one warp): thread i of
-/// the warp reads tensor-memory lane (taddr >> 16) + i, columns (taddr &
-/// 0xFFFF) .. + count - 1. Warp w may only read lanes 32 (w % 4) ..
-/// 32 (w % 4) + 31.
+/// tcgen05.ld.sync.aligned.32x32b.x`count`.b32 (by one warp): tmemRow.
 OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_ld(int32_t taddr, int32_t count,
                                                uint32_t *out) {
-  Launch *l = current;
-  int lane0 = int(uint32_t(taddr) >> 16), col0 = int(uint32_t(taddr) & 0xFFFF);
-  if (lane0 != 32 * (warpIndex() % 4))
-    die("tcgen05.ld: a warp may only access its own 32 tensor-memory lanes");
-  if (col0 + count > 512)
-    die("tcgen05.ld: columns beyond tensor memory");
-  std::memcpy(out, &l->tmem[lane0 + laneIndex()][col0],
-              sizeof(uint32_t) * size_t(count));
+  std::memcpy(out, tmemRow(taddr, count), sizeof(uint32_t) * size_t(count));
 }
 
 /// wgmma.mma_async.sync.aligned.m64nNk32 (A and B from shared memory),

@@ -108,6 +108,54 @@ enum MatmulParam : unsigned {
   kWorkspace, kCounters, kM, kN, kK, kBatch, kKChunk, kNumMatmulParams
 };
 
+/// The block scales a product's two operands carry that a block-scaled MMA
+/// multiplies inside the instruction (per-group schemes along K with the
+/// same group on both sides), named by the MMA kind that takes them:
+/// - mxf8f6f4: OCP MX, E8M0 scales per block of 32, FP8 codes on both
+///   sides or FP8 and E2M1 (MXFP8 x MXFP4): sm_120a's mma.sync m16n8k32
+///   (one scale per row / column), sm_100a's tcgen05.mma (FP8 only);
+/// - mxf4: OCP MXFP4 on both (E2M1, E8M0 per 32): mma.sync m16n8k64, two
+///   scales (scale_vec::2X);
+/// - mxf4nvf4: NVFP4 on both (E2M1, E4M3 scales per 16 times the schemes'
+///   global scales): mma.sync m16n8k64, four scales (scale_vec::4X), the
+///   global scales multiplying the sums in the epilogue.
+enum class BlockScaleKind { none, mxf8f6f4, mxf4, mxf4nvf4 };
+/// The kind's PTX name (`kind::<name>.block_scale`).
+inline StringRef stringifyBlockScaleKind(BlockScaleKind kind) {
+  switch (kind) {
+  case BlockScaleKind::none:
+    return "none";
+  case BlockScaleKind::mxf8f6f4:
+    return "mxf8f6f4";
+  case BlockScaleKind::mxf4:
+    return "mxf4";
+  case BlockScaleKind::mxf4nvf4:
+    return "mxf4nvf4";
+  }
+  llvm_unreachable("unknown block scale kind");
+}
+inline BlockScaleKind blockScaleKindOf(SchemeAttr lhs, SchemeAttr rhs) {
+  if (lhs.getGranularity() != Granularity::per_group ||
+      rhs.getGranularity() != Granularity::per_group ||
+      lhs.getGroupSize() != rhs.getGroupSize())
+    return BlockScaleKind::none;
+  auto isE2m1 = [](SchemeAttr s) {
+    return s.getFormat() == StorageFormat::f4E2M1FN;
+  };
+  auto isMxElem = [&](SchemeAttr s) {
+    return isE2m1(s) || s.getFormat() == StorageFormat::f8E4M3FN ||
+           s.getFormat() == StorageFormat::f8E5M2;
+  };
+  bool e2m1 = isE2m1(lhs) && isE2m1(rhs);
+  int64_t group = rhs.getGroupSize();
+  if (lhs.hasE8M0Scales() && rhs.hasE8M0Scales() && group == 32 &&
+      isMxElem(lhs) && isMxElem(rhs))
+    return e2m1 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
+  if (lhs.hasE4M3Scales() && rhs.hasE4M3Scales() && group == 16 && e2m1)
+    return BlockScaleKind::mxf4nvf4;
+  return BlockScaleKind::none;
+}
+
 struct MatmulConfig {
   MatmulKernelKind kind = MatmulKernelKind::simt;
   Type lhsElem;                      ///< f32/f16/bf16 or a storage type.
@@ -140,36 +188,11 @@ struct MatmulConfig {
            lhsScheme->getGranularity() == Granularity::per_group &&
            lhsScheme->getGroupSize() == rhsScheme.getGroupSize();
   }
-  /// The block-scaled mma.sync form of sm_120a that multiplies both
-  /// operands' block scales inside the MMA (mma_sync kernel only):
-  /// - mxf8f6f4: OCP MX with E8M0 scales per block of 32 along K on both
-  ///   operands, FP8 codes on both or FP8 and E2M1 (MXFP8 x MXFP4),
-  ///   m16n8k32, one scale per row / column;
-  /// - mxf4: OCP MXFP4 on both (E2M1 codes, E8M0 per 32), m16n8k64, two
-  ///   scales (scale_vec::2X);
-  /// - mxf4nvf4: NVFP4 on both (E2M1 codes, E4M3 scales per 16 times the
-  ///   schemes' global scales), m16n8k64, four scales (scale_vec::4X); the
-  ///   global scales multiply the sums in the epilogue.
-  enum class BlockScaleKind { none, mxf8f6f4, mxf4, mxf4nvf4 };
+  /// The block scaling both operands carry (blockScaleKindOf).
+  using BlockScaleKind = cuda::BlockScaleKind;
   BlockScaleKind blockScaleKind() const {
-    if (!lhsGrouped() || !fp8())
-      return BlockScaleKind::none;
-    auto isE2m1 = [](SchemeAttr s) {
-      return s.getFormat() == StorageFormat::f4E2M1FN;
-    };
-    auto isMxElem = [&](SchemeAttr s) {
-      return isE2m1(s) || s.getFormat() == StorageFormat::f8E4M3FN ||
-             s.getFormat() == StorageFormat::f8E5M2;
-    };
-    bool e2m1 = isE2m1(*lhsScheme) && isE2m1(rhsScheme);
-    int64_t group = rhsScheme.getGroupSize();
-    if (lhsScheme->hasE8M0Scales() && rhsScheme.hasE8M0Scales() &&
-        group == 32 && isMxElem(*lhsScheme) && isMxElem(rhsScheme))
-      return e2m1 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
-    if (lhsScheme->hasE4M3Scales() && rhsScheme.hasE4M3Scales() &&
-        group == 16 && e2m1)
-      return BlockScaleKind::mxf4nvf4;
-    return BlockScaleKind::none;
+    return lhsScheme ? blockScaleKindOf(*lhsScheme, rhsScheme)
+                     : BlockScaleKind::none;
   }
   std::string key() const;
 };

@@ -118,6 +118,16 @@ Value swizzled128(KernelBuilder &kb, Value r, Value ch) {
   return kb.add(kb.mul(r, kb.c32(128)), kb.mul(x, kb.c32(16)));
 }
 
+void stageSwizzled128(KernelBuilder &kb, const Params &p, Value base, Value bm,
+                      Value bn, Value k0, Value kAligned, Value tid,
+                      int64_t threads, int64_t rowsA, int64_t rowsB) {
+  auto swizzled = [&](Value r, Value ch) { return swizzled128(kb, r, ch); };
+  stageTile(kb, base, p.a, bm, p.M, k0, p.K, kAligned, tid, threads, rowsA,
+            128 / 16, swizzled);
+  stageTile(kb, kb.gepBytes(base, kb.c32(rowsA * 128)), p.b, bn, p.N, k0, p.K,
+            kAligned, tid, threads, rowsB, 128 / 16, swizzled);
+}
+
 /// A stored code as an i32 per the scheme's signedness.
 Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme) {
   return scheme.isUnsigned() ? kb.zext(code, kb.i32) : kb.sext(code, kb.i32);

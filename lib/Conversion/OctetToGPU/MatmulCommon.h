@@ -73,6 +73,13 @@ Value decodeFp8(KernelBuilder &kb, Value code, SchemeAttr scheme);
 /// (r % 8)): the layout the wgmma and tcgen05 matrix descriptors read.
 Value swizzled128(KernelBuilder &kb, Value r, Value ch);
 
+/// Stages one K tile of 128 bytes of A (rows bm.., `rowsA` rows) at `base`
+/// and of B^T (rows bn.., `rowsB`) right after it, both with 128-byte rows
+/// in the swizzled128 layout (the wgmma and tcgen05 kernels).
+void stageSwizzled128(KernelBuilder &kb, const Params &p, Value base, Value bm,
+                      Value bn, Value k0, Value kAligned, Value tid,
+                      int64_t threads, int64_t rowsA, int64_t rowsB);
+
 /// Copies a [rows x 16 * chunksPerRow] byte tile of the K-contiguous
 /// [limit x K] matrix `src` (rows from `row0`, bytes from `k0`) into shared
 /// memory at `dst`, zero outside the matrix; `place(row, chunk)` gives a

@@ -205,37 +205,6 @@ bool isByteFormat(StorageFormat f) {
          f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
 }
 
-/// Whether the block-scaled mma.sync `instruction` (sm_120a) multiplies
-/// these operands with their scales as the mma_sync kernel runs it
-/// (MatmulConfig::blockScaleKind): per-group schemes along K on both
-/// sides, MXFP8 (FP8 codes, E8M0 per 32, or FP8 x E2M1: kind::mxf8f6f4),
-/// MXFP4 (E2M1, E8M0 per 32: kind::mxf4) or NVFP4 (E2M1, E4M3 per 16 times a
-/// global scale: kind::mxf4nvf4).
-bool isBlockScaledMmaSync(SchemeAttr lhs, SchemeAttr rhs,
-                          StringRef instruction) {
-  if (lhs.getGranularity() != Granularity::per_group ||
-      rhs.getGranularity() != Granularity::per_group ||
-      lhs.getGroupSize() != rhs.getGroupSize())
-    return false;
-  auto isMxElem = [](StorageFormat f) {
-    return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2 ||
-           f == StorageFormat::f4E2M1FN;
-  };
-  bool e2m1 = lhs.getFormat() == StorageFormat::f4E2M1FN &&
-              rhs.getFormat() == StorageFormat::f4E2M1FN;
-  bool e8m0 =
-      lhs.hasE8M0Scales() && rhs.hasE8M0Scales() && lhs.getGroupSize() == 32;
-  if (instruction.contains("kind::mxf8f6f4.block_scale"))
-    return e8m0 && !e2m1 && isMxElem(lhs.getFormat()) &&
-           isMxElem(rhs.getFormat());
-  if (instruction.contains("kind::mxf4.block_scale"))
-    return e8m0 && e2m1;
-  if (instruction.contains("kind::mxf4nvf4.block_scale"))
-    return e2m1 && lhs.hasE4M3Scales() && rhs.hasE4M3Scales() &&
-           lhs.getGroupSize() == 16;
-  return false;
-}
-
 /// The kernel for a matmul: the one its #octet.strategy names (selected on
 /// `target` when it has none); `why` says why it is not the strategy's
 /// unit, when it is not.
@@ -265,21 +234,20 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
     return MatmulKernelKind::simt; // octet-select-lowering warned already.
   std::string unit = stringifyKernelUnit(strategy.getUnit()).str();
   if (grouped) {
-    // MXFP8, MXFP4 or NVFP4 on both operands: sm_120a's block-scaled
-    // mma.sync applies the block scales inside the MMA (MmaSyncKernel.cpp).
-    if (strategy.getUnit() == KernelUnit::mma_sync &&
-        isBlockScaledMmaSync(lhs, rhs, strategy.getInstruction()))
+    // Block scales on both operands that the strategy's block-scaled MMA
+    // takes: sm_120a's mma.sync for MXFP8, MXFP8 x MXFP4, MXFP4 and NVFP4
+    // (MmaSyncKernel.cpp), sm_100a's tcgen05.mma for MXFP8 (the scales in
+    // tensor memory, Tcgen05Kernel.cpp).
+    BlockScaleKind scales = blockScaleKindOf(lhs, rhs);
+    bool strategyTakesThem =
+        scales != BlockScaleKind::none &&
+        strategy.getInstruction().contains(
+            (Twine("kind::") + stringifyBlockScaleKind(scales) + ".block_scale")
+                .str());
+    if (strategyTakesThem && strategy.getUnit() == KernelUnit::mma_sync)
       return MatmulKernelKind::mmaSync;
-    // MXFP8 on both operands on sm_100a: the tcgen05 kernel with
-    // kind::mxf8f6f4.block_scale, the scales in tensor memory
-    // (Tcgen05Kernel.cpp).
-    auto isFp8 = [](StorageFormat f) {
-      return f == StorageFormat::f8E4M3FN || f == StorageFormat::f8E5M2;
-    };
-    if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
-        strategy.getInstruction().contains("kind::mxf8f6f4.block_scale") &&
-        isBlockScaledMmaSync(lhs, rhs, "kind::mxf8f6f4.block_scale") &&
-        isFp8(lhs.getFormat()) && isFp8(rhs.getFormat()))
+    if (strategyTakesThem && strategy.getUnit() == KernelUnit::tcgen05_mma &&
+        isByteFormat(lhs.getFormat()) && isByteFormat(rhs.getFormat()))
       return MatmulKernelKind::tcgen05;
     if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
         strategy.getInstruction().contains("block_scale")) {

@@ -116,16 +116,12 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   Value isWarp0 = kb.eq(warp, kb.c32(0));
   Value isThread0 = kb.eq(tid, kb.c32(0));
 
-  auto swizzled = [&](Value r, Value ch) { return swizzled128(kb, r, ch); };
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(kStageBytes)));
   };
   auto stage = [&](Value s, Value k0) {
-    Value base = stageBase(s);
-    stageTile(kb, base, p.a, bm, p.M, k0, p.K, kAligned, tid, kThreads, kBM,
-              kBK / 16, swizzled);
-    stageTile(kb, kb.gepBytes(base, kb.c32(kTile)), p.b, bn, p.N, k0, p.K,
-              kAligned, tid, kThreads, kBN, kBK / 16, swizzled);
+    stageSwizzled128(kb, p, stageBase(s), bm, bn, k0, kAligned, tid, kThreads,
+                     kBM, kBN);
   };
 
   // Tensor memory for the 128 x 128 accumulators (warp 0 allocates; the

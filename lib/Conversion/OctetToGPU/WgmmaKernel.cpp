@@ -65,16 +65,12 @@ void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
   Value bn = kb.mul(kb.wide(kb.bidX()), kb.c64(kBN));
   Value kAligned = kb.eq(kb.remU(p.K, kb.c64(16)), kb.c64(0));
   Value smem = kb.sharedBase();
-  auto swizzled = [&](Value r, Value ch) { return swizzled128(kb, r, ch); };
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(stageBytes)));
   };
   auto stage = [&](Value s, Value k0) {
-    Value base = stageBase(s);
-    stageTile(kb, base, p.a, bm, p.M, k0, p.K, kAligned, tid, kThreads, kBM,
-              kBK / 16, swizzled);
-    stageTile(kb, kb.gepBytes(base, kb.c32(tileA)), p.b, bn, p.N, k0, p.K,
-              kAligned, tid, kThreads, kBN, kBK / 16, swizzled);
+    stageSwizzled128(kb, p, stageBase(s), bm, bn, k0, kAligned, tid, kThreads,
+                     kBM, kBN);
   };
 
   for (int64_t s = 0; s < kStages - 2; ++s) {
