@@ -27,7 +27,8 @@ when OpenBLAS does not know the CPU):
     codes): 8 functions with their own constant weights (264-470 MB in all)
     called in turn, octet GB/s (codes and f32 scales read) vs the faster of
     a plain and a prefetching read loop over as many bytes, in interleaved
-    rounds.
+    rounds (at least 15), every timed pass starting from caches that hold
+    none of its bytes.
 
 The machine (CPU model, flags) and the load average are printed first.
 `--only gemv4` (or any of gemm, fgemm, gemv, gemv4, comma-separated) runs
@@ -119,7 +120,10 @@ GEMV4_FORMATS = {
     # W8A16 / W8A32: what an LLM's INT8 weight-only layers run at decode.
     "i8 per-channel (constant)": ("i8", "<i8, per_axis(1)>", 0, 0.01),
 }
-GEMV4_LAYERS = 8  # 8 x 29-59 MB of codes + scales: 7-15x a 32 MB L3
+# 8 x 29-66 MB of codes + scales; the driver evicts the caches (reads
+# twice the L3's bytes) before every timed pass, octet's and the read
+# loop's: Emerald Rapids' 300 MB L3 holds most of 264 MB.
+GEMV4_LAYERS = 8
 
 
 def gemv4_model(path, k, n, fmt, layers):

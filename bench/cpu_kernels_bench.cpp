@@ -40,7 +40,8 @@
 //                          turn, rounds interleaved with a read loop over
 //                          LAYERS x BYTES bytes (the faster of a plain and
 //                          a prefetching one; medians, and the median of
-//                          the rounds' ratios).
+//                          the rounds' ratios), each timed pass after a
+//                          read of twice the L3's bytes (evictCaches).
 //
 // Threads come from OCTET_NUM_THREADS, OMP_NUM_THREADS (oneDNN) and
 // OPENBLAS_NUM_THREADS, set by the driver script. DNNL_MAX_CPU_ISA selects
@@ -351,35 +352,76 @@ int64_t readAll(const int8_t *p, int64_t n, bool prefetch = false) {
          _mm256_extract_epi64(s, 2) ^ _mm256_extract_epi64(s, 3);
 }
 
-/// GB/s of the plain read loop over `total` bytes at `p` with `threads`
-/// threads (the median of `reps` passes); with `prefetch`, of the read loop
-/// with software prefetch. The bytes are read in chunks of 1 MB that the
-/// threads take in turn from a shared counter: a thread the VM stalls for a
-/// while does not hold up the pass with a fixed half of the buffer (the
-/// first version split the buffer in one chunk per thread, and octet's
-/// two-thread GEMVs, split per layer, read faster than it).
-double readBandwidth(const int8_t *p, int64_t total, int threads, int reps,
-                     bool prefetch = false) {
+/// One pass of the plain read loop over `total` bytes at `p` with `threads`
+/// threads (with `prefetch`, of the read loop with software prefetch). The
+/// bytes are read in chunks of 1 MB that the threads take in turn from a
+/// shared counter: a thread the VM stalls for a while does not hold up the
+/// pass with a fixed half of the buffer (the first version split the
+/// buffer in one chunk per thread, and octet's two-thread GEMVs, split per
+/// layer, read faster than it).
+void readPass(const int8_t *p, int64_t total, int threads,
+              bool prefetch = false) {
   constexpr int64_t kChunk = int64_t{1} << 20;
   int64_t chunks = (total + kChunk - 1) / kChunk;
-  double t = timeMedian(reps, [&] {
-    std::atomic<int64_t> next{0};
-    std::vector<int64_t> sums(threads, 0);
-    auto work = [&](int i) {
-      for (int64_t c; (c = next.fetch_add(1)) < chunks;)
-        sums[i] ^= readAll(p + c * kChunk, std::min(kChunk, total - c * kChunk),
-                           prefetch);
-    };
-    std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i)
-      pool.emplace_back(work, i);
-    work(0);
-    for (auto &th : pool)
-      th.join();
-    volatile int64_t sink = sums[0];
-    (void)sink;
-  });
+  std::atomic<int64_t> next{0};
+  std::vector<int64_t> sums(threads, 0);
+  auto work = [&](int i) {
+    for (int64_t c; (c = next.fetch_add(1)) < chunks;)
+      sums[i] ^= readAll(p + c * kChunk, std::min(kChunk, total - c * kChunk),
+                         prefetch);
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back(work, i);
+  work(0);
+  for (auto &th : pool)
+    th.join();
+  volatile int64_t sink = sums[0];
+  (void)sink;
+}
+
+/// GB/s of readPass (the median of `reps` passes after a warm-up one).
+double readBandwidth(const int8_t *p, int64_t total, int threads, int reps,
+                     bool prefetch = false) {
+  double t = timeMedian(reps, [&] { readPass(p, total, threads, prefetch); });
   return double(total) / t * 1e-9;
+}
+
+/// The last-level cache's bytes (Linux sysfs; 32 MiB where it says none).
+int64_t lastLevelCacheBytes() {
+  int64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::string path = "/sys/devices/system/cpu/cpu0/cache/index" +
+                       std::to_string(i) + "/size";
+    if (FILE *f = std::fopen(path.c_str(), "r")) {
+      long long v = 0;
+      char unit = 0;
+      if (std::fscanf(f, "%lld%c", &v, &unit) >= 1)
+        best = std::max<int64_t>(best, v * (unit == 'K'   ? 1024
+                                            : unit == 'M' ? 1 << 20
+                                                          : 1));
+      std::fclose(f);
+    }
+  }
+  return best ? best : int64_t{32} << 20;
+}
+
+/// Reads a buffer of twice the last-level cache: whatever runs next finds
+/// none of its own bytes in the caches. (Emerald Rapids' L3 holds 300 MiB:
+/// the constant-weight GEMVs' 264-352 MB, read twice in a row, came
+/// partly from L3 without it.)
+void evictCaches() {
+  static std::vector<int8_t> junk(2 * lastLevelCacheBytes(), 1);
+  readPass(junk.data(), static_cast<int64_t>(junk.size()), 1);
+}
+
+/// GB/s of one readPass, timed without a warm-up, after evictCaches().
+double coldReadBandwidth(const int8_t *p, int64_t total, int threads,
+                         bool prefetch) {
+  evictCaches();
+  double t0 = now();
+  readPass(p, total, threads, prefetch);
+  return double(total) / (now() - t0) * 1e-9;
 }
 
 int envThreads() {
@@ -433,14 +475,18 @@ int gemvConst(int argc, char **argv) {
   };
   pass();
   std::vector<double> tOctet, readGBs, ratio;
-  for (int r = 0; r < std::max(reps, 5); ++r) {
+  // Every timed pass starts with caches that hold none of its bytes
+  // (evictCaches): the weights come from memory, as a model's do. At
+  // least 15 rounds: single rounds' ratios spread over +-15% on the VM.
+  for (int r = 0; r < std::max(3 * reps, 15); ++r) {
+    evictCaches();
     double t0 = now();
     pass();
     double t = (now() - t0) / double(layers);
     // The faster of the plain and the prefetching read loop.
     double read =
-        std::max(readBandwidth(buf.data(), bytes * layers, threads, 1),
-                 readBandwidth(buf.data(), bytes * layers, threads, 1, true));
+        std::max(coldReadBandwidth(buf.data(), bytes * layers, threads, false),
+                 coldReadBandwidth(buf.data(), bytes * layers, threads, true));
     tOctet.push_back(t);
     readGBs.push_back(read);
     ratio.push_back(double(bytes) / t * 1e-9 / read);

@@ -217,11 +217,14 @@ Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
   if (plan.rhsConstant && c.rhsNibbles) {
     // Two codes per byte in GemmConfig::panelColumns's order: panels of
     // 8 w columns, each with its K rows contiguous, a row w words whose
-    // nibble j holds vector j; N padded with zero codes.
+    // nibble j holds vector j; N padded with zero codes, and one row of
+    // zero codes after the last (the panel decode loads each row at byte
+    // offsets 0..3: KernelEmitter::weightVectors).
     RhsCodes codes = readRhsCodes(plan);
     int64_t panel = c.panelColumns(), w = c.w;
     int64_t panels = (n + panel - 1) / panel;
-    std::vector<uint8_t> packed(static_cast<size_t>(panels * k * panel / 2), 0);
+    std::vector<uint8_t> packed(
+        static_cast<size_t>((panels * k + 1) * panel / 2), 0);
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < n; ++j) {
         int64_t p = j / panel, vector = j % panel / w, lane = j % w;

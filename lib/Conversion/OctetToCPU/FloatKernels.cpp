@@ -65,15 +65,30 @@ SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
   // vectors, vector j in nibble j, loaded once. Every caller's vectors lie
   // in nv0's panel (one vector, a pair from a multiple of 2 w, or a whole
   // panel). Rows are padded: no mask on the load.
+  if (panelStart) {
+    // A whole panel: vector j is the low (j even) or high nibble of byte
+    // j / 2 of each word. Four loads at byte offsets 0..3 (the packed
+    // constant has a row of padding after the last one) put byte j / 2
+    // in the words' low byte, where the permute reads its index, so only
+    // the odd vectors need a shift (by 4): 4 shifts per row on the vector
+    // ports instead of 7, the loads going to the load ports (which have
+    // room: 1.5 load operations per 2 vector ones). On Emerald Rapids,
+    // one thread, weights in L2 (K = 2048, N = 1024): 24.5-26.8 GB/s of
+    // codes against 20.9-23.5 with a shift per vector, for NF4, MXFP4 and
+    // i4 alike.
+    Value row = rowAddr(k, nv0);
+    SmallVector<Value> d;
+    for (int64_t o = 0; o < 4; ++o)
+      d.push_back(load(vec(c.w, i32), at(row, cst(o)), o ? 1 : 4));
+    for (int64_t v = 0; v < nv; ++v)
+      out.push_back(nibbleVector(
+          d[v / 2], cst32(static_cast<int32_t>(4 * (v % 2))), zbv[v]));
+    return out;
+  }
   Value d = load(vec(c.w, i32), toPtr(rowAddr(k, nv0)), 4);
-  Value first =
-      panelStart ? Value()
-                 : mul(div(rem(nv0, cst(c.panelColumns())), cst(c.w)), cst(4));
+  Value first = mul(div(rem(nv0, cst(c.panelColumns())), cst(c.w)), cst(4));
   for (int64_t v = 0; v < nv; ++v) {
-    Value shift = panelStart ? cst32(static_cast<int32_t>(4 * v))
-                             : arith::TruncIOp::create(b, loc, i32,
-                                                       add(first, cst(4 * v)))
-                                   .getResult();
+    Value shift = arith::TruncIOp::create(b, loc, i32, add(first, cst(4 * v)));
     out.push_back(nibbleVector(d, shift, zbv[v]));
   }
   return out;
@@ -454,19 +469,18 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     Value k0 = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    // A whole panel is one stream: its lines requested 2 KB ahead into L1
-    // (4-bit codes: 4 iterations on zmm), or 8 iterations (8 KB on zmm)
-    // ahead into L2 (8-bit codes, prefetcht1: 92-93% of the read loop on
-    // Emerald Rapids, 1 and 2 threads, against 82-84% with prefetcht0 4
-    // iterations ahead; the 4-bit kernels measured no better with it, and
-    // the FP8 ones are bound by their decoding either way).
+    // A whole panel is one stream: its lines requested 8 KB ahead into L2
+    // (prefetcht1; 16 iterations with 4-bit codes on zmm, 8 with 8-bit
+    // ones). On Emerald Rapids, one thread, with caches evicted before each
+    // pass (bench/cpu_kernels.py): 4-bit NF4 at 87-91% of the read loop,
+    // against 83-84% with prefetcht0 2 KB ahead and 85% at 4 KB; 8-bit codes
+    // at 92-93%, against 82-84% with prefetcht0 4 iterations ahead.
     int64_t rowsBytes = kRows * c.panelRowBytes();
-    int64_t ahead = c.rhsNibbles ? 2048 : 8 * rowsBytes;
-    unsigned locality = c.rhsNibbles ? 3u : 2u;
+    constexpr int64_t ahead = 8192;
     if (nv == 8 && step == kRows)
       for (int64_t line = 0; line < rowsBytes; line += 64)
         LLVM::Prefetch::create(b, loc, at(rowAddr(k0, nv0), cst(ahead + line)),
-                               /*rw=*/0u, /*hint=*/locality, /*cache=*/1u);
+                               /*rw=*/0u, /*hint=*/2u, /*cache=*/1u);
     for (int64_t r = 0; r < step; ++r) {
       Value k = add(k0, cst(r));
       Value x = splat(lhsValue(m, k), c.w);
