@@ -41,7 +41,9 @@
 //                          LAYERS x BYTES bytes (the faster of a plain and
 //                          a prefetching one; medians, and the median of
 //                          the rounds' ratios), each timed pass after a
-//                          read of twice the L3's bytes (evictCaches).
+//                          read of twice the L3's bytes (evictCaches;
+//                          not with OCTET_GEMVC_WARM=1, for the compute
+//                          ceiling of a library that fits in L2).
 //
 // Threads come from OCTET_NUM_THREADS, OMP_NUM_THREADS (oneDNN) and
 // OPENBLAS_NUM_THREADS, set by the driver script. DNNL_MAX_CPU_ISA selects
@@ -478,8 +480,14 @@ int gemvConst(int argc, char **argv) {
   // Every timed pass starts with caches that hold none of its bytes
   // (evictCaches): the weights come from memory, as a model's do. At
   // least 15 rounds: single rounds' ratios spread over +-15% on the VM.
+  // OCTET_GEMVC_WARM=1: an untimed pass first instead, so that a library
+  // small enough for L2 shows the kernel's compute ceiling.
+  bool warm = std::getenv("OCTET_GEMVC_WARM") != nullptr;
   for (int r = 0; r < std::max(3 * reps, 15); ++r) {
-    evictCaches();
+    if (warm)
+      pass();
+    else
+      evictCaches();
     double t0 = now();
     pass();
     double t = (now() - t0) / double(layers);

@@ -711,10 +711,10 @@ void addSignaturesAndPackedWrappers(llvm::Module &llvmModule,
 /// CPU name implies) that `tm`'s CPU has, as LLVM names.
 SmallVector<std::string> requiredCpuFeatures(const llvm::TargetMachine &tm) {
   static const char *const checked[] = {
-      "sse4.2",     "avx",        "avx2",        "fma",
-      "f16c",       "avx512f",    "avx512bw",    "avx512vl",
-      "avx512vnni", "avx512bf16", "avx512fp16",  "avxvnni",
-      "avxvnniint8", "amx-tile",  "amx-int8",    "amx-bf16"};
+      "sse4.2",     "avx",        "avx2",     "fma",         "f16c",
+      "avx512f",    "avx512bw",   "avx512vl", "avx512vnni",  "avx512bf16",
+      "avx512fp16", "avx512vbmi", "avxvnni",  "avxvnniint8", "amx-tile",
+      "amx-int8",   "amx-bf16"};
   SmallVector<std::string> required;
   for (const char *f : checked)
     if (tm.getMCSubtargetInfo()->checkFeatures(std::string("+") + f))

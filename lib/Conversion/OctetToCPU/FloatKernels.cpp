@@ -22,6 +22,7 @@
 #include "KernelEmitter.h"
 #include "RegisterTranspose.h"
 
+#include "octet/Dialect/Octet/IR/OctetNumerics.h"
 #include "octet/Runtime/Numerics.h"
 
 using namespace mlir;
@@ -52,6 +53,8 @@ SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
                                                 bool unscaled) {
   SmallVector<Value> out;
   if (!c.rhsNibbles) {
+    if (c.rhsFp8Table && panelStart)
+      return fp8TableVectors(rowAddr(k, nv0));
     // 8-bit codes: the vectors one after the other in the row (in panels,
     // every caller's vectors lie in nv0's panel, padded: no mask).
     Value row = rowAddr(k, nv0);
@@ -90,6 +93,75 @@ SmallVector<Value> KernelEmitter::weightVectors(Value k, Value nv0, int64_t nv,
   for (int64_t v = 0; v < nv; ++v) {
     Value shift = arith::TruncIOp::create(b, loc, i32, add(first, cst(4 * v)));
     out.push_back(nibbleVector(d, shift, zbv[v]));
+  }
+  return out;
+}
+
+SmallVector<Value> KernelEmitter::fp8TableVectors(Value row) {
+  // The row's 128 codes, 64 at a time: vpermi2b looks each code's low 7
+  // bits up in two 128-byte tables, the low and the high byte of the bf16
+  // of its magnitude's value (every E4M3 / E5M2 value is a bf16, NaN and
+  // inf included: decodeFp8's values, whose low 16 bits are zero); the
+  // code's sign bit is ORed into the high byte. Then two more vpermi2b of
+  // the (low, high) pair put columns d and 16 + d (32 + d and 48 + d) in
+  // the low and the high half of lane d, as bf16 words, and a shift by
+  // 16 and a mask make them vectors: 4 permutes, an OR, 2 shifts and 2
+  // masks per 64 codes, against 5 operations per 16 codes for the
+  // shift-and-convert decode. (Four masked permutes, one per vector with
+  // bytes 0 and 1 zeroed, came out as permutes and ANDs.)
+  VectorType bytes = vec(64, i8);
+  SmallVector<int8_t> low(128), high(128);
+  for (int code = 0; code < 128; ++code) {
+    uint32_t bits = llvm::bit_cast<uint32_t>(::octet::numerics::decodeFp8(
+        static_cast<uint8_t>(code), toNumerics(*c.rhsFp8)));
+    low[code] = static_cast<int8_t>((bits >> 16) & 0xFF);
+    high[code] = static_cast<int8_t>(bits >> 24);
+  }
+  auto constant = [&](ArrayRef<int8_t> v) -> Value {
+    return arith::ConstantOp::create(b, loc, bytes,
+                                     DenseElementsAttr::get(bytes, v));
+  };
+  auto permute = [&](Value a, Value index, Value bTable) -> Value {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, bytes,
+               b.getStringAttr("llvm.x86.avx512.vpermi2var.qi.512"),
+               ValueRange{a, index, bTable})
+        .getResult(0);
+  };
+  Value low0 = constant(ArrayRef<int8_t>(low).take_front(64));
+  Value low1 = constant(ArrayRef<int8_t>(low).drop_front(64));
+  Value high0 = constant(ArrayRef<int8_t>(high).take_front(64));
+  Value high1 = constant(ArrayRef<int8_t>(high).drop_front(64));
+  Value signBit = constant(SmallVector<int8_t>(64, static_cast<int8_t>(0x80)));
+  // Lane d of pair q: bytes (low, high) of column 32 q + d, then of column
+  // 32 q + 16 + d (indexes below 64 read the low table, from 64 the high).
+  SmallVector<Value> pairIndex;
+  for (int64_t q = 0; q < 2; ++q) {
+    SmallVector<int8_t> index;
+    for (int64_t p = 0; p < 64; ++p) {
+      int64_t column = 32 * q + p / 4 + (p % 4 >= 2 ? 16 : 0);
+      index.push_back(static_cast<int8_t>(column + (p % 2 ? 64 : 0)));
+    }
+    pairIndex.push_back(constant(index));
+  }
+  VectorType words = vec(16, i32);
+  Value sixteen = splat(cst32(16), 16);
+  Value highWord = splat(cst32(static_cast<int32_t>(0xFFFF0000u)), 16);
+  SmallVector<Value> out;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value codes = load(bytes, at(row, cst(64 * half)), 1);
+    Value lo = permute(low0, codes, low1);
+    Value hi =
+        arith::OrIOp::create(b, loc, permute(high0, codes, high1),
+                             arith::AndIOp::create(b, loc, codes, signBit));
+    for (int64_t q = 0; q < 2; ++q) {
+      Value pair = vector::BitCastOp::create(b, loc, words,
+                                             permute(lo, pairIndex[q], hi));
+      for (Value bits :
+           {arith::ShLIOp::create(b, loc, pair, sixteen).getResult(),
+            arith::AndIOp::create(b, loc, pair, highWord).getResult()})
+        out.push_back(arith::BitcastOp::create(b, loc, vec(16, f32), bits));
+    }
   }
   return out;
 }
@@ -456,6 +528,9 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   SmallVector<Value> zero(nv, zeros(accTy));
+  // E4M3 weights summed times 2^-8 (rhsUnscaled), except in whole panels
+  // decoded by tables (exact values).
+  bool unscaled = rhsUnscaled() && !(c.rhsFp8Table && nv == 8);
   auto mLoop = forLoop(cst(0), M, 1);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());
@@ -486,7 +561,7 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
       Value x = splat(lhsValue(m, k), c.w);
       SmallVector<Value> wf =
           weightVectors(k, nv0, nv, masks, zbv, /*panelStart=*/nv == 8,
-                        /*unscaled=*/rhsUnscaled());
+                        /*unscaled=*/unscaled);
       for (int64_t v = 0; v < nv; ++v)
         accs[v] = vector::FMAOp::create(b, loc, x, wf[v], accs[v]);
     }
@@ -496,7 +571,7 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
   };
   // E4M3 sums of values times 2^-8 (rhsUnscaled), scaled back.
   auto rescale = [&](SmallVector<Value> sums) {
-    if (rhsUnscaled()) {
+    if (unscaled) {
       Value f = splat(arith::ConstantOp::create(
                           b, loc, b.getF32FloatAttr(kE4M3ViaF16Scale)),
                       c.w);

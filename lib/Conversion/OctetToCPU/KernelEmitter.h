@@ -171,6 +171,9 @@ private:
   /// the sums scaled by 2^8 (exact: a power of two), one multiply per sum
   /// instead of one per weight vector.
   bool rhsUnscaled() const { return c.rhsFp8 == StorageFormat::f8E4M3FN; }
+  /// The 8 f32 vectors of the FP8 codes of a whole panel's row at `row`
+  /// (GemmConfig::rhsFp8Table): exact values, decoded by table lookups.
+  SmallVector<Value> fp8TableVectors(Value row);
   /// The f32 values of the 4-bit codes `(d >> shift) & 15` (d: the i32
   /// words of a panel's row; shift 4 j for the row's vector j).
   Value nibbleVector(Value d, Value shift, Value zbv);

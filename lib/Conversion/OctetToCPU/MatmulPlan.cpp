@@ -181,8 +181,8 @@ static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
 /// scheme when FP8; `fp8`: FP8 codes on the rhs; `nibbles`: 4-bit rhs
 /// codes), with zmm vectors when `isa` is fma512; the reason otherwise.
 static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
-                                    std::optional<SchemeAttr> lhsFp8,
-                                    bool fp8, bool nibbles, Plan &plan,
+                                    std::optional<SchemeAttr> lhsFp8, bool fp8,
+                                    bool nibbles, bool vbmi, Plan &plan,
                                     std::string &why) {
   GemmConfig &c = plan.config;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -263,6 +263,9 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (isa == Isa::amx && bf16Exact && c.rhsPanels)
     c.isa = Isa::amxBf16;
   setTileSizes(c);
+  // FP8 panels on zmm: the decode kernel looks the codes up in tables of
+  // their bf16 bytes where the level has VBMI (vpermi2b).
+  c.rhsFp8Table = vbmi && c.rhsFp8 && c.rhsPanels && c.w == 16;
   return success();
 }
 
@@ -301,7 +304,7 @@ static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
 
 FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
                                              std::optional<Isa> isaChoice,
-                                             std::string &why) {
+                                             bool vbmi, std::string &why) {
   Plan plan;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
@@ -336,7 +339,8 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
       failed(planEpilogue(op, plan, why)))
     return failure();
   if (op.hasFloatLhs() || lhsFp8) {
-    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, plan, why)))
+    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, vbmi, plan,
+                              why)))
       return failure();
     return plan;
   }
