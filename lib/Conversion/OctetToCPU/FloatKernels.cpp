@@ -530,9 +530,7 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
   SmallVector<Value> masks = columnMasks(nv0, nv, masked);
   SmallVector<Value> zbv = weightZeroPoints(nv0, nv, masks);
   SmallVector<Value> zero(nv, zeros(accTy));
-  // E4M3 weights summed times 2^-8 (rhsUnscaled), except in whole panels
-  // decoded by tables (exact values).
-  bool unscaled = rhsUnscaled() && !(c.rhsFp8Table && nv == 8);
+  bool unscaled = rhsUnscaled(nv);
   auto mLoop = forLoop(cst(0), M, 1);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(mLoop.getBody());

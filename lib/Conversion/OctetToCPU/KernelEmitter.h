@@ -161,16 +161,20 @@ private:
   /// `unscaled`: E4M3 codes decode to their value times 2^-8 (rhsUnscaled).
   Value weightVector(Value ptr, Value mask, Value zbv, bool unscaled = false);
   /// The f32 vectors of the `nv` vectors of rhs columns from `nv0` in row
-  /// `k` (minus the zero points `zbv`); for 4-bit codes, `panelStart` says
-  /// that `nv0` starts a panel (the shifts are then constants).
+  /// `k` (minus the zero points `zbv`); `panelStart` says that `nv0`
+  /// starts a whole panel (nv = 8: 4-bit codes loaded at four byte offsets,
+  /// FP8 codes decoded by tables with rhsFp8Table).
   SmallVector<Value> weightVectors(Value k, Value nv0, int64_t nv,
                                    ArrayRef<Value> masks, ArrayRef<Value> zbv,
                                    bool panelStart = false,
                                    bool unscaled = false);
-  /// Whether the decode kernel's E4M3 weights are summed times 2^-8 and
-  /// the sums scaled by 2^8 (exact: a power of two), one multiply per sum
-  /// instead of one per weight vector.
-  bool rhsUnscaled() const { return c.rhsFp8 == StorageFormat::f8E4M3FN; }
+  /// Whether the decode kernel's E4M3 weights, `nv` vectors per pass, are
+  /// summed times 2^-8 and the sums scaled by 2^8 (exact: a power of two),
+  /// one multiply per sum instead of one per weight vector; not for whole
+  /// panels decoded by tables (rhsFp8Table: exact values).
+  bool rhsUnscaled(int64_t nv) const {
+    return c.rhsFp8 == StorageFormat::f8E4M3FN && !(c.rhsFp8Table && nv == 8);
+  }
   /// The 8 f32 vectors of the FP8 codes of a whole panel's row at `row`
   /// (GemmConfig::rhsFp8Table): exact values, decoded by table lookups.
   SmallVector<Value> fp8TableVectors(Value row);
