@@ -811,6 +811,84 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
   }
 }
 
+/// tcgen05.mma.cta_group::1.kind::mxf4.block_scale (`scaleVec` 2: two
+/// E8M0 scales per row / column, blocks of 32) or kind::mxf4nvf4
+/// .block_scale.block16 (`scaleVec` 4: four scales, blocks of 16; UE4M3 or
+/// UE8M0 per the instruction descriptor's bit 23) [d], adesc, bdesc, idesc,
+/// [sfa], [sfb], enable-input-d, K = 64: A and B hold E2M1 codes packed two
+/// per byte (code k in the low nibble of byte k / 2 of the 32-byte row
+/// slice), formats 1 (E2M1) in bits 7-9 / 10-12. The MMA's block j takes
+/// byte sfId + j of its row's scale word (tmemScale; sfId: 0 or 2 for 2X, 0
+/// for 4X). D (+)= sum_j (sum_{k in block j} a b) sa_j sb_j: each block's
+/// sum is exact (E2M1 products are multiples of 1/4 up to 36), scaled and
+/// summed in double and rounded once; an E8M0 code 0xFF or an E4M3 code
+/// 0x7F gives NaN.
+OCTET_RUNTIME_EXPORT void
+octet_emu_tcgen05_mma_fp4(int32_t d, uint64_t descA, uint64_t descB,
+                          int32_t idesc, int32_t accumulate, int32_t sfa,
+                          int32_t sfb, int32_t scaleVec) {
+  using octet::numerics::StorageFormat;
+  Launch *l = current;
+  uint32_t id = uint32_t(idesc);
+  int m = int((id >> 24) & 0x1F) << 4, n = int((id >> 17) & 0x3F) << 3;
+  int aFormat = int((id >> 7) & 0x7), bFormat = int((id >> 10) & 0x7);
+  int sfIdB = int((id >> 4) & 0x3), sfIdA = int((id >> 29) & 0x3);
+  const bool ue8m0 = ((id >> 23) & 1) != 0;
+  if (m != 128 || n != 128 || ((id >> 15) & 0x3) != 0 || (id & 0xF) != 0 ||
+      (id >> 31) != 0)
+    die("tcgen05.mma block_scale (FP4): only dense K-major M = N = 128, "
+        "K = 64 instructions are emulated");
+  if (aFormat != 1 || bFormat != 1)
+    die("tcgen05.mma kind::mxf4 / mxf4nvf4: A and B must be E2M1 (format 1)");
+  if (scaleVec != 2 && scaleVec != 4)
+    die("tcgen05.mma kind::mxf4 / mxf4nvf4: the scale vector must be 2X or "
+        "4X");
+  if (scaleVec == 2 && !ue8m0)
+    die("tcgen05.mma block_scale scale_vec::2X takes UE8M0 scales only");
+  if (sfIdA != sfIdB || sfIdA % scaleVec != 0)
+    die("tcgen05.mma block_scale: the scale-factor ids must select whole "
+        "scale vectors (0 or 2 for 2X, 0 for 4X)");
+  if ((uint32_t(sfa) >> 16) != 0 || (uint32_t(sfb) >> 16) != 0)
+    die("tcgen05.mma block_scale: scale factors must start at lane 0");
+  uint8_t a[128][32], b[256][32];
+  int col0 = tcgen05Operands(l, d, descA, descB, m, n, a, b);
+  auto e2m1 = [](const uint8_t *row, int k) {
+    uint8_t code = uint8_t(row[k / 2] >> (4 * (k % 2)) & 0xF);
+    return double(octet::numerics::decodeFp8(code, StorageFormat::F4E2M1FN));
+  };
+  auto scaleOf = [&](uint8_t code) {
+    if (ue8m0)
+      return code == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                          : std::ldexp(1.0, int(code) - 127);
+    return double(
+        octet::numerics::decodeFp8(code & 0x7F, StorageFormat::F8E4M3FN));
+  };
+  const int blockK = 64 / scaleVec;
+  double sa[128][4], sb[128][4];
+  for (int r = 0; r < 128; ++r)
+    for (int j = 0; j < scaleVec; ++j) {
+      sa[r][j] =
+          scaleOf(tmemScale(l, int(uint32_t(sfa) & 0xFFFF), r, sfIdA + j));
+      sb[r][j] =
+          scaleOf(tmemScale(l, int(uint32_t(sfb) & 0xFFFF), r, sfIdB + j));
+    }
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      float acc = 0.0f;
+      if (accumulate)
+        std::memcpy(&acc, &l->tmem[r][col0 + c], 4);
+      double sum = acc;
+      for (int j = 0; j < scaleVec; ++j) {
+        double block = 0;
+        for (int k = j * blockK; k < (j + 1) * blockK; ++k)
+          block += e2m1(a[r], k) * e2m1(b[c], k);
+        sum += block * sa[r][j] * sb[c][j];
+      }
+      float out = float(sum);
+      std::memcpy(&l->tmem[r][col0 + c], &out, 4);
+    }
+}
+
 /// The `count` tensor-memory words this thread of a warp-wide 32x32b access
 /// (tcgen05.ld / tcgen05.st) reaches: lane (taddr >> 16) + its lane index,
 /// columns (taddr & 0xFFFF) .. + count - 1. Warp w may only access lanes

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The block-scaled matmuls of a library compiled for sm_120a, run by the
-block-scaled mma.sync kernel, against an oracle written from the formats'
-definitions with numpy and ml_dtypes, independent of octet:
+"""The block-scaled matmuls of a library compiled for a CUDA target with
+block-scaled MMAs (sm_120a's mma.sync, sm_100a's tcgen05.mma), run by the
+emulator, against an oracle written from the formats' definitions with
+numpy and ml_dtypes, independent of octet:
 
   mx_e4m3        MXFP8: E4M3 codes, E8M0 scales per block of 32 along K
                  (kind::mxf8f6f4), K = 128;
@@ -14,6 +15,9 @@ definitions with numpy and ml_dtypes, independent of octet:
   nv_e2m1_codes  NVFP4: E2M1 codes, scales E4M3 x global (0.5 for A, 0.25
                  for B) per block of 16 (kind::mxf4nvf4 scale_vec::4X),
                  K = 80;
+  mx_e2m1_codes_k544, nv_e2m1_codes_k528
+                 the same two at K = 544 / 528 and N = 136
+                 (Inputs/fp4-tiles.mlir: several K and column tiles);
 
   y[m, n] = sum_g sa[m, g] * sb[g, n] * sum_{k in block g} a[m, k] b[k, n]
 
@@ -29,6 +33,8 @@ make every output they scale NaN (the kernel maps them to the format's NaN
 code) and leave the others alone.
 
   mx_scales.py LIB [--rows 77,150] [--only mx_e4m3,...]
+
+(default: the four functions of Inputs/numerics.mlir).
 
 Prints one line per function and row count and exits 1 on any failure.
 """
@@ -76,14 +82,18 @@ FUNCS = {
     "mx_e4m3_x_e2m1_codes": (96, 40, 32, E4M3, E2M1),
     "mx_e2m1_codes": (160, 40, 32, E2M1, E2M1),
     "nv_e2m1_codes": (80, 24, 16, E2M1, E2M1),
+    "mx_e2m1_codes_k544": (544, 136, 32, E2M1, E2M1),
+    "nv_e2m1_codes_k528": (528, 136, 16, E2M1, E2M1),
 }
+NUMERICS_FUNCS = ["mx_e4m3", "mx_e4m3_x_e2m1_codes", "mx_e2m1_codes",
+                  "nv_e2m1_codes"]
 
 
 def scales(name, rng, m, G, N):
     """sx [m, G], sw [G, N] with edge values, and the rows and columns a
     non-scale value must turn into NaN."""
     f32 = np.float32
-    if name == "nv_e2m1_codes":
+    if name.startswith("nv_"):
         ga, gb = 0.5, 0.25
         sx, sw = e4m3_times(rng, (m, G), ga), e4m3_times(rng, (G, N), gb)
         sx[1, 0] = f32(2.0 ** -9 * ga)   # E4M3's smallest subnormal
@@ -148,8 +158,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("lib")
     p.add_argument("--rows", default="77,150")
-    p.add_argument("--only", default=",".join(FUNCS),
-                   help="comma-separated functions (default: all)")
+    p.add_argument("--only", default=",".join(NUMERICS_FUNCS),
+                   help="comma-separated functions (default: those of "
+                   "Inputs/numerics.mlir)")
     opts = p.parse_args()
     lib = ctypes.CDLL(os.path.abspath(opts.lib))
     failed = 0

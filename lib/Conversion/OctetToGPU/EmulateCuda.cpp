@@ -379,17 +379,33 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
       Value d = tmemAddress(mma.getMatrixD());
       Value sfa = tmemAddress(mma.getScaleA());
       Value sfb = tmemAddress(mma.getScaleB());
-      if (mma.getKind() != NVVM::MMABlockScaleKind::MXF8F6F4 ||
-          mma.getCtaGroup() != NVVM::CTAGroupKind::CTA_1 || !d || !sfa ||
-          !sfb || !mma.getMatrixA().getType().isInteger(64))
-        return mma.emitError() << "octet-emulate-cuda: only "
-                                  "tcgen05.mma.cta_group::1.kind::mxf8f6f4."
-                                  "block_scale with A in shared memory is "
-                                  "emulated";
+      NVVM::MMABlockScaleKind kind = mma.getKind();
+      NVVM::Tcgen05MMABlockScale vec = mma.getBlockScale();
+      // The scale vector the kind reads per row and MMA: 1X (mxf8f6f4, K
+      // 32), 2X (mxf4, K 64, blocks of 32), 4X (mxf4nvf4 block16).
+      int32_t scaleVec = kind == NVVM::MMABlockScaleKind::MXF8F6F4    ? 1
+                         : vec == NVVM::Tcgen05MMABlockScale::BLOCK16 ? 4
+                                                                      : 2;
+      bool known = kind == NVVM::MMABlockScaleKind::MXF8F6F4
+                       ? vec != NVVM::Tcgen05MMABlockScale::BLOCK16
+                       : kind == NVVM::MMABlockScaleKind::MXF4NVF4 ||
+                             vec != NVVM::Tcgen05MMABlockScale::BLOCK16;
+      if (!known || mma.getCtaGroup() != NVVM::CTAGroupKind::CTA_1 || !d ||
+          !sfa || !sfb || !mma.getMatrixA().getType().isInteger(64))
+        return mma.emitError()
+               << "octet-emulate-cuda: only "
+                  "tcgen05.mma.cta_group::1.kind::{mxf8f6f4, mxf4, "
+                  "mxf4nvf4}.block_scale with A in shared memory is "
+                  "emulated";
       Value enable = arith::ExtUIOp::create(b, loc, i32, mma.getEnableInputD());
-      call(loc, "octet_emu_tcgen05_mma_mx", {},
-           {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable, sfa,
-            sfb});
+      if (kind == NVVM::MMABlockScaleKind::MXF8F6F4)
+        call(loc, "octet_emu_tcgen05_mma_mx", {},
+             {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable,
+              sfa, sfb});
+      else
+        call(loc, "octet_emu_tcgen05_mma_fp4", {},
+             {d, mma.getMatrixA(), mma.getMatrixB(), mma.getIdesc(), enable,
+              sfa, sfb, cst32(loc, scaleVec)});
       op->erase();
     } else if (auto st = dyn_cast<NVVM::Tcgen05StOp>(op)) {
       Value taddr = tmemAddress(st.getTmemAddr());

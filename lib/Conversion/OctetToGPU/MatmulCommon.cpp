@@ -113,6 +113,35 @@ Value e8m0ScaleCode(KernelBuilder &kb, Value scale) {
   return kb.select(kb.eq(bits, kb.c32(0x00400000)), kb.c32(0), code);
 }
 
+Value e4m3ScaleCode(KernelBuilder &kb, Value scale, float global) {
+  Value g = kb.cF32(global);
+  Value code = emitF32ToFp8Bits(kb.b, kb.loc, kb.divF(scale, g),
+                                StorageFormat::f8E4M3FN, /*saturate=*/false);
+  Value back =
+      kb.mulF(emitFp8BitsToF32(kb.b, kb.loc, code, StorageFormat::f8E4M3FN), g);
+  Value same = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OEQ,
+                                     back, scale);
+  Value ok = kb.andB(
+      kb.andB(kb.ne(code, kb.c32(0)), kb.ult(code, kb.c32(0x7F))), same);
+  return kb.select(ok, code, kb.c32(0x7F));
+}
+
+Value packE2m1(KernelBuilder &kb, Value lo, Value hi) {
+  Value even = kb.prmt(lo, hi, 0x6420), odd = kb.prmt(lo, hi, 0x7531);
+  return kb.orI(kb.andI(even, kb.c32(0x0F0F0F0F)),
+                kb.andI(kb.shl(odd, kb.c32(4)),
+                        kb.c32(static_cast<int32_t>(0xF0F0F0F0u))));
+}
+
+Value blockScaleCode(KernelBuilder &kb, Value base, SchemeAttr scheme, Value ok,
+                     Value index) {
+  Value v = kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
+  if (scheme.hasE8M0Scales())
+    return kb.select(ok, e8m0ScaleCode(kb, v), kb.c32(0x7F));
+  return kb.select(ok, e4m3ScaleCode(kb, v, scheme.getGlobalScale()),
+                   kb.c32(0x38));
+}
+
 Value swizzled128(KernelBuilder &kb, Value r, Value ch) {
   Value x = kb.xorI(ch, kb.remU(r, kb.c32(8)));
   return kb.add(kb.mul(r, kb.c32(128)), kb.mul(x, kb.c32(16)));

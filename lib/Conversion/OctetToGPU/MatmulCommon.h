@@ -62,6 +62,27 @@ void emitEpilogue(KernelBuilder &kb, const MatmulConfig &c, const Params &p,
 /// block-scaled MMAs (mma_sync on sm_120a, tcgen05 on sm_100a).
 Value e8m0ScaleCode(KernelBuilder &kb, Value scale);
 
+/// The ue4m3 code of a scale of an `e4m3(g)` scheme (NVFP4: an E4M3 value
+/// times the global scale g): e4m3(s / g), checked as the verifier checks a
+/// constant scale (numerics::isE4M3Scale: positive, finite, and
+/// decode(code) * g == s in f32). Any other value (nothing octet's
+/// quantizers or compute_params write) becomes 0x7F, E4M3's NaN. For the
+/// NVFP4 block-scaled MMAs.
+Value e4m3ScaleCode(KernelBuilder &kb, Value scale, float global);
+
+/// The code the block-scaled MMAs take for the f32 block scale at `index`
+/// of `base` (e8m0ScaleCode or e4m3ScaleCode per the scheme's scale
+/// format), or the code of 1.0 where `ok` is false (outside the matrix,
+/// where the codes are zero).
+Value blockScaleCode(KernelBuilder &kb, Value base, SchemeAttr scheme, Value ok,
+                     Value index);
+
+/// Eight E2M1 codes, one per byte in `lo` (k 0-3) and `hi` (k 4-7), packed
+/// two per byte, k 0 in the low nibble of byte 0: the register form of the
+/// m16n8k64 FP4 fragments and the shared-memory form of kind::mxf4 /
+/// kind::mxf4nvf4 operands.
+Value packE2m1(KernelBuilder &kb, Value lo, Value hi);
+
 /// A stored code as an i32 per the scheme's signedness.
 Value extendCode(KernelBuilder &kb, Value code, SchemeAttr scheme);
 

@@ -20,7 +20,6 @@
 
 #include "MatmulCommon.h"
 
-#include "octet/Conversion/OctetCommon/ScalarNumerics.h"
 
 using namespace mlir;
 using namespace mlir::octet;
@@ -56,34 +55,6 @@ StringRef ptxType(SchemeAttr scheme) {
   default:
     return "s8";
   }
-}
-
-/// The ue4m3 code of a scale of an `e4m3(g)` scheme (NVFP4: an E4M3 value
-/// times the global scale g): e4m3(s / g), checked as the verifier checks a
-/// constant scale (numerics::isE4M3Scale: positive, finite, and
-/// decode(code) * g == s in f32). Any other value (nothing octet's
-/// quantizers or compute_params write) becomes 0x7F, E4M3's NaN.
-Value e4m3ScaleCode(KernelBuilder &kb, Value scale, float global) {
-  Value g = kb.cF32(global);
-  Value code = emitF32ToFp8Bits(kb.b, kb.loc, kb.divF(scale, g),
-                                StorageFormat::f8E4M3FN, /*saturate=*/false);
-  Value back =
-      kb.mulF(emitFp8BitsToF32(kb.b, kb.loc, code, StorageFormat::f8E4M3FN), g);
-  Value same = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OEQ,
-                                     back, scale);
-  Value ok = kb.andB(
-      kb.andB(kb.ne(code, kb.c32(0)), kb.ult(code, kb.c32(0x7F))), same);
-  return kb.select(ok, code, kb.c32(0x7F));
-}
-
-/// Eight E2M1 codes, one per byte in `lo` (k 0-3) and `hi` (k 4-7), packed
-/// two per byte, k 0 in the low nibble of byte 0: the register form of the
-/// m16n8k64 FP4 fragments.
-Value packE2m1(KernelBuilder &kb, Value lo, Value hi) {
-  Value even = kb.prmt(lo, hi, 0x6420), odd = kb.prmt(lo, hi, 0x7531);
-  return kb.orI(kb.andI(even, kb.c32(0x0F0F0F0F)),
-                kb.andI(kb.shl(odd, kb.c32(4)),
-                        kb.c32(static_cast<int32_t>(0xF0F0F0F0u))));
 }
 
 /// One mma.sync (m16n8k32, or m16n8k64 for the FP4 block-scaled kinds) on
@@ -236,29 +207,20 @@ void cuda::buildMmaSyncBody(KernelBuilder &kb, const MatmulConfig &c,
               kb.add(kb.add(kb.mul(wm, kb.c32(kWarpM)), g),
                      kb.select(kb.eq(t, kb.c32(1)), kb.c32(8), kb.c32(0)));
           Value bCol = kb.add(kb.mul(wn, kb.c32(kWarpN)), g);
-          auto code = [&](Value base, SchemeAttr scheme, Value ok,
-                          Value index) {
-            Value v =
-                kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
-            if (scheme.hasE8M0Scales())
-              return kb.select(ok, e8m0ScaleCode(kb, v), kb.c32(0x7F));
-            return kb.select(ok, e4m3ScaleCode(kb, v, scheme.getGlobalScale()),
-                             kb.c32(0x38));
-          };
           for (int64_t j = 0; j < kBlocksPerTile; ++j) {
             Value gi = kb.add(kb.mul(kt, kb.c64(kBlocksPerTile)), kb.c64(j));
             Value gOk = kb.ult(gi, groups);
             for (int64_t mt = 0; mt < kMt; ++mt) {
               Value m = kb.add(bm, kb.wide(kb.add(aRow, kb.c32(mt * 16))));
-              sfa.push_back(code(p.sa, *c.lhsScheme,
-                                 kb.andB(gOk, kb.ult(m, p.M)),
-                                 kb.add(kb.mul(m, groups), gi)));
+              sfa.push_back(blockScaleCode(kb, p.sa, *c.lhsScheme,
+                                           kb.andB(gOk, kb.ult(m, p.M)),
+                                           kb.add(kb.mul(m, groups), gi)));
             }
             for (int64_t nt = 0; nt < kNt; ++nt) {
               Value n = kb.add(bn, kb.wide(kb.add(bCol, kb.c32(nt * 8))));
-              sfb.push_back(code(p.sb, c.rhsScheme,
-                                 kb.andB(gOk, kb.ult(n, p.N)),
-                                 kb.add(kb.mul(gi, p.N), n)));
+              sfb.push_back(blockScaleCode(kb, p.sb, c.rhsScheme,
+                                           kb.andB(gOk, kb.ult(n, p.N)),
+                                           kb.add(kb.mul(gi, p.N), n)));
             }
           }
         }

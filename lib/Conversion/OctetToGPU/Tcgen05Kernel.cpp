@@ -6,18 +6,24 @@
 // accumulators in tensor memory (128 lanes x 128 columns of 32 bits,
 // allocated by warp 0), both operands read from 128-byte-swizzled shared
 // memory through sm_100 matrix descriptors. s8/u8 (kind::i8, wrapping s32)
-// and e4m3/e5m2 (kind::f8f6f4, f32); MXFP8 (e4m3/e5m2 with E8M0 scales per
-// block of 32 along K on both operands) through
-// kind::mxf8f6f4.block_scale, the scales written into tensor memory by
-// tcgen05.st for each K tile. A and B^T (both K-contiguous) are
-// staged with cp.async into two stages; tcgen05.commit arrives on an
-// mbarrier when a K tile's MMAs are done, which frees its stage. Then each
-// warp reads its 32 rows out of tensor memory (tcgen05.ld 32x32b) into the
-// shared epilogue. Integer results match the CPU bit for bit; FP8 sums
-// differ from it only in the order of the additions.
+// and e4m3/e5m2 (kind::f8f6f4, f32). Block scales on both operands, the
+// scales written into tensor memory by tcgen05.st for each K tile:
+// MXFP8 (e4m3/e5m2 with E8M0 scales per block of 32 along K) through
+// kind::mxf8f6f4.block_scale; MXFP4 (E2M1, E8M0 per 32) through
+// kind::mxf4.block_scale (two scales per MMA) and NVFP4 (E2M1, E4M3 per 16
+// times a global scale) through kind::mxf4nvf4.block_scale.block16 (four
+// scales per MMA), both with the E2M1 codes packed two per byte in shared
+// memory (K = 64 codes per MMA). A and B^T (both K-contiguous) are staged
+// into two stages, 8-bit codes with cp.async, E2M1 codes (one per byte in
+// global memory) loaded and packed by the threads; tcgen05.commit arrives
+// on an mbarrier when a K tile's MMAs are done, which frees its stage.
+// Then each warp reads its 32 rows out of tensor memory (tcgen05.ld
+// 32x32b) into the shared epilogue. Integer results match the CPU bit for
+// bit; float sums differ from it only in the order of the additions.
 //
-// Not yet: TMA, warp specialization, more stages, 2-CTA tiles, and the FP4
-// block-scaled kinds (packed E2M1 shared-memory layouts): see docs/cuda.md.
+// Not yet: TMA, warp specialization, more stages, 2-CTA tiles, and MXFP8 x
+// MXFP4 (kind::mxf8f6f4 reads E2M1 next to FP8 in a padded shared-memory
+// layout): see docs/cuda.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,22 +41,110 @@ constexpr int64_t kTile = kBM * kBK, kStageBytes = 2 * kTile;
 /// tcgen05.alloc (4 bytes) after the stages.
 constexpr int64_t kMbarOffset = kStages * kStageBytes,
                   kTmemSlotOffset = kMbarOffset + 8;
-/// Tensor-memory columns: the accumulators at 0, MXFP8's A and B scale
-/// factors after them (4 columns each: 32-row groups of the 128 rows). An
-/// allocation is a power of two of at least 32 columns: 128 without scale
-/// factors, 256 with them (two blocks can then share a multiprocessor's
-/// 512 columns; the 64 KiB of shared memory allow three).
-constexpr int64_t kSfaColumn = kBN, kSfbColumn = kBN + kBM / 32;
+/// Tensor-memory columns: the accumulators at 0, the block-scaled kinds'
+/// A and B scale factors after them (ScaleGeometry::words() groups of 4
+/// columns each: 32-row groups of the 128 rows). An allocation is a power
+/// of two of at least 32 columns: 128 without scale factors, 256 with them
+/// (two blocks can then share a multiprocessor's 512 columns; the 64 KiB of
+/// shared memory allow three).
+constexpr int64_t kSfaColumn = kBN;
+
+/// How one K tile (128 bytes of each row in shared memory) of a
+/// block-scaled kind is cut: its codes (128 FP8 codes, or 256 E2M1 codes
+/// packed two per byte), the codes of one scale block, and the blocks one
+/// MMA (32 bytes) covers: 1 (kind::mxf8f6f4, K = 32), 2 (kind::mxf4, K =
+/// 64, scale_vec::2X) or 4 (kind::mxf4nvf4, K = 64, block16 = 4X).
+struct ScaleGeometry {
+  int64_t codes = kBK, block = 32, blocksPerMma = 1;
+  /// The 32-bit tensor-memory words of scale codes per row and K tile
+  /// (byte j of word w: block 4w + j of the tile).
+  int64_t words() const { return codes / block / 4; }
+};
+
+ScaleGeometry scaleGeometry(MatmulConfig::BlockScaleKind kind) {
+  using Kind = MatmulConfig::BlockScaleKind;
+  ScaleGeometry g;
+  if (kind == Kind::mxf4 || kind == Kind::mxf4nvf4) {
+    g.codes = 2 * kBK;
+    g.block = kind == Kind::mxf4nvf4 ? 16 : 32;
+    g.blocksPerMma = 64 / g.block;
+  }
+  return g;
+}
+
+/// Stages one K tile of E2M1 codes of `rows` rows of the K-contiguous
+/// [limit x K] matrix `src` (one code per byte; rows from `row0`, codes
+/// from `k0`, 2 * kBK of them) into 128-byte swizzled rows at `dst`, packed
+/// two per byte (packE2m1: code k in the low nibble of byte k / 2), the
+/// shared-memory form kind::mxf4 and kind::mxf4nvf4 read. A thread packs 16
+/// codes a step (one 16-byte load when `kAligned`, K % 16 == 0; byte loads
+/// otherwise) into 8 bytes, half of a swizzled 16-byte chunk. Zero codes
+/// outside the matrix.
+void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
+                     Value limit, Value k0, Value K, Value kAligned, Value tid,
+                     int64_t rows) {
+  constexpr int64_t kUnitsPerRow = 2 * kBK / 16;
+  auto v4 = VectorType::get({4}, kb.i32);
+  auto v2 = VectorType::get({2}, kb.i32);
+  SmallVector<Type> four(4, kb.i32);
+  for (int64_t j = 0; j < rows * kUnitsPerRow / kThreads; ++j) {
+    Value u = kb.add(tid, kb.c32(j * kThreads));
+    Value r = kb.divU(u, kb.c32(kUnitsPerRow));
+    Value unit = kb.remU(u, kb.c32(kUnitsPerRow));
+    Value gRow = kb.add(row0, kb.wide(r));
+    Value gK = kb.add(k0, kb.wide(kb.mul(unit, kb.c32(16))));
+    Value rowOk = kb.ult(gRow, limit);
+    Value offset = kb.add(kb.mul(gRow, K), gK);
+    SmallVector<Value> words = kb.ifElse(
+        kAligned, four,
+        [&] {
+          Value ok = kb.andB(rowOk, kb.ult(gK, K));
+          Value v = kb.load(
+              v4, kb.gepBytes(src, kb.select(ok, offset, kb.c64(0))), 16,
+              /*invariant=*/true);
+          SmallVector<Value> out;
+          for (int64_t i = 0; i < 4; ++i)
+            out.push_back(kb.select(
+                ok, LLVM::ExtractElementOp::create(kb.b, kb.loc, v, kb.c32(i)),
+                kb.c32(0)));
+          return out;
+        },
+        [&] {
+          SmallVector<Value> out(4, kb.c32(0));
+          for (int64_t i = 0; i < 16; ++i) {
+            Value at = kb.add(offset, kb.c64(i));
+            Value ok = kb.andB(rowOk, kb.ult(kb.add(gK, kb.c64(i)), K));
+            Value byte =
+                kb.load(kb.i8, kb.gepBytes(src, kb.select(ok, at, kb.c64(0))),
+                        1, /*invariant=*/true);
+            Value code = kb.select(ok, kb.zext(byte, kb.i32), kb.c32(0));
+            out[i / 4] = kb.orI(out[i / 4], kb.shl(code, kb.c32(8 * (i % 4))));
+          }
+          return out;
+        });
+    // Codes 16 unit .. 16 unit + 15 of row r: bytes 8 unit.. of the row,
+    // half unit % 2 of 16-byte chunk unit / 2.
+    Value v = LLVM::UndefOp::create(kb.b, kb.loc, v2);
+    v = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, v, packE2m1(kb, words[0], words[1]), kb.c32(0));
+    v = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, v, packE2m1(kb, words[2], words[3]), kb.c32(1));
+    Value at = kb.add(swizzled128(kb, r, kb.divU(unit, kb.c32(2))),
+                      kb.mul(kb.remU(unit, kb.c32(2)), kb.c32(8)));
+    kb.store(v, kb.gepBytes(dst, at), 8);
+  }
+}
 
 /// The operand format code of the instruction descriptor (CUTLASS's
-/// UMMA::InstrDescriptor): kind::i8 0 = u8, 1 = s8; kind::f8f6f4 0 = E4M3,
-/// 1 = E5M2.
+/// UMMA::InstrDescriptor): kind::i8 0 = u8, 1 = s8; kind::f8f6f4 and
+/// kind::mxf8f6f4 0 = E4M3, 1 = E5M2; kind::mxf4 and kind::mxf4nvf4 1 =
+/// E2M1 (their only operand type: the E2M1 case below).
 uint32_t formatCode(SchemeAttr scheme) {
   switch (scheme.getFormat()) {
   case StorageFormat::u8:
   case StorageFormat::f8E4M3FN:
     return 0;
-  default: // i8, f8E5M2
+  default: // i8, f8E5M2, f4E2M1FN (kind::mxf4 / kind::mxf4nvf4)
     return 1;
   }
 }
@@ -76,17 +170,23 @@ Value smemDescriptor(KernelBuilder &kb, Value sharedAddr32) {
 /// f32, 2 = s32), A and B formats (bits 7-9, 10-12), N >> 3 (bits 17-22),
 /// M >> 4 (bits 24-28).
 ///
-/// With block scales (MXFP8, kind::mxf8f6f4.block_scale: CUTLASS's
-/// UMMA::InstrDescriptorBlockScaled) the D format bits give way to B's
-/// scale-factor id (bits 4-5: the byte of B's scale words), bit 23 is the
-/// scale format (1 = UE8M0) and bits 29-30 A's scale-factor id: MMA kk of a
-/// K tile reads byte kk of the scale words (`sfId`).
+/// With block scales (CUTLASS's UMMA::InstrDescriptorBlockScaled) the D
+/// format bits give way to B's scale-factor id (bits 4-5: the first byte
+/// of B's scale words the MMA reads), bit 23 is the scale format (1 =
+/// UE8M0 for MXFP8 and MXFP4, 0 = UE4M3 for NVFP4) and bits 29-30 A's
+/// scale-factor id (`sfId` for both); bit 31 (K = 64 for the FP4 kinds,
+/// not 96) stays 0.
 uint32_t cuda::tcgen05InstrDescriptor(const MatmulConfig &c, int sfId) {
+  using Kind = MatmulConfig::BlockScaleKind;
+  Kind kind = c.blockScaleKind();
   uint32_t d = 0;
-  if (c.blockScaleKind() == MatmulConfig::BlockScaleKind::mxf8f6f4)
-    d |= (uint32_t(sfId) << 4) | (1u << 23) | (uint32_t(sfId) << 29);
-  else
+  if (kind != Kind::none) {
+    d |= (uint32_t(sfId) << 4) | (uint32_t(sfId) << 29);
+    if (kind != Kind::mxf4nvf4)
+      d |= 1u << 23;
+  } else {
     d |= (c.intAcc() ? 2u : 1u) << 4;
+  }
   d |= formatCode(*c.lhsScheme) << 7;
   d |= formatCode(c.rhsScheme) << 10;
   d |= uint32_t(kBN >> 3) << 17;
@@ -119,15 +219,27 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(kStageBytes)));
   };
+  using Kind = MatmulConfig::BlockScaleKind;
+  const Kind scaleKind = c.blockScaleKind();
+  const bool scaled = scaleKind != Kind::none;
+  const bool fp4 = scaleKind == Kind::mxf4 || scaleKind == Kind::mxf4nvf4;
+  const ScaleGeometry geo = scaleGeometry(scaleKind);
+  const int64_t sfbColumn = kSfaColumn + 4 * geo.words();
   auto stage = [&](Value s, Value k0) {
-    stageSwizzled128(kb, p, stageBase(s), bm, bn, k0, kAligned, tid, kThreads,
-                     kBM, kBN);
+    if (!fp4) {
+      stageSwizzled128(kb, p, stageBase(s), bm, bn, k0, kAligned, tid, kThreads,
+                       kBM, kBN);
+      return;
+    }
+    stagePackedE2m1(kb, stageBase(s), p.a, bm, p.M, k0, p.K, kAligned, tid,
+                    kBM);
+    stagePackedE2m1(kb, kb.gepBytes(stageBase(s), kb.c32(kTile)), p.b, bn, p.N,
+                    k0, p.K, kAligned, tid, kBN);
   };
 
   // Tensor memory for the 128 x 128 accumulators (warp 0 allocates; the
   // address lands in shared memory), the mbarrier the MMAs complete on.
-  const bool mx = c.blockScaleKind() == MatmulConfig::BlockScaleKind::mxf8f6f4;
-  const int64_t tmemColumns = mx ? 2 * kBN : kBN;
+  const int64_t tmemColumns = scaled ? 2 * kBN : kBN;
   kb.ifThen(isWarp0, [&] {
     NVVM::Tcgen05AllocOp::create(b, loc, slot, kb.c32(tmemColumns), group);
     NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc, group);
@@ -147,41 +259,47 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
 
   stage(kb.c32(0), kb.c64(0));
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  Value kTiles = kb.ceilDiv(p.K, kb.c64(kBK));
+  Value kTiles = kb.ceilDiv(p.K, kb.c64(geo.codes));
   Value idesc = kb.c32(static_cast<int32_t>(tcgen05InstrDescriptor(c)));
   auto kind = NVVM::Tcgen05MMAKindAttr::get(
       ctx,
       c.intAcc() ? NVVM::Tcgen05MMAKind::I8 : NVVM::Tcgen05MMAKind::F8F6F4);
 
-  // MXFP8: the E8M0 codes of this K tile's 4 blocks of 32, byte j for block
-  // 4 kt + j (MMA j reads byte j: its scale-factor id). Scale factor row r
-  // of A (column r of B) lives in tensor-memory lane r % 32, column
-  // base + r / 32, duplicated to all four 32-lane partitions (PTX ISA,
-  // tcgen05 "Layout of the Scale Factor A Matrix"): warp w writes the four
-  // columns of its partition, thread `lane` the rows lane, 32 + lane, ....
-  // The code of 1.0 outside the matrix (its codes are zero there).
+  // Block scales: the codes of this K tile's blocks (blockScaleCode), byte
+  // j of word w for block 4w + j of the tile (the MMA covering blocks i..
+  // reads word i / 4 from byte i % 4 on: its scale-factor id). Word w of
+  // scale factor row r of A (column r of B) lives in tensor-memory lane
+  // r % 32, column base + 4w + r / 32, duplicated to all four 32-lane
+  // partitions (PTX ISA, tcgen05 "Layout of the Scale Factor A Matrix"):
+  // warp w writes the columns of its partition, thread `lane` the rows
+  // lane, 32 + lane, ....
   auto writeScales = [&](Value kt) {
-    Value groups = kb.divU(p.K, kb.c64(32));
-    auto words = [&](Value base, Value origin, Value limit, bool isA) {
+    const int64_t blocksPerTile = 4 * geo.words();
+    Value groups = kb.divU(p.K, kb.c64(geo.block));
+    auto words = [&](Value base, SchemeAttr scheme, Value origin, Value limit,
+                     bool isA) {
       SmallVector<Value> out;
-      for (int64_t j = 0; j < 4; ++j) {
-        Value r = kb.add(origin, kb.wide(kb.add(lane, kb.c32(32 * j))));
-        Value word = kb.c32(0);
-        for (int64_t blk = 0; blk < 4; ++blk) {
-          Value gi = kb.add(kb.mul(kt, kb.c64(4)), kb.c64(blk));
-          Value ok = kb.andB(kb.ult(gi, groups), kb.ult(r, limit));
-          Value index =
-              isA ? kb.add(kb.mul(r, groups), gi) : kb.add(kb.mul(gi, p.N), r);
-          Value v = kb.loadElem(base, kb.f32, kb.select(ok, index, kb.c64(0)));
-          Value code = kb.select(ok, e8m0ScaleCode(kb, v), kb.c32(0x7F));
-          word = kb.orI(word, kb.shl(code, kb.c32(8 * blk)));
+      for (int64_t w = 0; w < geo.words(); ++w)
+        for (int64_t j = 0; j < 4; ++j) {
+          Value r = kb.add(origin, kb.wide(kb.add(lane, kb.c32(32 * j))));
+          Value word = kb.c32(0);
+          for (int64_t blk = 0; blk < 4; ++blk) {
+            Value gi =
+                kb.add(kb.mul(kt, kb.c64(blocksPerTile)), kb.c64(4 * w + blk));
+            Value ok = kb.andB(kb.ult(gi, groups), kb.ult(r, limit));
+            Value index = isA ? kb.add(kb.mul(r, groups), gi)
+                              : kb.add(kb.mul(gi, p.N), r);
+            word =
+                kb.orI(word, kb.shl(blockScaleCode(kb, base, scheme, ok, index),
+                                    kb.c32(8 * blk)));
+          }
+          out.push_back(word);
         }
-        out.push_back(word);
-      }
       return out;
     };
     auto vec = [&](ArrayRef<Value> w) {
-      Value v = LLVM::UndefOp::create(b, loc, VectorType::get({4}, kb.i32));
+      Value v = LLVM::UndefOp::create(
+          b, loc, VectorType::get({static_cast<int64_t>(w.size())}, kb.i32));
       for (auto [i, x] : llvm::enumerate(w))
         v = LLVM::InsertElementOp::create(b, loc, v, x,
                                           kb.c32(static_cast<int64_t>(i)));
@@ -193,18 +311,26 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
     NVVM::Tcgen05StOp::create(
         b, loc, UnitAttr(), shape,
         tmem(kb.add(kb.add(taddr, partition), kb.c32(kSfaColumn))),
-        vec(words(p.sa, bm, p.M, /*isA=*/true)), Value());
+        vec(words(p.sa, *c.lhsScheme, bm, p.M, /*isA=*/true)), Value());
     NVVM::Tcgen05StOp::create(
         b, loc, UnitAttr(), shape,
-        tmem(kb.add(kb.add(taddr, partition), kb.c32(kSfbColumn))),
-        vec(words(p.sb, bn, p.N, /*isA=*/false)), Value());
+        tmem(kb.add(kb.add(taddr, partition), kb.c32(sfbColumn))),
+        vec(words(p.sb, c.rhsScheme, bn, p.N, /*isA=*/false)), Value());
     NVVM::Tcgen05WaitOp::create(b, loc, NVVM::Tcgen05WaitKind::STORE);
     NVVM::Tcgen05FenceOp::create(b, loc,
                                  NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
   };
+  NVVM::MMABlockScaleKind scaledKind =
+      scaleKind == Kind::mxf4       ? NVVM::MMABlockScaleKind::MXF4
+      : scaleKind == Kind::mxf4nvf4 ? NVVM::MMABlockScaleKind::MXF4NVF4
+                                    : NVVM::MMABlockScaleKind::MXF8F6F4;
+  NVVM::Tcgen05MMABlockScale scaleVec =
+      scaleKind == Kind::mxf4       ? NVVM::Tcgen05MMABlockScale::BLOCK32
+      : scaleKind == Kind::mxf4nvf4 ? NVVM::Tcgen05MMABlockScale::BLOCK16
+                                    : NVVM::Tcgen05MMABlockScale::DEFAULT;
 
   kb.forLoop(kb.c64(0), kTiles, kb.c64(1), {}, [&](Value kt, ValueRange) {
-    if (mx)
+    if (scaled)
       writeScales(kt);
     // This tile's copies are in (the other stage's MMAs finished at the
     // end of the previous iteration); cp.async wrote through the generic
@@ -224,15 +350,16 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
         Value accumulate = kk == 0 ? kb.ne(kt, kb.c64(0)) : kb.cBool(true);
         Value aDesc = smemDescriptor(kb, kb.add(aAddr, kb.c32(kk * 32)));
         Value bDesc = smemDescriptor(kb, kb.add(bAddr, kb.c32(kk * 32)));
-        if (mx) {
+        if (scaled) {
+          int64_t first = kk * geo.blocksPerMma;
+          Value word = kb.c32(4 * (first / 4));
           NVVM::Tcgen05MMABlockScaleOp::create(
-              b, loc, NVVM::MMABlockScaleKind::MXF8F6F4, group.getValue(),
-              NVVM::Tcgen05MMABlockScale::DEFAULT,
+              b, loc, scaledKind, group.getValue(), scaleVec,
               NVVM::Tcgen05MMACollectorOp::DISCARD, tmem(taddr), aDesc, bDesc,
               kb.c32(static_cast<int32_t>(
-                  tcgen05InstrDescriptor(c, static_cast<int>(kk)))),
-              accumulate, tmem(kb.add(taddr, kb.c32(kSfaColumn))),
-              tmem(kb.add(taddr, kb.c32(kSfbColumn))));
+                  tcgen05InstrDescriptor(c, static_cast<int>(first % 4)))),
+              accumulate, tmem(kb.add(taddr, kb.add(kb.c32(kSfaColumn), word))),
+              tmem(kb.add(taddr, kb.add(kb.c32(sfbColumn), word))));
           continue;
         }
         NVVM::Tcgen05MMAOp::create(
@@ -250,7 +377,7 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
     Value next = kb.add(kt, kb.c64(1));
     kb.ifThen(kb.ult(next, kTiles), [&] {
       stage(kb.trunc(kb.remU(next, kb.c64(kStages)), kb.i32),
-            kb.mul(next, kb.c64(kBK)));
+            kb.mul(next, kb.c64(geo.codes)));
     });
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     // Every thread waits for this tile's MMAs (phase kt of the mbarrier).
@@ -285,6 +412,11 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
         Value acc = LLVM::ExtractElementOp::create(b, loc, v, kb.c32(i));
         if (!c.intAcc())
           acc = kb.bitcast(acc, kb.f32);
+        // NVFP4: the MMA applied the E4M3 block scales; the schemes'
+        // global scales multiply the sums (their f32 product, rounded once).
+        if (scaleKind == Kind::mxf4nvf4)
+          acc = kb.mulF(acc, kb.cF32(c.lhsScheme->getGlobalScale() *
+                                     c.rhsScheme.getGlobalScale()));
         emitEpilogue(kb, c, p, acc, m, n, Value(), /*zpInAcc=*/false);
       });
     }
