@@ -20,7 +20,6 @@
 
 #include "MatmulCommon.h"
 
-
 using namespace mlir;
 using namespace mlir::octet;
 using namespace mlir::octet::cuda;
