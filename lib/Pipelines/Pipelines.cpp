@@ -443,6 +443,7 @@ void octet::buildLowerToCudaPipeline(OpPassManager &pm,
   gpu.wgmmaTileN = o.wgmmaTileN;
   gpu.wgmmaStages = o.wgmmaStages;
   gpu.gemvRows = o.gemvRows;
+  gpu.wgmmaWeightOnlyRows = o.wgmmaWeightOnlyRows;
   gpu.manifest = o.manifest;
   pm.addPass(createConvertOctetToGPU(gpu));
   if (o.emulate)
@@ -497,6 +498,11 @@ struct CudaOptions : public PassPipelineOptions<CudaOptions> {
   Option<int64_t> gemvRows{*this, "gemv-rows",
                            llvm::cl::desc("lhs rows per gemv block (1-8)"),
                            llvm::cl::init(4)};
+  Option<int64_t> wgmmaWeightOnlyRows{
+      *this, "wgmma-weight-only-rows",
+      llvm::cl::desc("sm_90a: weight-only matmuls with at least this many "
+                     "rows run on wgmma instead of the gemv (0: never)"),
+      llvm::cl::init(64)};
   Option<bool> emulate{*this, "emulate",
                        llvm::cl::desc("Run the kernels on the CPU "
                                       "(octet-emulate-cuda), for tests"),
@@ -753,6 +759,7 @@ void octet::registerOctetPipelines() {
         o.wgmmaTileN = opts.wgmmaTileN;
         o.wgmmaStages = opts.wgmmaStages;
         o.gemvRows = opts.gemvRows;
+        o.wgmmaWeightOnlyRows = opts.wgmmaWeightOnlyRows;
         o.emulate = opts.emulate;
         buildLowerToCudaPipeline(pm, o);
         return success();

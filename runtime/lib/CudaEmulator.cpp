@@ -959,10 +959,12 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_ld(int32_t taddr, int32_t count,
   std::memcpy(out, tmemRow(taddr, count), sizeof(uint32_t) * size_t(count));
 }
 
-/// wgmma.mma_async.sync.aligned.m64nNk32 (A and B from shared memory),
-/// D = A * B + D. `acc` holds this thread's N/2 accumulators: value 4j + r
-/// is row 16 * warp + lane / 4 (+8 for r >= 2), column 8j + 2 (lane % 4) +
-/// r % 2 of the warpgroup's 64 x N tile.
+/// wgmma.mma_async.sync.aligned.m64nNk32 (A and B from shared memory; or
+/// m64nNk16 on bf16 values, `typeA` == `typeB` == bf16: the same 32 bytes
+/// of each row, two per value, each product exact in f32, added in k
+/// order), D = A * B + D. `acc` holds this thread's N/2 accumulators:
+/// value 4j + r is row 16 * warp + lane / 4 (+8 for r >= 2), column 8j + 2
+/// (lane % 4) + r % 2 of the warpgroup's 64 x N tile.
 OCTET_RUNTIME_EXPORT void octet_emu_wgmma(uint32_t *acc, int32_t n,
                                           uint64_t descA, uint64_t descB,
                                           int32_t typeA, int32_t typeB,
@@ -984,12 +986,30 @@ OCTET_RUNTIME_EXPORT void octet_emu_wgmma(uint32_t *acc, int32_t n,
         index(th, v, m, col);
         d[size_t(m) * n + col] = l->groupAcc[group][th][v];
       }
+    const bool bf16 = typeA == int32_t(OperandType::bf16);
+    auto bf16At = [&](uint64_t desc, int row, int k) {
+      uint32_t bits = uint32_t(describedByte(l, desc, row, 2 * k)) |
+                      uint32_t(describedByte(l, desc, row, 2 * k + 1)) << 8;
+      bits <<= 16;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    };
     for (int m = 0; m < 64; ++m)
-      for (int col = 0; col < n; ++col)
+      for (int col = 0; col < n; ++col) {
+        if (bf16) {
+          float f;
+          std::memcpy(&f, &d[size_t(m) * n + col], 4);
+          for (int k = 0; k < 16; ++k)
+            f += bf16At(descA, m, k) * bf16At(descB, col, k);
+          std::memcpy(&d[size_t(m) * n + col], &f, 4);
+          continue;
+        }
         for (int k = 0; k < 32; ++k)
           multiplyAdd(d[size_t(m) * n + col], describedByte(l, descA, m, k),
                       describedByte(l, descB, col, k), typeA, typeB,
                       floatAcc);
+      }
     for (int th = 0; th < 128; ++th)
       for (int v = 0; v < n / 2; ++v) {
         int m, col;

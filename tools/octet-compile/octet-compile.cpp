@@ -127,6 +127,13 @@ static llvm::cl::opt<int64_t>
     wgmmaTileN(llvm::cl::cat(toolOptions), "wgmma-tile-n",
                llvm::cl::desc("sm_90a: N of the wgmma block tile (128 or 256)"),
                llvm::cl::init(128));
+static llvm::cl::opt<int64_t> wgmmaWeightOnlyRows(
+    llvm::cl::cat(toolOptions), "wgmma-weight-only-rows",
+    llvm::cl::desc("sm_90a: weight-only matmuls (float activations, 8- or "
+                   "4-bit weights) with at least this many rows, counted at "
+                   "run time, run on the wgmma tensor cores instead of the "
+                   "gemv (0: never; default 64)"),
+    llvm::cl::init(64));
 static llvm::cl::opt<bool> emulateGpu(
     llvm::cl::cat(toolOptions), "emulate-gpu",
     llvm::cl::desc("CUDA targets: run the kernels on the CPU through the "
@@ -602,6 +609,7 @@ void lowerModule(ModuleOp module, MLIRContext &context,
         kind == "ptx" || (kind != "cubin" && gpuBinary == "ptx") ? "isa"
                                                                  : "bin";
     cudaOptions.wgmmaTileN = wgmmaTileN;
+    cudaOptions.wgmmaWeightOnlyRows = wgmmaWeightOnlyRows;
     cudaOptions.emulate = emulateGpu;
     if (emulateGpu && (kind == "ptx" || kind == "cubin"))
       fail("--emulate-gpu builds host code only; it has no --emit=" + kind);

@@ -525,7 +525,13 @@ def ConvertOctetToGPU : Pass<"convert-octet-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaStages", "wgmma-stages", "int64_t", /*default=*/"4",
            "Shared-memory stages of the wgmma kernel (at least 3)">,
     Option<"gemvRows", "gemv-rows", "int64_t", /*default=*/"4",
-           "Rows of the lhs one gemv block handles (1 to 8)">
+           "Rows of the lhs one gemv block handles (1 to 8)">,
+    Option<"wgmmaWeightOnlyRows", "wgmma-weight-only-rows", "int64_t",
+           /*default=*/"64",
+           "sm_90a: weight-only matmuls with at least this many rows (M, at "
+           "run time) run on the wgmma tensor cores (bf16 weights, "
+           "activations split into exact bf16 parts) instead of the gemv; "
+           "0 turns it off">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

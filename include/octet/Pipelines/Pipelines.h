@@ -108,6 +108,8 @@ struct CudaPipelineOptions {
   std::string toolkit;        ///< CUDA toolkit (ptxas); "" = default.
   std::string manifest;       ///< Kernel manifest file; "" = none.
   int64_t wgmmaTileN = 128, wgmmaStages = 4, gemvRows = 4;
+  int64_t wgmmaWeightOnlyRows = 64; ///< sm_90a: M from which weight-only
+                                    ///< matmuls run on wgmma (0: never).
   bool strict = false;        ///< octet-select-lowering strict.
   bool emulate = false;       ///< Run the kernels on the CPU
                               ///< (octet-emulate-cuda), for tests.

@@ -148,6 +148,8 @@ OperandType wgmmaTypeCode(NVVM::WGMMATypes t) {
     return OperandType::e4m3;
   case NVVM::WGMMATypes::e5m2:
     return OperandType::e5m2;
+  case NVVM::WGMMATypes::bf16:
+    return OperandType::bf16;
   default:
     return OperandType::s8;
   }
@@ -323,6 +325,13 @@ LogicalResult Emulator::rewriteKernelBody(func::FuncOp func) {
           operands.slice(4, 2), operands.slice(6, 4), typeA, typeB,
           mx || fp4 ? operands.slice(10, 6) : ValueRange(), fp4));
     } else if (auto wg = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      bool bf16 = wg.getTypeA() == NVVM::WGMMATypes::bf16;
+      if (bf16 != (wg.getTypeB() == NVVM::WGMMATypes::bf16) ||
+          wg.getShape().getK() != (bf16 ? 16 : 32) ||
+          wg.getShape().getM() != 64)
+        return wg.emitError() << "octet-emulate-cuda: only wgmma m64nNk32 on "
+                                 "8-bit operands and m64nNk16 on bf16 ones "
+                                 "are emulated";
       auto structType = cast<LLVM::LLVMStructType>(wg.getType());
       int64_t n = structType.getBody().size();
       bool floatAcc = isa<FloatType>(structType.getBody()[0]);

@@ -48,6 +48,9 @@ public:
 
   /// Writes the whole body.
   void build();
+  /// The 16 weights of row `k` of B, columns n0.. (decode: zero outside B),
+  /// for another kernel (the wgmma weight-only one).
+  SmallVector<Value> chunkWeights(Value k, Value chunkN0, Value valid);
 
 private:
   static constexpr int64_t kThreads = 256, kChunks = 8, kRowLanes = 32,
@@ -400,9 +403,25 @@ void GemvBuilder::sumSlicesInLastBlock() {
   });
 }
 
+SmallVector<Value> GemvBuilder::chunkWeights(Value k, Value chunkN0,
+                                             Value valid) {
+  n0 = chunkN0;
+  fullChunk =
+      kb.andB(kb.eq(kb.remU(p.N, kb.c64(16)), kb.c64(0)), kb.ult(n0, p.N));
+  offsets.clear();
+  computeCodeOffsets();
+  return decode(loadWeights(k, valid));
+}
+
 } // namespace
 
 void cuda::buildGemvBody(KernelBuilder &kb, const MatmulConfig &c,
                          const Params &p) {
   GemvBuilder(kb, c, p).build();
+}
+
+SmallVector<Value> cuda::loadRhsChunk(KernelBuilder &kb, const MatmulConfig &c,
+                                      const Params &p, Value k, Value n0,
+                                      Value valid) {
+  return GemvBuilder(kb, c, p).chunkWeights(k, n0, valid);
 }

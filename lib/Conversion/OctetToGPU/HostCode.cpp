@@ -301,11 +301,16 @@ MatmulConfig matmulConfig(func::FuncOp stub, const StubArgs &args,
   return c;
 }
 
-/// The kernel for `c` and, for gemv with several rows, its one-row variant
-/// (else null): for decoding (M == 1) it needs a quarter of the accumulator
-/// registers, so more blocks fit on a multiprocessor.
-std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>
-matmulKernels(KernelModule &km, Location loc, const MatmulConfig &c) {
+/// The kernels of a matmul stub: `kernel` for `c`; for gemv with several
+/// rows its one-row variant (for decoding, M == 1, it needs a quarter of
+/// the accumulator registers, so more blocks fit on a multiprocessor), and
+/// on sm_90a the wgmma weight-only kernel for many rows (else null).
+struct MatmulKernels {
+  gpu::GPUFuncOp kernel, oneRowKernel, manyRowKernel;
+};
+
+MatmulKernels matmulKernels(KernelModule &km, Location loc,
+                            const MatmulConfig &c, const Tuning &tuning) {
   StringRef kindName = stringifyMatmulKernelKind(c.kind);
   auto kernelFor = [&](const MatmulConfig &config) {
     return km.get(config.key(), kindName, [&](OpBuilder &b, StringRef name) {
@@ -320,7 +325,18 @@ matmulKernels(KernelModule &km, Location loc, const MatmulConfig &c) {
     one.tileM = 1;
     oneRowKernel = kernelFor(one);
   }
-  return {kernel, oneRowKernel};
+  gpu::GPUFuncOp manyRowKernel;
+  if (c.kind == MatmulKernelKind::gemv && tuning.wgmmaWeightOnlyRows > 0 &&
+      wgmmaTakesWeightOnly(c)) {
+    MatmulConfig many = c;
+    many.kind = MatmulKernelKind::wgmma;
+    many.tileM = 128, many.tileN = 128, many.tileK = 64, many.stages = 2;
+    manyRowKernel =
+        km.get(many.key(), "wgmma", [&](OpBuilder &b, StringRef name) {
+          return buildMatmulKernel(b, loc, name, many);
+        });
+  }
+  return {kernel, oneRowKernel, manyRowKernel};
 }
 
 /// M and K from the lhs ([B x] M x K), N from the rhs ([B x] K x N),
@@ -425,9 +441,10 @@ Value allocResult(HostCode &h, MemRefType outType, const MatmulSizes &s) {
 }
 
 /// The grid of the kernel. gemv also splits K (allocating its workspace
-/// and zeroed counters in `d`).
-MatmulGrid matmulGrid(HostCode &h, const MatmulConfig &c,
-                      const MatmulSizes &s, MatmulBuffers &d) {
+/// and zeroed counters in `d`; one element each where `skipGemv` holds at
+/// run time: another kernel runs instead).
+MatmulGrid matmulGrid(HostCode &h, const MatmulConfig &c, const MatmulSizes &s,
+                      MatmulBuffers &d, Value skipGemv = Value()) {
   Location loc = h.loc;
   Value M = s.M, N = s.N, K = s.K, batch = s.batch;
   Value kChunk = h.index(0), gx, gy, gz = h.index(1);
@@ -461,10 +478,17 @@ MatmulGrid matmulGrid(HostCode &h, const MatmulConfig &c,
         b, loc, h.index(1), arith::CeilDivUIOp::create(b, loc, K, kChunk));
     auto f32Vec = MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
     auto i32Vec = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
-    d.ws = h.alloc(f32Vec, {h.mul(ksplit, h.mul(M, N))});
+    Value wsSize = h.mul(ksplit, h.mul(M, N));
     // One counter per (column tile, row tile), enough for either variant.
-    d.counters = h.alloc(i32Vec, {h.mul(colTiles, arith::MaxUIOp::create(
-                                                      b, loc, M, h.index(1)))});
+    Value countersSize =
+        h.mul(colTiles, arith::MaxUIOp::create(b, loc, M, h.index(1)));
+    if (skipGemv) {
+      wsSize = arith::SelectOp::create(b, loc, skipGemv, h.index(1), wsSize);
+      countersSize =
+          arith::SelectOp::create(b, loc, skipGemv, h.index(1), countersSize);
+    }
+    d.ws = h.alloc(f32Vec, {wsSize});
+    d.counters = h.alloc(i32Vec, {countersSize});
     h.memsetZero(d.counters);
     gx = colTiles, gy = ksplit, gz = rowTiles;
     break;
@@ -505,7 +529,8 @@ Value cuda::matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
                        const StubArgs &args, const Tuning &tuning) {
   Location loc = h.loc;
   MatmulConfig c = matmulConfig(stub, args, tuning);
-  auto [kernel, oneRowKernel] = matmulKernels(km, loc, c);
+  auto [kernel, oneRowKernel, manyRowKernel] =
+      matmulKernels(km, loc, c, tuning);
   MatmulSizes s = matmulSizes(h, args);
   bool tensorCore = c.kind == MatmulKernelKind::mmaSync ||
                     c.kind == MatmulKernelKind::wgmma ||
@@ -515,9 +540,22 @@ Value cuda::matmulBody(HostCode &h, KernelModule &km, func::FuncOp stub,
   if (tensorCore && (d.za || d.zb))
     computeZeroPointSums(h, km, args, c, s, d);
   d.out = allocResult(h, cast<MemRefType>(stub.getResultTypes()[0]), s);
-  MatmulGrid grid = matmulGrid(h, c, s, d);
+  // Many rows: the wgmma weight-only kernel instead of the gemv pair (the
+  // launches it does not take get an empty grid, which the runtime skips).
+  Value many;
+  if (manyRowKernel)
+    many = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::uge, s.M,
+                                 h.index(tuning.wgmmaWeightOnlyRows));
+  MatmulGrid grid = matmulGrid(h, c, s, d, many);
   SmallVector<Value> kargs = matmulKernelArgs(h, d, s, grid.kChunk);
+  if (manyRowKernel) {
+    h.launch(manyRowKernel, h.ceilDiv(s.N, 128), h.ceilDiv(s.M, 128),
+             arith::SelectOp::create(h.b, loc, many, h.index(1), h.index(0)),
+             kargs);
+    grid.gz = arith::SelectOp::create(h.b, loc, many, h.index(0), grid.gz);
+  }
   if (oneRowKernel) {
+    // M <= 1 never takes the many-row kernel (wgmma-weight-only-rows >= 2).
     Value single = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ule,
                                          s.M, h.index(1));
     h.launchEither(single, oneRowKernel, {grid.gx, grid.gy, s.M}, kernel,

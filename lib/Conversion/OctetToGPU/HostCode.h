@@ -259,9 +259,11 @@ Value deviceArg(HostCode &h, const StubArgs &args, StringRef role);
 /// The #octet.scheme `name` of the stub's schemes (null if absent).
 SchemeAttr schemeOf(func::FuncOp stub, StringRef name);
 
-/// Kernel tuning from the pass options.
+/// Kernel tuning from the pass options. `wgmmaWeightOnlyRows`: weight-only
+/// products with at least this many rows run on the wgmma weight-only
+/// kernel (0: never; set only for sm_90a).
 struct Tuning {
-  int64_t wgmmaTileN, wgmmaStages, gemvRows;
+  int64_t wgmmaTileN, wgmmaStages, gemvRows, wgmmaWeightOnlyRows = 0;
 };
 
 //===----------------------------------------------------------------------===//

@@ -198,6 +198,12 @@ struct MatmulConfig {
   std::string key() const;
 };
 
+/// Whether the wgmma weight-only kernel (WgmmaKernel.cpp) takes the gemv
+/// product `c`: f32 / f16 / bf16 activations, 8- or 4-bit integer or FP8
+/// weights (exact in bf16) without zero points, per-tensor or per-channel
+/// scales (applied in the epilogue), no batch.
+bool wgmmaTakesWeightOnly(const MatmulConfig &c);
+
 /// Builds the kernel for `config` and sets its LaunchInfo.
 gpu::GPUFuncOp buildMatmulKernel(OpBuilder &b, Location loc, StringRef name,
                                  const MatmulConfig &config);

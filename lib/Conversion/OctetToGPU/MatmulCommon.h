@@ -128,12 +128,22 @@ void buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
 uint32_t tcgen05InstrDescriptor(const MatmulConfig &c, int sfId = 0);
 /// The tcgen05 kernel's dynamic shared memory in bytes.
 int64_t tcgen05SharedBytes();
-/// wgmma (WgmmaKernel.cpp): 128 x tileN tiles of wgmma.mma_async m64nNk32.
+/// wgmma (WgmmaKernel.cpp): 128 x tileN tiles of wgmma.mma_async m64nNk32;
+/// for a weight-only product (float lhs) the bf16 form below.
 void buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
                     const Params &p);
 /// gemv (GemvKernel.cpp): weight-only products, K split over blocks.
 void buildGemvBody(KernelBuilder &kb, const MatmulConfig &c,
                    const Params &p);
+/// The gemv's weights of row `k` of B ([K x N], or packed 4-bit codes),
+/// columns n0 .. n0 + 15, as 16 f32 values: float(code - zb) for integer
+/// codes, the decoded FP8 / FP4 / NF4 value; zero where `valid` is false or
+/// outside B.
+SmallVector<Value> loadRhsChunk(KernelBuilder &kb, const MatmulConfig &c,
+                                const Params &p, Value k, Value n0,
+                                Value valid);
+/// The wgmma weight-only kernel's dynamic shared memory in bytes.
+int64_t wgmmaWeightOnlySharedBytes(const MatmulConfig &c);
 
 } // namespace cuda
 } // namespace octet

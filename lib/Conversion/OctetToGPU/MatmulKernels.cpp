@@ -110,8 +110,10 @@ gpu::GPUFuncOp cuda::buildMatmulKernel(OpBuilder &b, Location loc,
   case MatmulKernelKind::wgmma:
     info.tileM = 128;
     info.tileN = config.tileN;
-    info.tileK = 128;
-    info.sharedBytes = config.stages * (128 + config.tileN) * 128;
+    info.tileK = config.tileK;
+    info.sharedBytes = config.floatLhs()
+                           ? wgmmaWeightOnlySharedBytes(config)
+                           : config.stages * (128 + config.tileN) * 128;
     break;
   case MatmulKernelKind::tcgen05:
     block = 128;

@@ -346,6 +346,12 @@ struct ConvertOctetToGPUPass
                          << static_cast<int64_t>(gemvRows);
       return signalPassFailure();
     }
+    if (wgmmaWeightOnlyRows < 0 || wgmmaWeightOnlyRows == 1) {
+      module.emitError() << "convert-octet-to-gpu: wgmma-weight-only-rows "
+                            "must be 0 (off) or at least 2, got "
+                         << static_cast<int64_t>(wgmmaWeightOnlyRows);
+      return signalPassFailure();
+    }
     if (stubs.empty() && manifest.empty())
       return;
     TargetAttr attr = target::getTargetAttr(module);
@@ -366,7 +372,8 @@ struct ConvertOctetToGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
     KernelModule km(module, **info);
-    Tuning tuning{wgmmaTileN, wgmmaStages, gemvRows};
+    Tuning tuning{wgmmaTileN, wgmmaStages, gemvRows,
+                  (*info)->sm == 90 ? int64_t(wgmmaWeightOnlyRows) : 0};
     SmallVector<func::FuncOp> hostFuncs;
     for (auto f : module.getOps<func::FuncOp>())
       if (!f->hasAttr(kCudaOpAttr) && !f.isExternal())

@@ -7,6 +7,14 @@
 // wgmma group in flight. Integer results match the CPU bit for bit; FP8 sums
 // differ from it only in the order of the additions.
 //
+// Weight-only products (float activations, 8- or 4-bit integer or FP8
+// weights) with many rows run on the bf16 form instead of the gemv: the
+// weights decoded to bf16 (exact for these codes) and each activation split
+// into bf16 parts whose sum is the activation exactly (3 for f32: 8 + 8 + 8
+// significant bits, 2 for f16, 1 for bf16), wgmma m64n128k16 per part on
+// the same accumulators: every product is exact, so the f32 sums differ
+// from the CPU's only in the order of the additions (the Bounds promise).
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulCommon.h"
@@ -44,10 +52,209 @@ Value matrixDescriptor(KernelBuilder &kb, Value sharedAddr32) {
   return kb.orI(start, kb.c64(static_cast<int64_t>(fixed)));
 }
 
+/// The bf16 parts an activation of type `t` splits into exactly.
+int64_t bf16Parts(Type t) { return t.isF32() ? 3 : t.isF16() ? 2 : 1; }
+
+/// The weight-only body (buildWgmmaBody with a float lhs): 128 x 128 block
+/// tiles, K tiles of 64 values (128-byte rows of bf16), two stages that the
+/// threads fill themselves (loads, conversion, st.shared) while the wgmma
+/// group of the other stage runs.
+void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
+                              const Params &p) {
+  constexpr int64_t kThreads = 256, kBM = 128, kBN = 128, kBK = 64, kStages = 2,
+                    kTile = 128 * 128;
+  const int64_t parts = bf16Parts(c.lhsElem);
+  const int64_t stageBytes = (parts + 1) * kTile;
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto v2 = VectorType::get({2}, kb.i32);
+
+  Value tid = kb.tid();
+  Value wg = kb.divU(tid, kb.c32(128));
+  Value wtid = kb.remU(tid, kb.c32(128));
+  Value w4 = kb.divU(wtid, kb.c32(32));
+  Value lane = kb.remU(tid, kb.c32(32));
+  Value g = kb.divU(lane, kb.c32(4)), t = kb.remU(lane, kb.c32(4));
+  Value bm = kb.mul(kb.wide(kb.bidY()), kb.c64(kBM));
+  Value bn = kb.mul(kb.wide(kb.bidX()), kb.c64(kBN));
+  Value smem = kb.sharedBase();
+  auto stageBase = [&](Value s) {
+    return kb.gepBytes(smem, kb.mul(s, kb.c32(stageBytes)));
+  };
+
+  // A: 4 activations of row r, k0 + 4q .. per step (128 x 16 steps), split
+  // into bf16 parts by truncation: hi = x with its low 16 bits cleared
+  // (exact), x - hi exact in f32 and with 8 fewer significant bits. NaN
+  // stays NaN in the first part; an infinity's further parts are 0. Part
+  // j's 8 bytes go to row r, bytes 8q.. of tile j (swizzled).
+  auto stageA = [&](Value base, Value k0) {
+    for (int64_t j = 0; j < kBM * (kBK / 4) / kThreads; ++j) {
+      Value u = kb.add(tid, kb.c32(j * kThreads));
+      Value r = kb.divU(u, kb.c32(kBK / 4)), q = kb.remU(u, kb.c32(kBK / 4));
+      Value m = kb.add(bm, kb.wide(r));
+      Value k = kb.add(k0, kb.wide(kb.mul(q, kb.c32(4))));
+      SmallVector<Value> x;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value ki = kb.add(k, kb.c64(i));
+        Value ok = kb.andB(kb.ult(m, p.M), kb.ult(ki, p.K));
+        x.push_back(kb.ifElse(
+            ok, {kb.f32},
+            [&] {
+              return SmallVector<Value>{kb.toF32(loadTensorElem(
+                  kb, p.a, c.lhsElem, kb.add(kb.mul(m, p.K), ki)))};
+            },
+            [&] { return SmallVector<Value>{kb.cF32(0.0f)}; })[0]);
+      }
+      Value at = kb.add(swizzled128(kb, r, kb.divU(q, kb.c32(2))),
+                        kb.mul(kb.remU(q, kb.c32(2)), kb.c32(8)));
+      for (int64_t part = 0; part < parts; ++part) {
+        SmallVector<Value> hi;
+        for (Value &xi : x) {
+          Value bits = kb.bitcast(xi, kb.i32);
+          Value nan =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, xi, xi);
+          Value h = kb.select(
+              nan, kb.c32(0x7FC00000),
+              kb.andI(bits, kb.c32(static_cast<int32_t>(0xFFFF0000u))));
+          hi.push_back(h);
+          Value finite =
+              kb.ne(kb.andI(h, kb.c32(0x7F800000)), kb.c32(0x7F800000));
+          xi = kb.select(finite, kb.subF(xi, kb.bitcast(h, kb.f32)),
+                         kb.cF32(0.0f));
+        }
+        Value v = LLVM::UndefOp::create(b, loc, v2);
+        for (int64_t w = 0; w < 2; ++w)
+          v = LLVM::InsertElementOp::create(
+              b, loc, v, kb.orI(kb.shrU(hi[2 * w], kb.c32(16)), hi[2 * w + 1]),
+              kb.c32(w));
+        kb.store(v, kb.gepBytes(base, kb.add(kb.c32(part * kTile), at)), 8);
+      }
+    }
+  };
+  // B: the 16 weights of row k0 + kr, columns 16 ch.. per step (64 x 8
+  // steps), decoded (loadRhsChunk) and stored as bf16 (the f32's top half:
+  // exact for these codes) into rows 16 ch + i, bytes 2 kr of the B tile.
+  auto stageB = [&](Value base, Value k0) {
+    for (int64_t j = 0; j < kBK * (kBN / 16) / kThreads; ++j) {
+      Value u = kb.add(tid, kb.c32(j * kThreads));
+      Value kr = kb.divU(u, kb.c32(kBN / 16)),
+            ch = kb.remU(u, kb.c32(kBN / 16));
+      Value k = kb.add(k0, kb.wide(kr));
+      SmallVector<Value> w =
+          loadRhsChunk(kb, c, p, k, kb.add(bn, kb.wide(kb.mul(ch, kb.c32(16)))),
+                       kb.ult(k, p.K));
+      Value byte = kb.mul(kb.remU(kr, kb.c32(8)), kb.c32(2));
+      for (int64_t i = 0; i < 16; ++i) {
+        Value row = kb.add(kb.mul(ch, kb.c32(16)), kb.c32(i));
+        Value at = kb.add(swizzled128(kb, row, kb.divU(kr, kb.c32(8))), byte);
+        Value half = kb.trunc(kb.shrU(kb.bitcast(w[i], kb.i32), kb.c32(16)),
+                              kb.b.getI16Type());
+        kb.store(half, kb.gepBytes(base, kb.add(kb.c32(parts * kTile), at)), 2);
+      }
+    }
+  };
+  auto stage = [&](Value s, Value k0) {
+    stageA(stageBase(s), k0);
+    stageB(stageBase(s), k0);
+  };
+
+  int64_t numAcc = kBN / 2;
+  auto structTy = LLVM::LLVMStructType::getLiteral(
+      kb.ctx, SmallVector<Type>(numAcc, kb.f32));
+  Value accInit = LLVM::UndefOp::create(b, loc, structTy);
+  for (int64_t i = 0; i < numAcc; ++i)
+    accInit = LLVM::InsertValueOp::create(b, loc, accInit, kb.cF32(0.0f), i);
+  Value kTiles = kb.ceilDiv(p.K, kb.c64(kBK));
+  auto bf16 = NVVM::WGMMATypesAttr::get(kb.ctx, NVVM::WGMMATypes::bf16);
+
+  stage(kb.c32(0), kb.c64(0));
+  SmallVector<Value> result = kb.forLoop(
+      kb.c64(0), kTiles, kb.c64(1), {accInit}, [&](Value kt, ValueRange it) {
+        // The stage's st.shared (generic proxy) before wgmma reads it
+        // (async proxy).
+        NVVM::FenceProxyOp::create(
+            b, loc,
+            NVVM::ProxyKindAttr::get(kb.ctx, NVVM::ProxyKind::async_shared),
+            NVVM::SharedSpaceAttr::get(kb.ctx, NVVM::SharedSpace::shared_cta));
+        kb.barrier();
+        Value base = stageBase(kb.trunc(kb.remU(kt, kb.c64(kStages)), kb.i32));
+        Value aAddr =
+            kb.add(kb.sharedAddress(base), kb.mul(wg, kb.c32(64 * 128)));
+        Value bAddr = kb.add(kb.sharedAddress(base), kb.c32(parts * kTile));
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value acc = it[0];
+        for (int64_t kk = 0; kk < kBK / 16; ++kk) {
+          Value db = matrixDescriptor(kb, kb.add(bAddr, kb.c32(kk * 32)));
+          for (int64_t part = 0; part < parts; ++part) {
+            Value da = matrixDescriptor(
+                kb, kb.add(aAddr, kb.c32(part * kTile + kk * 32)));
+            acc = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, structTy, acc, da, db,
+                NVVM::MMAShapeAttr::get(kb.ctx, 64, kBN, 16), bf16, bf16,
+                NVVM::WGMMATypesAttr::get(kb.ctx, NVVM::WGMMATypes::f32),
+                NVVM::WGMMAScaleOutAttr::get(kb.ctx, NVVM::WGMMAScaleOut::one),
+                NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::row),
+                NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::col),
+                NVVM::MMAIntOverflowAttr());
+          }
+        }
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        // The other stage's group (the previous tile) is done in this
+        // warpgroup; the barrier makes it so in both before it is refilled.
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
+        kb.barrier();
+        Value next = kb.add(kt, kb.c64(1));
+        kb.ifThen(kb.ult(next, kTiles), [&] {
+          stage(kb.trunc(kb.remU(next, kb.c64(kStages)), kb.i32),
+                kb.mul(next, kb.c64(kBK)));
+        });
+        return SmallVector<Value>{acc};
+      });
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+
+  Value rowBase = kb.add(kb.mul(wg, kb.c32(64)), kb.mul(w4, kb.c32(16)));
+  for (int64_t j = 0; j < kBN / 8; ++j)
+    for (int64_t r = 0; r < 4; ++r) {
+      Value m =
+          kb.add(bm, kb.wide(kb.add(kb.add(rowBase, g), kb.c32((r / 2) * 8))));
+      Value n = kb.add(
+          bn, kb.wide(kb.add(kb.mul(t, kb.c32(2)), kb.c32(j * 8 + r % 2))));
+      kb.ifThen(kb.andB(kb.ult(m, p.M), kb.ult(n, p.N)), [&] {
+        Value v = LLVM::ExtractValueOp::create(b, loc, result[0], j * 4 + r);
+        emitEpilogue(kb, c, p, v, m, n, Value(), /*zpInAcc=*/true);
+      });
+    }
+}
+
 } // namespace
+
+bool cuda::wgmmaTakesWeightOnly(const MatmulConfig &c) {
+  if (!c.floatLhs() || c.batched || c.rhsBatched || c.rhsZp || c.grouped() ||
+      !(c.lhsElem.isF32() || c.lhsElem.isF16() || c.lhsElem.isBF16()))
+    return false;
+  switch (c.rhsScheme.getFormat()) {
+  case StorageFormat::i8:
+  case StorageFormat::u8:
+  case StorageFormat::i4:
+  case StorageFormat::u4:
+  case StorageFormat::f8E4M3FN:
+  case StorageFormat::f8E5M2:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t cuda::wgmmaWeightOnlySharedBytes(const MatmulConfig &c) {
+  return 2 * (bf16Parts(c.lhsElem) + 1) * 128 * 128;
+}
 
 void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
                           const Params &p) {
+  if (c.floatLhs())
+    return buildWgmmaWeightOnlyBody(kb, c, p);
   constexpr int64_t kThreads = 256, kBM = 128, kBK = 128;
   const int64_t kBN = c.tileN, kStages = c.stages;
   const int64_t tileA = kBM * kBK, tileB = kBN * kBK;

@@ -21,14 +21,16 @@ namespace emu {
 
 /// Element type of the A and B operands (`typeA`, `typeB`) of
 /// octet_emu_mma_sync, octet_emu_mma_sync_mx and octet_emu_wgmma: 8-bit
-/// integer codes (i32 accumulators), FP8 codes (f32 accumulators) or E2M1
-/// codes in an 8-bit container (bits 5..2, kind::mxf8f6f4 only).
+/// integer codes (i32 accumulators), FP8 codes (f32 accumulators), E2M1
+/// codes in an 8-bit container (bits 5..2, kind::mxf8f6f4 only) or bf16
+/// values (two bytes each, f32 accumulators; wgmma k16 only).
 enum class OperandType : int32_t {
   s8 = 0,
   u8 = 1,
   e4m3 = 2,
   e5m2 = 3,
-  e2m1 = 4
+  e2m1 = 4,
+  bf16 = 5
 };
 
 /// The scale format of the FP4 block-scaled mma.sync emulated by
