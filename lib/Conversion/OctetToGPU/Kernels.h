@@ -199,9 +199,9 @@ struct MatmulConfig {
 };
 
 /// Whether the wgmma weight-only kernel (WgmmaKernel.cpp) takes the gemv
-/// product `c`: f32 / f16 / bf16 activations, 8- or 4-bit integer or FP8
-/// weights (exact in bf16) without zero points, per-tensor or per-channel
-/// scales (applied in the epilogue), no batch.
+/// product `c`: f32 / f16 / bf16 activations, any 8- or 4-bit weight
+/// format, per-tensor, per-channel or per-group scales, zero points per
+/// tensor or channel, no batch.
 bool wgmmaTakesWeightOnly(const MatmulConfig &c);
 
 /// Builds the kernel for `config` and sets its LaunchInfo.

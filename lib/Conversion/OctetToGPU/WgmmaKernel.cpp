@@ -7,13 +7,15 @@
 // wgmma group in flight. Integer results match the CPU bit for bit; FP8 sums
 // differ from it only in the order of the additions.
 //
-// Weight-only products (float activations, 8- or 4-bit integer or FP8
-// weights) with many rows run on the bf16 form instead of the gemv: the
-// weights decoded to bf16 (exact for these codes) and each activation split
-// into bf16 parts whose sum is the activation exactly (3 for f32: 8 + 8 + 8
-// significant bits, 2 for f16, 1 for bf16), wgmma m64n128k16 per part on
-// the same accumulators: every product is exact, so the f32 sums differ
-// from the CPU's only in the order of the additions (the Bounds promise).
+// Weight-only products (float activations, 8- or 4-bit weights) with many
+// rows run on a bf16 form instead of the gemv: each activation split into
+// bf16 parts whose sum is the activation exactly (3 for f32: 8 + 8 + 8
+// significant bits, 2 for f16, 1 for bf16), each weight too (one part for
+// codes that are bf16 values, scaled in the epilogue; three for per-group
+// scaled weights and NF4), wgmma m64n128k16 per pair of parts on the same
+// accumulators: the products are exact (up to the pairs left out, below
+// 2^-24 of the product), so the f32 sums differ from the CPU's in the order
+// of the additions (the Bounds promise).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +57,34 @@ Value matrixDescriptor(KernelBuilder &kb, Value sharedAddr32) {
 /// The bf16 parts an activation of type `t` splits into exactly.
 int64_t bf16Parts(Type t) { return t.isF32() ? 3 : t.isF16() ? 2 : 1; }
 
+/// The bf16 parts of a weight of the weight-only product `c`: 1 where the
+/// decoded code is a bf16 value and the scale goes to the epilogue (8-bit
+/// codes, 4-bit codes minus their zero point, FP8, E2M1); 2 for 8-bit codes
+/// minus a zero point (9 significant bits); 3 for the f32 product of the
+/// decoded value and its group's scale (per-group scales) and for NF4's
+/// f32 codebook values.
+int64_t weightParts(const MatmulConfig &c) {
+  if (c.grouped() || c.rhsScheme.isNf4())
+    return 3;
+  return c.rhsZp && c.rhsScheme.getStorageBits() == 8 ? 2 : 1;
+}
+
+/// Splits `x` into its first bf16 part, returned as f32 bits (the low 16
+/// bits clear), and leaves the rest in `x`: truncation keeps the sign, so
+/// x - hi is exact in f32 and has 8 fewer significant bits; a NaN's first
+/// part is the quiet NaN, an infinity's rest is 0.
+Value splitBf16(KernelBuilder &kb, Value &x) {
+  Value bits = kb.bitcast(x, kb.i32);
+  Value nan =
+      arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, x, x);
+  Value hi =
+      kb.select(nan, kb.c32(0x7FC00000),
+                kb.andI(bits, kb.c32(static_cast<int32_t>(0xFFFF0000u))));
+  Value finite = kb.ne(kb.andI(hi, kb.c32(0x7F800000)), kb.c32(0x7F800000));
+  x = kb.select(finite, kb.subF(x, kb.bitcast(hi, kb.f32)), kb.cF32(0.0f));
+  return hi;
+}
+
 /// The weight-only body (buildWgmmaBody with a float lhs): 128 x 128 block
 /// tiles, K tiles of 64 values (128-byte rows of bf16), two stages that the
 /// threads fill themselves (loads, conversion, st.shared) while the wgmma
@@ -63,8 +93,8 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
                               const Params &p) {
   constexpr int64_t kThreads = 256, kBM = 128, kBN = 128, kBK = 64, kStages = 2,
                     kTile = 128 * 128;
-  const int64_t parts = bf16Parts(c.lhsElem);
-  const int64_t stageBytes = (parts + 1) * kTile;
+  const int64_t parts = bf16Parts(c.lhsElem), wParts = weightParts(c);
+  const int64_t stageBytes = (parts + wParts) * kTile;
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   auto v2 = VectorType::get({2}, kb.i32);
@@ -83,10 +113,8 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
   };
 
   // A: 4 activations of row r, k0 + 4q .. per step (128 x 16 steps), split
-  // into bf16 parts by truncation: hi = x with its low 16 bits cleared
-  // (exact), x - hi exact in f32 and with 8 fewer significant bits. NaN
-  // stays NaN in the first part; an infinity's further parts are 0. Part
-  // j's 8 bytes go to row r, bytes 8q.. of tile j (swizzled).
+  // into bf16 parts (splitBf16); part j's 8 bytes go to row r, bytes 8q..
+  // of tile j (swizzled).
   auto stageA = [&](Value base, Value k0) {
     for (int64_t j = 0; j < kBM * (kBK / 4) / kThreads; ++j) {
       Value u = kb.add(tid, kb.c32(j * kThreads));
@@ -109,19 +137,8 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
                         kb.mul(kb.remU(q, kb.c32(2)), kb.c32(8)));
       for (int64_t part = 0; part < parts; ++part) {
         SmallVector<Value> hi;
-        for (Value &xi : x) {
-          Value bits = kb.bitcast(xi, kb.i32);
-          Value nan =
-              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, xi, xi);
-          Value h = kb.select(
-              nan, kb.c32(0x7FC00000),
-              kb.andI(bits, kb.c32(static_cast<int32_t>(0xFFFF0000u))));
-          hi.push_back(h);
-          Value finite =
-              kb.ne(kb.andI(h, kb.c32(0x7F800000)), kb.c32(0x7F800000));
-          xi = kb.select(finite, kb.subF(xi, kb.bitcast(h, kb.f32)),
-                         kb.cF32(0.0f));
-        }
+        for (Value &xi : x)
+          hi.push_back(splitBf16(kb, xi));
         Value v = LLVM::UndefOp::create(b, loc, v2);
         for (int64_t w = 0; w < 2; ++w)
           v = LLVM::InsertElementOp::create(
@@ -132,26 +149,50 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
     }
   };
   // B: the 16 weights of row k0 + kr, columns 16 ch.. per step (64 x 8
-  // steps), decoded (loadRhsChunk) and stored as bf16 (the f32's top half:
-  // exact for these codes) into rows 16 ch + i, bytes 2 kr of the B tile.
+  // steps), decoded (loadRhsChunk), times their group's scale with
+  // per-group scales (rounded to f32 once, as the gemv does), split into
+  // weightParts bf16 parts (splitBf16; one part is the f32's top half,
+  // exact) into rows 16 ch + i, bytes 2 kr of B tile j.
+  // (A loop, not unrolled: the 16 weights of a step, in up to three
+  // parts, already take many registers.)
   auto stageB = [&](Value base, Value k0) {
-    for (int64_t j = 0; j < kBK * (kBN / 16) / kThreads; ++j) {
-      Value u = kb.add(tid, kb.c32(j * kThreads));
-      Value kr = kb.divU(u, kb.c32(kBN / 16)),
-            ch = kb.remU(u, kb.c32(kBN / 16));
-      Value k = kb.add(k0, kb.wide(kr));
-      SmallVector<Value> w =
-          loadRhsChunk(kb, c, p, k, kb.add(bn, kb.wide(kb.mul(ch, kb.c32(16)))),
-                       kb.ult(k, p.K));
-      Value byte = kb.mul(kb.remU(kr, kb.c32(8)), kb.c32(2));
-      for (int64_t i = 0; i < 16; ++i) {
-        Value row = kb.add(kb.mul(ch, kb.c32(16)), kb.c32(i));
-        Value at = kb.add(swizzled128(kb, row, kb.divU(kr, kb.c32(8))), byte);
-        Value half = kb.trunc(kb.shrU(kb.bitcast(w[i], kb.i32), kb.c32(16)),
-                              kb.b.getI16Type());
-        kb.store(half, kb.gepBytes(base, kb.add(kb.c32(parts * kTile), at)), 2);
-      }
-    }
+    kb.forLoop(
+        kb.c64(0), kb.c64(kBK * (kBN / 16) / kThreads), kb.c64(1), {},
+        [&](Value j, ValueRange) {
+          Value u = kb.add(tid, kb.mul(kb.trunc(j, kb.i32), kb.c32(kThreads)));
+          Value kr = kb.divU(u, kb.c32(kBN / 16)),
+                ch = kb.remU(u, kb.c32(kBN / 16));
+          Value k = kb.add(k0, kb.wide(kr));
+          Value n0 = kb.add(bn, kb.wide(kb.mul(ch, kb.c32(16))));
+          Value kOk = kb.ult(k, p.K);
+          SmallVector<Value> w = loadRhsChunk(kb, c, p, k, n0, kOk);
+          if (c.grouped()) {
+            Value group = kb.divU(k, kb.c64(c.rhsScheme.getGroupSize()));
+            for (int64_t i = 0; i < 16; ++i) {
+              Value n = kb.add(n0, kb.c64(i));
+              Value ok = kb.andB(kOk, kb.ult(n, p.N));
+              Value sc = kb.loadElem(
+                  p.sb, kb.f32,
+                  kb.select(ok, kb.add(kb.mul(group, p.N), n), kb.c64(0)));
+              w[i] = kb.select(ok, kb.mulF(w[i], sc), kb.cF32(0.0f));
+            }
+          }
+          Value byte = kb.mul(kb.remU(kr, kb.c32(8)), kb.c32(2));
+          for (int64_t i = 0; i < 16; ++i) {
+            Value row = kb.add(kb.mul(ch, kb.c32(16)), kb.c32(i));
+            Value at =
+                kb.add(swizzled128(kb, row, kb.divU(kr, kb.c32(8))), byte);
+            for (int64_t part = 0; part < wParts; ++part) {
+              Value hi = splitBf16(kb, w[i]);
+              Value half = kb.trunc(kb.shrU(hi, kb.c32(16)), kb.b.getI16Type());
+              kb.store(
+                  half,
+                  kb.gepBytes(base, kb.add(kb.c32((parts + part) * kTile), at)),
+                  2);
+            }
+          }
+          return SmallVector<Value>{};
+        });
   };
   auto stage = [&](Value s, Value k0) {
     stageA(stageBase(s), k0);
@@ -181,24 +222,30 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
         Value aAddr =
             kb.add(kb.sharedAddress(base), kb.mul(wg, kb.c32(64 * 128)));
         Value bAddr = kb.add(kb.sharedAddress(base), kb.c32(parts * kTile));
+        // Part pairs (i, j) with i + j <= 2: the products of the parts
+        // left out are below 2^-24 of the product (at most three of
+        // them: 2^-24 + 2^-24 + 2^-32).
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value acc = it[0];
         for (int64_t kk = 0; kk < kBK / 16; ++kk) {
-          Value db = matrixDescriptor(kb, kb.add(bAddr, kb.c32(kk * 32)));
-          for (int64_t part = 0; part < parts; ++part) {
-            Value da = matrixDescriptor(
-                kb, kb.add(aAddr, kb.c32(part * kTile + kk * 32)));
-            acc = NVVM::WgmmaMmaAsyncOp::create(
-                b, loc, structTy, acc, da, db,
-                NVVM::MMAShapeAttr::get(kb.ctx, 64, kBN, 16), bf16, bf16,
-                NVVM::WGMMATypesAttr::get(kb.ctx, NVVM::WGMMATypes::f32),
-                NVVM::WGMMAScaleOutAttr::get(kb.ctx, NVVM::WGMMAScaleOut::one),
-                NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::row),
-                NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::col),
-                NVVM::MMAIntOverflowAttr());
-          }
+          for (int64_t wp = 0; wp < wParts; ++wp)
+            for (int64_t part = 0; part + wp <= 2 && part < parts; ++part) {
+              Value db = matrixDescriptor(
+                  kb, kb.add(bAddr, kb.c32(wp * kTile + kk * 32)));
+              Value da = matrixDescriptor(
+                  kb, kb.add(aAddr, kb.c32(part * kTile + kk * 32)));
+              acc = NVVM::WgmmaMmaAsyncOp::create(
+                  b, loc, structTy, acc, da, db,
+                  NVVM::MMAShapeAttr::get(kb.ctx, 64, kBN, 16), bf16, bf16,
+                  NVVM::WGMMATypesAttr::get(kb.ctx, NVVM::WGMMATypes::f32),
+                  NVVM::WGMMAScaleOutAttr::get(kb.ctx,
+                                               NVVM::WGMMAScaleOut::one),
+                  NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::WGMMAScaleInAttr::get(kb.ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::row),
+                  NVVM::MMALayoutAttr::get(kb.ctx, NVVM::MMALayout::col),
+                  NVVM::MMAIntOverflowAttr());
+            }
         }
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         // The other stage's group (the previous tile) is done in this
@@ -231,7 +278,7 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
 } // namespace
 
 bool cuda::wgmmaTakesWeightOnly(const MatmulConfig &c) {
-  if (!c.floatLhs() || c.batched || c.rhsBatched || c.rhsZp || c.grouped() ||
+  if (!c.floatLhs() || c.batched || c.rhsBatched || (c.rhsZp && c.grouped()) ||
       !(c.lhsElem.isF32() || c.lhsElem.isF16() || c.lhsElem.isBF16()))
     return false;
   switch (c.rhsScheme.getFormat()) {
@@ -241,14 +288,15 @@ bool cuda::wgmmaTakesWeightOnly(const MatmulConfig &c) {
   case StorageFormat::u4:
   case StorageFormat::f8E4M3FN:
   case StorageFormat::f8E5M2:
+  case StorageFormat::f4E2M1FN:
+  case StorageFormat::nf4:
     return true;
-  default:
-    return false;
   }
+  return false;
 }
 
 int64_t cuda::wgmmaWeightOnlySharedBytes(const MatmulConfig &c) {
-  return 2 * (bf16Parts(c.lhsElem) + 1) * 128 * 128;
+  return 2 * (bf16Parts(c.lhsElem) + weightParts(c)) * 128 * 128;
 }
 
 void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
