@@ -11,6 +11,11 @@
 //   gemv-w4a16   the same GEMV on i4 weights packed two per byte (as
 //                constant weights are compiled), scales per group of 128,
 //                rotating over 32 matrices (1 GiB)
+//   prefill-w8a16, prefill-w4a16
+//                the same weight-only products with M = 4096 (N = K =
+//                4096): octet's wgmma weight-only kernel (bf16 parts, in
+//                the same cubins) against cuBLASLt's f16 GEMM on the
+//                dequantized weights (what a float model would run)
 //   gemm-fp8     octet's wgmma kernel, e4m3 x e4m3 -> bf16, against
 //                cuBLASLt (same layouts: A [M x K], B^T [N x K], "TN")
 //   gemm-int8    octet's wgmma kernel, s8 x s8 -> f32, against cuBLASLt
@@ -254,6 +259,26 @@ __global__ void refGemv4(const __half *x, const uint8_t *w, const float *s,
   y[n] = float(acc);
 }
 
+/// B^T [N x K] in f16 of the W8A16 (`w4` false: int8 [K x N], scales per
+/// column) or W4A16 weights (packed i4, scales per group of 128 rows): the
+/// dequantized weights cuBLASLt's float baseline multiplies.
+__global__ void dequantT(const int8_t *w, const float *s, __half *bt,
+                         int64_t N, int64_t K, bool w4) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < N * K;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t n = i / K, k = i % K;
+    float v;
+    if (w4) {
+      int code = (reinterpret_cast<const uint8_t *>(w)[k * (N / 2) + n / 2] >>
+                  (4 * (n % 2))) & 0xF;
+      v = float(code >= 8 ? code - 16 : code) * s[(k / 128) * N + n];
+    } else {
+      v = float(w[k * N + n]) * s[n];
+    }
+    bt[i] = __float2half(v);
+  }
+}
+
 template <typename T> T *deviceAlloc(int64_t count) {
   void *p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, std::max<int64_t>(1, count) * sizeof(T)));
@@ -322,13 +347,18 @@ struct LtGemm {
   cublasLtMatmulAlgo_t algo;
   void *workspace = nullptr;
   size_t workspaceBytes = 64ull << 20;
-  bool fp8;
+  bool fp8, f16;
 
   // The benchmark's scales are 1.0 on both sides, so cuBLASLt runs without
   // A/B scale pointers: on the H200 (CUDA 13, 2026-12-01) cublasLtMatmul
   // returned NOT_SUPPORTED (15) for e4m3 -> bf16 with them set, and 1544
   // TFLOP/s without.
-  LtGemm(int64_t M, int64_t N, int64_t K, bool fp8) : fp8(fp8) { init(M, N, K); }
+  // `f16`: f16 x f16 -> f16 with f32 accumulation (the weight-only rows'
+  // float baseline).
+  LtGemm(int64_t M, int64_t N, int64_t K, bool fp8, bool f16 = false)
+      : fp8(fp8 || f16), f16(f16) {
+    init(M, N, K);
+  }
   void init(int64_t M, int64_t N, int64_t K) {
     LT_TRY(cublasLtCreate(&lt));
     cublasComputeType_t compute = fp8 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32I;
@@ -339,8 +369,8 @@ struct LtGemm {
                                           &t, sizeof(t)));
     LT_TRY(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
                                           &n, sizeof(n)));
-    cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_8I;
-    cudaDataType_t out = fp8 ? CUDA_R_16BF : CUDA_R_32I;
+    cudaDataType_t in = f16 ? CUDA_R_16F : fp8 ? CUDA_R_8F_E4M3 : CUDA_R_8I;
+    cudaDataType_t out = f16 ? CUDA_R_16F : fp8 ? CUDA_R_16BF : CUDA_R_32I;
     LT_TRY(cublasLtMatrixLayoutCreate(&la, in, K, M, K));
     LT_TRY(cublasLtMatrixLayoutCreate(&lb, in, K, N, K));
     LT_TRY(cublasLtMatrixLayoutCreate(&lc, out, M, N, M));
@@ -520,6 +550,79 @@ void benchGemv(const OctetModule &mod, cudaStream_t s, double copyGbps,
   cudaFree(counters);
 }
 
+/// The weight-only product with many rows (M = N = K = 4096, f16
+/// activations): octet's wgmma weight-only kernel of the gemv cubin against
+/// cuBLASLt's f16 GEMM on the dequantized weights, checked against it.
+void benchPrefill(const OctetModule &mod, cudaStream_t s, bool quick,
+                  bool w4) {
+  const char *label = w4 ? "prefill-w4a16" : "prefill-w8a16";
+  const KernelInfo *k = mod.find("wgmma");
+  if (!k) {
+    std::printf("%s no wgmma weight-only kernel in the manifest\n", label);
+    ++failures;
+    return;
+  }
+  const int64_t M = 4096, N = 4096, K = 4096;
+  const int64_t wBytes = w4 ? K * N / 2 : K * N;
+  const int64_t scales = w4 ? (K / 128) * N : N;
+  int8_t *w = deviceAlloc<int8_t>(wBytes);
+  fillInt8<<<1024, 256, 0, s>>>(w, wBytes, 41);
+  __half *x = deviceAlloc<__half>(M * K), *bt = deviceAlloc<__half>(N * K);
+  __half *y = deviceAlloc<__half>(M * N), *ref = deviceAlloc<__half>(M * N);
+  float *scale = deviceAlloc<float>(scales);
+  fillHalf<<<1024, 256, 0, s>>>(x, M * K, 43);
+  fillFloat<<<64, 256, 0, s>>>(scale, scales, 1e-3f, 2e-3f, 44);
+  dequantT<<<1024, 256, 0, s>>>(w, scale, bt, N, K, w4);
+  MatmulArgs a;
+  a.ptrs[MatmulArgs::A] = x;
+  a.ptrs[MatmulArgs::B] = w;
+  a.ptrs[MatmulArgs::Out] = y;
+  a.ptrs[MatmulArgs::Sb] = scale;
+  a.ints[MatmulArgs::M] = M;
+  a.ints[MatmulArgs::N] = N;
+  a.ints[MatmulArgs::K] = K;
+  a.ints[MatmulArgs::Batch] = 1;
+  LtGemm lt(M, N, K, /*fp8=*/false, /*f16=*/true);
+  Timer t;
+  int iters = quick ? 5 : 20;
+  double octetMs = t.time(2, iters, s, [&](int) { launchMatmul(*k, a, s); });
+  double flop = 2.0 * M * N * K;
+  double octetT = flop / (octetMs * 1e-3) / 1e12;
+  double ltMs = 0;
+  if (lt.error.empty())
+    ltMs = t.time(2, iters, s, [&](int) { lt.run(x, bt, ref, s); });
+  if (!lt.error.empty()) {
+    ++failures;
+    std::printf("%s %lld^3  octet %7.1f TFLOP/s  cuBLASLt FAILED (%s)  [%s]\n",
+                label, (long long)M, octetT, lt.error.c_str(),
+                k->name.c_str());
+  } else {
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<__half> o(M * N), r(M * N);
+    CUDA_CHECK(cudaMemcpy(o.data(), y, M * N * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(r.data(), ref, M * N * 2, cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int64_t i = 0; i < (1 << 16); ++i) {
+      int64_t m = (i * 7919) % M, nn = (i * 104729 + i / 3) % N;
+      double g = __half2float(o[m * N + nn]), want = __half2float(r[m + nn * M]);
+      worst = std::max(worst, std::fabs(g - want) / (std::fabs(want) + 1e-1));
+    }
+    bool ok = worst < 2e-2;
+    failures += !ok;
+    double ltT = flop / (ltMs * 1e-3) / 1e12;
+    std::printf("%s %lld^3  octet %7.1f TFLOP/s  cuBLASLt f16 on dequantized "
+                "weights %7.1f  %.2fx  %s (max rel err %.1e)  [%s]\n",
+                label, (long long)M, octetT, ltT, octetT / ltT,
+                ok ? "check ok" : "CHECK FAILED", worst, k->name.c_str());
+  }
+  cudaFree(w);
+  cudaFree(x);
+  cudaFree(bt);
+  cudaFree(y);
+  cudaFree(ref);
+  cudaFree(scale);
+}
+
 void benchGemm(const OctetModule &mod, const char *label, bool fp8, int64_t n,
                cudaStream_t s, bool quick) {
   const KernelInfo *k = mod.find("wgmma");
@@ -672,14 +775,16 @@ int main(int argc, char **argv) {
   OctetModule gemv, gemv4, fp8, fp8Wide, int8;
   std::string arch = major == 9 ? "sm90a" : "sm" + std::to_string(major) +
                                                 std::to_string(minor);
-  if (loadModule(dir + "/gemv_w8a16_" + arch + ".cubin", gemv))
+  if (loadModule(dir + "/gemv_w8a16_" + arch + ".cubin", gemv)) {
     benchGemv(gemv, s, copy, read, quick, /*w4=*/false);
-  else
+    benchPrefill(gemv, s, quick, /*w4=*/false);
+  } else
     std::printf("gemv-w8a16  no cubin for %s in %s\n", arch.c_str(),
                 dir.c_str());
-  if (loadModule(dir + "/gemv_w4a16_" + arch + ".cubin", gemv4))
+  if (loadModule(dir + "/gemv_w4a16_" + arch + ".cubin", gemv4)) {
     benchGemv(gemv4, s, copy, read, quick, /*w4=*/true);
-  else
+    benchPrefill(gemv4, s, quick, /*w4=*/true);
+  } else
     std::printf("gemv-w4a16  no cubin for %s in %s\n", arch.c_str(),
                 dir.c_str());
   bool haveFp8 = loadModule(dir + "/gemm_fp8_" + arch + ".cubin", fp8);
