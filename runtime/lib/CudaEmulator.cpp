@@ -760,8 +760,10 @@ static uint8_t tmemScale(const Launch *l, int col, int r, int sfId) {
 }
 
 /// tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [d], adesc, bdesc,
-/// idesc, [sfa], [sfb], enable-input-d on FP8 codes (OCP MXFP8, one E8M0
-/// scale per row / column for the instruction's 32 of K): D (+)= (sum_k a
+/// idesc, [sfa], [sfb], enable-input-d on FP8 codes, or E2M1 ones padded
+/// (format 5: 16 codes in 8 bytes, then 8 bytes of gap) on either side
+/// (OCP MXFP8 / MXFP4, one E8M0 scale per row / column for the
+/// instruction's 32 of K): D (+)= (sum_k a
 /// b) 2^(sa - 127) 2^(sb - 127), the block's exact-product f32 sum scaled
 /// in double and added with one rounding (E8M0 0xFF: NaN). The block-scaled
 /// instruction descriptor (CUTLASS's UMMA::InstrDescriptorBlockScaled): B's
@@ -782,15 +784,37 @@ OCTET_RUNTIME_EXPORT void octet_emu_tcgen05_mma_mx(int32_t d, uint64_t descA,
       (id >> 31) != 0)
     die("tcgen05.mma block_scale: only dense K-major M = N = 128 "
         "instructions are emulated");
-  if (aFormat > 1 || bFormat > 1 || ((id >> 23) & 1) != 1)
-    die("tcgen05.mma block_scale: only E4M3 / E5M2 with UE8M0 scales are "
-        "emulated");
+  auto known = [](int f) { return f == 0 || f == 1 || f == 5; };
+  if (!known(aFormat) || !known(bFormat) || ((id >> 23) & 1) != 1)
+    die("tcgen05.mma block_scale: only E4M3 / E5M2 / E2M1 with UE8M0 scales "
+        "are emulated");
   if ((uint32_t(sfa) >> 16) != 0 || (uint32_t(sfb) >> 16) != 0)
     die("tcgen05.mma block_scale: scale factors must start at lane 0");
-  int32_t typeA = int32_t(aFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
-  int32_t typeB = int32_t(bFormat == 0 ? OperandType::e4m3 : OperandType::e5m2);
+  auto type = [](int f) {
+    return int32_t(f == 0   ? OperandType::e4m3
+                   : f == 1 ? OperandType::e5m2
+                            : OperandType::e2m1);
+  };
+  int32_t typeA = type(aFormat), typeB = type(bFormat);
   uint8_t a[128][32], b[256][32];
   int col0 = tcgen05Operands(l, d, descA, descB, m, n, a, b);
+  // E2M1 (format 5) in shared memory: 16 codes packed into the first 8
+  // bytes of each 16-byte chunk (code k in the low nibble of byte k / 2),
+  // 8 bytes of gap after them; as the 8-bit container multiplyAdd takes
+  // (the code in bits 5..2).
+  auto unpad = [](uint8_t(&row)[32]) {
+    uint8_t out[32];
+    for (int k = 0; k < 32; ++k)
+      out[k] = uint8_t(
+          ((row[16 * (k / 16) + (k % 16) / 2] >> (4 * (k % 2))) & 0xF) << 2);
+    std::memcpy(row, out, 32);
+  };
+  if (aFormat == 5)
+    for (auto &row : a)
+      unpad(row);
+  if (bFormat == 5)
+    for (auto &row : b)
+      unpad(row);
   int sa[128], sb[128];
   for (int r = 0; r < 128; ++r) {
     sa[r] = tmemScale(l, int(uint32_t(sfa) & 0xFFFF), r, sfIdA);

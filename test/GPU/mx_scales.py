@@ -15,8 +15,8 @@ numpy and ml_dtypes, independent of octet:
   nv_e2m1_codes  NVFP4: E2M1 codes, scales E4M3 x global (0.5 for A, 0.25
                  for B) per block of 16 (kind::mxf4nvf4 scale_vec::4X),
                  K = 80;
-  mx_e2m1_codes_k544, nv_e2m1_codes_k528
-                 the same two at K = 544 / 528 and N = 136
+  mx_e2m1_codes_k544, nv_e2m1_codes_k528, mx_e4m3_x_e2m1_codes_k544
+                 the same three at K = 544 / 528 and N = 136
                  (Inputs/fp4-tiles.mlir: several K and column tiles);
 
   y[m, n] = sum_g sa[m, g] * sb[g, n] * sum_{k in block g} a[m, k] b[k, n]
@@ -84,6 +84,7 @@ FUNCS = {
     "nv_e2m1_codes": (80, 24, 16, E2M1, E2M1),
     "mx_e2m1_codes_k544": (544, 136, 32, E2M1, E2M1),
     "nv_e2m1_codes_k528": (528, 136, 16, E2M1, E2M1),
+    "mx_e4m3_x_e2m1_codes_k544": (544, 136, 32, E4M3, E2M1),
 }
 NUMERICS_FUNCS = ["mx_e4m3", "mx_e4m3_x_e2m1_codes", "mx_e2m1_codes",
                   "nv_e2m1_codes"]

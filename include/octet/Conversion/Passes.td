@@ -404,12 +404,12 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
     sm_100a (s8/u8, e4m3/e5m2 and MXFP8), `mma_sync` (mma.sync.m16n8k32)
     where the table has that shape (s8/u8 from sm_80, e4m3/e5m2 from sm_89;
     on sm_120a also MXFP8, MXFP8 x MXFP4, MXFP4 and NVFP4 through the
-    block-scaled mma.sync forms, on sm_100a MXFP8, MXFP4 and NVFP4 through
-    the block-scaled tcgen05.mma kinds), `gemv` for weight-only products (float lhs,
+    block-scaled mma.sync forms, on sm_100a the same four through the
+    block-scaled tcgen05.mma kinds), `gemv` for weight-only products (float lhs,
     8-bit rhs, per-tensor or per-channel scales), and the `simt` kernel for
     everything else (batches, per-group rhs scales, 4-bit codes, formats
     without a tensor-core row). A remark says when the kernel is not the
-    table's unit (e.g. sm_100a: MXFP8 x MXFP4 has no tcgen05 kernel, the
+    table's unit (e.g. batched or per-group-scaled quantized matmuls: the
     simt kernel is used). Constant weights of the tensor-core kernels are stored
     transposed (N x K, role `rhs_nk`), with their column sums (role
     `colsum`) when the lhs has a zero point.

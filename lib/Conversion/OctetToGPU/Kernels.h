@@ -113,7 +113,8 @@ enum MatmulParam : unsigned {
 /// same group on both sides), named by the MMA kind that takes them:
 /// - mxf8f6f4: OCP MX, E8M0 scales per block of 32, FP8 codes on both
 ///   sides or FP8 and E2M1 (MXFP8 x MXFP4): sm_120a's mma.sync m16n8k32
-///   (one scale per row / column), sm_100a's tcgen05.mma (FP8 only);
+///   (one scale per row / column), sm_100a's tcgen05.mma (E2M1 codes
+///   padded to FP8's byte per code in shared memory);
 /// - mxf4: OCP MXFP4 on both (E2M1, E8M0 per 32): mma.sync m16n8k64 and
 ///   tcgen05.mma K = 64, two scales (scale_vec::2X);
 /// - mxf4nvf4: NVFP4 on both (E2M1, E4M3 scales per 16 times the schemes'

@@ -236,8 +236,8 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
   if (grouped) {
     // Block scales on both operands that the strategy's block-scaled MMA
     // takes: sm_120a's mma.sync for MXFP8, MXFP8 x MXFP4, MXFP4 and NVFP4
-    // (MmaSyncKernel.cpp), sm_100a's tcgen05.mma for MXFP8, MXFP4 and NVFP4
-    // (the scales in tensor memory, Tcgen05Kernel.cpp).
+    // (MmaSyncKernel.cpp), sm_100a's tcgen05.mma for the same four (the
+    // scales in tensor memory, Tcgen05Kernel.cpp).
     BlockScaleKind scales = blockScaleKindOf(lhs, rhs);
     bool strategyTakesThem =
         scales != BlockScaleKind::none &&
@@ -246,21 +246,8 @@ MatmulKernelKind chooseKernel(MatmulOp op, const tgt::TargetInfo &target,
                 .str());
     if (strategyTakesThem && strategy.getUnit() == KernelUnit::mma_sync)
       return MatmulKernelKind::mmaSync;
-    bool sameWidth =
-        isByteFormat(lhs.getFormat()) == isByteFormat(rhs.getFormat());
-    if (strategyTakesThem && strategy.getUnit() == KernelUnit::tcgen05_mma &&
-        sameWidth)
+    if (strategyTakesThem && strategy.getUnit() == KernelUnit::tcgen05_mma)
       return MatmulKernelKind::tcgen05;
-    if (strategy.getUnit() == KernelUnit::tcgen05_mma &&
-        strategy.getInstruction().contains("block_scale")) {
-      // ptxas: "Instruction 'mma with block scale' not supported on .target
-      // 'sm_100a'": sm_100a has only tcgen05's form.
-      why = "block-scaled tcgen05.mma with FP8 x FP4 operands is not "
-            "implemented (kind::mxf8f6f4 reads E2M1 codes in a padded "
-            "shared-memory layout; sm_100a has no block-scaled mma.sync); the "
-            "octet.matmul runs on the SIMT kernel";
-      return MatmulKernelKind::simt;
-    }
     why = "octet.matmul with per-group rhs scales runs on the SIMT kernel "
           "on CUDA instead of " +
           unit;

@@ -21,9 +21,11 @@
 // 32x32b) into the shared epilogue. Integer results match the CPU bit for
 // bit; float sums differ from it only in the order of the additions.
 //
-// Not yet: TMA, warp specialization, more stages, 2-CTA tiles, and MXFP8 x
-// MXFP4 (kind::mxf8f6f4 reads E2M1 next to FP8 in a padded shared-memory
-// layout): see docs/cuda.md.
+// MXFP8 x MXFP4 (either side E2M1) runs on kind::mxf8f6f4 with the E2M1
+// codes padded: 16 codes packed into 8 bytes, then 8 zero bytes.
+//
+// Not yet: TMA, warp specialization, more stages, 2-CTA tiles: see
+// docs/cuda.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,16 +76,21 @@ ScaleGeometry scaleGeometry(MatmulConfig::BlockScaleKind kind) {
 
 /// Stages one K tile of E2M1 codes of `rows` rows of the K-contiguous
 /// [limit x K] matrix `src` (one code per byte; rows from `row0`, codes
-/// from `k0`, 2 * kBK of them) into 128-byte swizzled rows at `dst`, packed
-/// two per byte (packE2m1: code k in the low nibble of byte k / 2), the
-/// shared-memory form kind::mxf4 and kind::mxf4nvf4 read. A thread packs 16
-/// codes a step (one 16-byte load when `kAligned`, K % 16 == 0; byte loads
-/// otherwise) into 8 bytes, half of a swizzled 16-byte chunk. Zero codes
-/// outside the matrix.
+/// from `k0`) into 128-byte swizzled rows at `dst`, packed two per byte
+/// (packE2m1: code k in the low nibble of byte k / 2). Unpadded (2 kBK
+/// codes): the shared-memory form kind::mxf4 and kind::mxf4nvf4 read, 16
+/// codes in 8 bytes, half of a swizzled 16-byte chunk. `padded` (kBK
+/// codes): the form kind::mxf8f6f4 reads next to FP8 codes, each 16 codes
+/// packed into the first 8 bytes of a 16-byte chunk and 8 zero bytes after
+/// them (what TMA's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B writes: "8 byte
+/// gaps between every 8 byte chunk of packed values", cuda.h), so that a
+/// row holds as many codes as an FP8 row. A thread packs 16 codes a step
+/// (one 16-byte load when `kAligned`, K % 16 == 0; byte loads otherwise).
+/// Zero codes outside the matrix.
 void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
                      Value limit, Value k0, Value K, Value kAligned, Value tid,
-                     int64_t rows) {
-  constexpr int64_t kUnitsPerRow = 2 * kBK / 16;
+                     int64_t rows, bool padded) {
+  const int64_t kUnitsPerRow = (padded ? kBK : 2 * kBK) / 16;
   auto v4 = VectorType::get({4}, kb.i32);
   auto v2 = VectorType::get({2}, kb.i32);
   SmallVector<Type> four(4, kb.i32);
@@ -122,6 +129,18 @@ void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
           }
           return out;
         });
+    if (padded) {
+      // Codes 16 unit .. of row r: chunk unit, the packed half first.
+      Value v = LLVM::UndefOp::create(kb.b, kb.loc, v4);
+      Value lo = packE2m1(kb, words[0], words[1]),
+            hi = packE2m1(kb, words[2], words[3]);
+      SmallVector<Value> parts = {lo, hi, kb.c32(0), kb.c32(0)};
+      for (auto [i, x] : llvm::enumerate(parts))
+        v = LLVM::InsertElementOp::create(kb.b, kb.loc, v, x,
+                                          kb.c32(static_cast<int64_t>(i)));
+      kb.store(v, kb.gepBytes(dst, swizzled128(kb, r, unit)), 16);
+      continue;
+    }
     // Codes 16 unit .. 16 unit + 15 of row r: bytes 8 unit.. of the row,
     // half unit % 2 of 16-byte chunk unit / 2.
     Value v = LLVM::UndefOp::create(kb.b, kb.loc, v2);
@@ -136,15 +155,17 @@ void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
 }
 
 /// The operand format code of the instruction descriptor (CUTLASS's
-/// UMMA::InstrDescriptor): kind::i8 0 = u8, 1 = s8; kind::f8f6f4 and
-/// kind::mxf8f6f4 0 = E4M3, 1 = E5M2; kind::mxf4 and kind::mxf4nvf4 1 =
-/// E2M1 (their only operand type: the E2M1 case below).
-uint32_t formatCode(SchemeAttr scheme) {
+/// UMMA::InstrDescriptor, MXF8F6F4Format, MXF4Format): kind::i8 0 = u8, 1 =
+/// s8; kind::f8f6f4 and kind::mxf8f6f4 0 = E4M3, 1 = E5M2, 5 = E2M1;
+/// kind::mxf4 and kind::mxf4nvf4 1 = E2M1 (their only operand type).
+uint32_t formatCode(SchemeAttr scheme, MatmulConfig::BlockScaleKind kind) {
   switch (scheme.getFormat()) {
   case StorageFormat::u8:
   case StorageFormat::f8E4M3FN:
     return 0;
-  default: // i8, f8E5M2, f4E2M1FN (kind::mxf4 / kind::mxf4nvf4)
+  case StorageFormat::f4E2M1FN:
+    return kind == MatmulConfig::BlockScaleKind::mxf8f6f4 ? 5 : 1;
+  default: // i8, f8E5M2
     return 1;
   }
 }
@@ -187,8 +208,8 @@ uint32_t cuda::tcgen05InstrDescriptor(const MatmulConfig &c, int sfId) {
   } else {
     d |= (c.intAcc() ? 2u : 1u) << 4;
   }
-  d |= formatCode(*c.lhsScheme) << 7;
-  d |= formatCode(c.rhsScheme) << 10;
+  d |= formatCode(*c.lhsScheme, kind) << 7;
+  d |= formatCode(c.rhsScheme, kind) << 10;
   d |= uint32_t(kBN >> 3) << 17;
   d |= uint32_t(kBM >> 4) << 24;
   return d;
@@ -225,16 +246,23 @@ void cuda::buildTcgen05Body(KernelBuilder &kb, const MatmulConfig &c,
   const bool fp4 = scaleKind == Kind::mxf4 || scaleKind == Kind::mxf4nvf4;
   const ScaleGeometry geo = scaleGeometry(scaleKind);
   const int64_t sfbColumn = kSfaColumn + 4 * geo.words();
-  auto stage = [&](Value s, Value k0) {
-    if (!fp4) {
-      stageSwizzled128(kb, p, stageBase(s), bm, bn, k0, kAligned, tid, kThreads,
-                       kBM, kBN);
+  // Each operand: 8-bit codes with cp.async; E2M1 codes packed, two per
+  // byte for the FP4 kinds, padded next to FP8 (kind::mxf8f6f4).
+  auto stageOperand = [&](Value dst, Value src, Value row0, Value limit,
+                          SchemeAttr scheme, Value k0) {
+    if (scheme.getFormat() == StorageFormat::f4E2M1FN) {
+      stagePackedE2m1(kb, dst, src, row0, limit, k0, p.K, kAligned, tid, kBM,
+                      /*padded=*/!fp4);
       return;
     }
-    stagePackedE2m1(kb, stageBase(s), p.a, bm, p.M, k0, p.K, kAligned, tid,
-                    kBM);
-    stagePackedE2m1(kb, kb.gepBytes(stageBase(s), kb.c32(kTile)), p.b, bn, p.N,
-                    k0, p.K, kAligned, tid, kBN);
+    stageTile(kb, dst, src, row0, limit, k0, p.K, kAligned, tid, kThreads, kBM,
+              kBK / 16,
+              [&](Value r, Value ch) { return swizzled128(kb, r, ch); });
+  };
+  auto stage = [&](Value s, Value k0) {
+    stageOperand(stageBase(s), p.a, bm, p.M, *c.lhsScheme, k0);
+    stageOperand(kb.gepBytes(stageBase(s), kb.c32(kTile)), p.b, bn, p.N,
+                 c.rhsScheme, k0);
   };
 
   // Tensor memory for the 128 x 128 accumulators (warp 0 allocates; the

@@ -107,11 +107,10 @@ func.func @blackwell_nvfp4(%x: tensor<4x64xf4E2M1FN>, %w: tensor<64x8xf4E2M1FN>,
          : tensor<4x64xf4E2M1FN>, tensor<64x8xf4E2M1FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
-// MXFP8 x MXFP4 (kind::mxf8f6f4 with E2M1 next to E4M3) has no tcgen05
-// kernel yet.
+// MXFP8 x MXFP4: the tcgen05 kernel with kind::mxf8f6f4, E2M1 next to
+// E4M3 (no remark).
 func.func @blackwell_mxfp8_x_mxfp4(%x: tensor<4x64xf8E4M3FN>, %w: tensor<64x8xf4E2M1FN>,
                                    %sx: tensor<4x2xf32>, %sw: tensor<2x8xf32>) -> tensor<4x8xf32> {
-  // expected-remark @below {{block-scaled tcgen05.mma with FP8 x FP4 operands is not implemented (kind::mxf8f6f4 reads E2M1 codes in a padded shared-memory layout; sm_100a has no block-scaled mma.sync); the octet.matmul runs on the SIMT kernel}}
   %y = octet.matmul %x, %w lhs_scale(%sx : tensor<4x2xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
          rhs_scale(%sw : tensor<2x8xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
          : tensor<4x64xf8E4M3FN>, tensor<64x8xf4E2M1FN> -> tensor<4x8xf32>

@@ -23,3 +23,15 @@ func.func @nv_e2m1_codes_k528(%xi: tensor<?x528xi4>, %wi: tensor<528x136xi4>,
          : tensor<?x528xf4E2M1FN>, tensor<528x136xf4E2M1FN> -> tensor<?x136xf32>
   return %y : tensor<?x136xf32>
 }
+
+// MXFP8 activations x MXFP4 weights (kind::mxf8f6f4 with the E2M1 codes
+// padded: 16 codes in 8 bytes, then 8 bytes of gap): K = 544, five K tiles
+// of 128 codes (the last with 32), N = 136.
+func.func @mx_e4m3_x_e2m1_codes_k544(%x: tensor<?x544xf8E4M3FN>, %wi: tensor<544x136xi4>,
+    %sx: tensor<?x17xf32>, %sw: tensor<17x136xf32>) -> tensor<?x136xf32> {
+  %w = arith.bitcast %wi : tensor<544x136xi4> to tensor<544x136xf4E2M1FN>
+  %y = octet.matmul %x, %w lhs_scale(%sx : tensor<?x17xf32>) lhs_scheme <f8E4M3FN, per_group(1, 32), e8m0>
+         rhs_scale(%sw : tensor<17x136xf32>) rhs_scheme <f4E2M1FN, per_group(0, 32), e8m0>
+         : tensor<?x544xf8E4M3FN>, tensor<544x136xf4E2M1FN> -> tensor<?x136xf32>
+  return %y : tensor<?x136xf32>
+}
