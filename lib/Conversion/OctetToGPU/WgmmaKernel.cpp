@@ -54,6 +54,43 @@ Value matrixDescriptor(KernelBuilder &kb, Value sharedAddr32) {
   return kb.orI(start, kb.c64(static_cast<int64_t>(fixed)));
 }
 
+/// A thread's place in the wgmma kernels: its warpgroup `wg`, warp `w4`
+/// within it, lane `g` = lane / 4 and `t` = lane % 4, and the block tile's
+/// first row `bm` and column `bn` (tiles of 128 x tileN).
+struct WgmmaThread {
+  Value tid, wg, w4, g, t, bm, bn;
+  WgmmaThread(KernelBuilder &kb, int64_t tileN) {
+    tid = kb.tid();
+    wg = kb.divU(tid, kb.c32(128));
+    w4 = kb.divU(kb.remU(tid, kb.c32(128)), kb.c32(32));
+    Value lane = kb.remU(tid, kb.c32(32));
+    g = kb.divU(lane, kb.c32(4));
+    t = kb.remU(lane, kb.c32(4));
+    bm = kb.mul(kb.wide(kb.bidY()), kb.c64(128));
+    bn = kb.mul(kb.wide(kb.bidX()), kb.c64(tileN));
+  }
+};
+
+/// Runs the shared epilogue on a warpgroup's m64nN accumulators `acc`:
+/// value 4j + r is row 16 * warp + g (+8 for r >= 2), column 8j + 2t + r %
+/// 2 of the warpgroup's 64 x N tile.
+void storeAccumulators(KernelBuilder &kb, const MatmulConfig &c,
+                       const Params &p, const WgmmaThread &th, Value acc,
+                       int64_t tileN, bool zpInAcc) {
+  Value rowBase = kb.add(kb.mul(th.wg, kb.c32(64)), kb.mul(th.w4, kb.c32(16)));
+  for (int64_t j = 0; j < tileN / 8; ++j)
+    for (int64_t r = 0; r < 4; ++r) {
+      Value m = kb.add(
+          th.bm, kb.wide(kb.add(kb.add(rowBase, th.g), kb.c32((r / 2) * 8))));
+      Value n = kb.add(th.bn, kb.wide(kb.add(kb.mul(th.t, kb.c32(2)),
+                                             kb.c32(j * 8 + r % 2))));
+      kb.ifThen(kb.andB(kb.ult(m, p.M), kb.ult(n, p.N)), [&] {
+        Value v = LLVM::ExtractValueOp::create(kb.b, kb.loc, acc, j * 4 + r);
+        emitEpilogue(kb, c, p, v, m, n, Value(), zpInAcc);
+      });
+    }
+}
+
 /// The bf16 parts an activation of type `t` splits into exactly.
 int64_t bf16Parts(Type t) { return t.isF32() ? 3 : t.isF16() ? 2 : 1; }
 
@@ -99,14 +136,8 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
   Location loc = kb.loc;
   auto v2 = VectorType::get({2}, kb.i32);
 
-  Value tid = kb.tid();
-  Value wg = kb.divU(tid, kb.c32(128));
-  Value wtid = kb.remU(tid, kb.c32(128));
-  Value w4 = kb.divU(wtid, kb.c32(32));
-  Value lane = kb.remU(tid, kb.c32(32));
-  Value g = kb.divU(lane, kb.c32(4)), t = kb.remU(lane, kb.c32(4));
-  Value bm = kb.mul(kb.wide(kb.bidY()), kb.c64(kBM));
-  Value bn = kb.mul(kb.wide(kb.bidX()), kb.c64(kBN));
+  const WgmmaThread th(kb, kBN);
+  Value tid = th.tid, wg = th.wg, bm = th.bm, bn = th.bn;
   Value smem = kb.sharedBase();
   auto stageBase = [&](Value s) {
     return kb.gepBytes(smem, kb.mul(s, kb.c32(stageBytes)));
@@ -260,19 +291,7 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
         return SmallVector<Value>{acc};
       });
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
-
-  Value rowBase = kb.add(kb.mul(wg, kb.c32(64)), kb.mul(w4, kb.c32(16)));
-  for (int64_t j = 0; j < kBN / 8; ++j)
-    for (int64_t r = 0; r < 4; ++r) {
-      Value m =
-          kb.add(bm, kb.wide(kb.add(kb.add(rowBase, g), kb.c32((r / 2) * 8))));
-      Value n = kb.add(
-          bn, kb.wide(kb.add(kb.mul(t, kb.c32(2)), kb.c32(j * 8 + r % 2))));
-      kb.ifThen(kb.andB(kb.ult(m, p.M), kb.ult(n, p.N)), [&] {
-        Value v = LLVM::ExtractValueOp::create(b, loc, result[0], j * 4 + r);
-        emitEpilogue(kb, c, p, v, m, n, Value(), /*zpInAcc=*/true);
-      });
-    }
+  storeAccumulators(kb, c, p, th, result[0], kBN, /*zpInAcc=*/true);
 }
 
 } // namespace
@@ -310,14 +329,8 @@ void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
 
-  Value tid = kb.tid();
-  Value wg = kb.divU(tid, kb.c32(128));
-  Value wtid = kb.remU(tid, kb.c32(128));
-  Value w4 = kb.divU(wtid, kb.c32(32));
-  Value lane = kb.remU(tid, kb.c32(32));
-  Value g = kb.divU(lane, kb.c32(4)), t = kb.remU(lane, kb.c32(4));
-  Value bm = kb.mul(kb.wide(kb.bidY()), kb.c64(kBM));
-  Value bn = kb.mul(kb.wide(kb.bidX()), kb.c64(kBN));
+  const WgmmaThread th(kb, kBN);
+  Value tid = th.tid, wg = th.wg, bm = th.bm, bn = th.bn;
   Value kAligned = kb.eq(kb.remU(p.K, kb.c64(16)), kb.c64(0));
   Value smem = kb.sharedBase();
   auto stageBase = [&](Value s) {
@@ -390,18 +403,5 @@ void cuda::buildWgmmaBody(KernelBuilder &kb, const MatmulConfig &c,
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
   NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
 
-  // Accumulator 4j + r: row 16 * warp + g (+8 for r >= 2), column
-  // 8j + 2t + r % 2 of the warpgroup's 64 x N tile.
-  Value rowBase = kb.add(kb.mul(wg, kb.c32(64)), kb.mul(w4, kb.c32(16)));
-  for (int64_t j = 0; j < kBN / 8; ++j)
-    for (int64_t r = 0; r < 4; ++r) {
-      Value m = kb.add(bm, kb.wide(kb.add(kb.add(rowBase, g),
-                                          kb.c32((r / 2) * 8))));
-      Value n = kb.add(bn, kb.wide(kb.add(kb.mul(t, kb.c32(2)),
-                                          kb.c32(j * 8 + r % 2))));
-      kb.ifThen(kb.andB(kb.ult(m, p.M), kb.ult(n, p.N)), [&] {
-        Value v = LLVM::ExtractValueOp::create(b, loc, result[0], j * 4 + r);
-        emitEpilogue(kb, c, p, v, m, n, Value(), /*zpInAcc=*/false);
-      });
-    }
+  storeAccumulators(kb, c, p, th, result[0], kBN, /*zpInAcc=*/false);
 }
