@@ -24,7 +24,10 @@ activations, i8 / u8 / i4 (packed constant) / e4m3 / e5m2 codes, bias,
 ReLU and f16 / bf16 results. `wo_cancel_f32` is built so that every output
 is the difference of two nearly equal products, exact only if the third
 bf16 part of the activation is kept: with K = 4 its bound (about 2^-19 q)
-is below the part's contribution (q 2^-16). Prints one line per function and row count; exit
+is below the part's contribution (q 2^-16). `wo_specials_f32` puts +inf,
+NaN and -inf / +inf pairs into the first rows: the oracle's inf, NaN and
+-inf results must come back exactly (every bf16 part after an infinity's
+first is 0, not inf - inf). Prints one line per function and row count; exit
 status 1 on any failure.
 """
 
@@ -90,6 +93,7 @@ FUNCS = {
     "wo_mxfp4_f32": Fn(160, 48, "f32", "e2m1", 32, scale="e8m0"),
     "wo_nvfp4_f16": Fn(96, 40, "f16", "e2m1", 16, scale="e4m3", res="f16"),
     "wo_group_cancel_f32": Fn(4, 20, "f32", "i8", 2, special="gcancel"),
+    "wo_specials_f32": Fn(64, 24, "f32", "i8", "channel", special="inf"),
 }
 MLIR_ELEM = {"f32": "f32", "f16": "f16", "bf16": "bf16", "i8": "i8",
              "u8": "i8", "i4": "i4", "u4": "i4", "nf4": "i4", "e2m1": "i4",
@@ -174,6 +178,16 @@ def activations(rng, m, f):
     2^20; 2^-8 .. 2^2 for f16), as the activation type's bits, and their
     float64 values."""
     K, act = f.K, f.act
+    if f.special == "inf":
+        # Infinities and NaN in the first rows (their further bf16 parts
+        # must be 0, not inf - inf); the others full-mantissa values.
+        x = rng.standard_normal((m, K)).astype(np.float32)
+        x[0, 3] = np.inf
+        if m > 1:
+            x[1, 5] = np.nan
+        if m > 2:
+            x[2, 7], x[2, 9] = -np.inf, np.inf
+        return x, x.astype(np.float64)
     if f.special:
         # x[0] = 1 + 2^-8 + c 2^-16 (c odd): bf16 parts 1, 2^-8 and 2^-16
         # c (the ninth significant bit of the remainder); x[2] = -(1 +
@@ -200,6 +214,10 @@ def weights(rng, f):
     """Codes as passed in (None for constants) and their decoded float64
     values (before zero points and scales)."""
     K, N, fmt = f.K, f.N, f.fmt
+    if f.special == "inf":
+        # Nonzero codes: inf * 0 would be NaN on every path.
+        w = rng.integers(1, 128, size=(K, N)) * rng.choice([-1, 1], (K, N))
+        return w.astype(np.int8), w.astype(np.float64)
     if f.special:
         q = rng.integers(1, 4, size=(1, N))
         w = np.zeros((K, N), np.int64)
@@ -235,7 +253,7 @@ def scales(rng, f):
         s = np.full(shape, 1 + 2.0 ** -8)
         s[1, 1::2] += 2.0 ** -16
         return s.astype(np.float32)
-    if f.special:
+    if f.special == "cancel":
         return np.float32(1.0)
     if f.scale == "e8m0":
         return np.ldexp(np.float32(1), rng.integers(-4, 5, size=shape)).astype(
@@ -252,7 +270,7 @@ def scales(rng, f):
 
 def check(lib, name, m):
     f = FUNCS[name]
-    K, N = f.K, f.N
+    N = f.N
     rng = np.random.default_rng(SEED + m)
     x, x64 = activations(rng, m, f)
     codes, w64 = weights(rng, f)
@@ -263,6 +281,11 @@ def check(lib, name, m):
     arrays = ([x] + ([] if f.const else [codes]) + [s] +
               ([z] if f.zp else []) + ([b] if f.bias else []))
     (y,) = run_numerics.call(lib, name, arrays)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return compare(f, x64, w64, s, z, b, y)
+
+
+def compare(f, x64, w64, s, z, b, y):
     got = run_numerics.as_float(y, f.res).astype(np.float64)
 
     if f.zp:
@@ -280,7 +303,7 @@ def check(lib, name, m):
     u = 2.0 ** -24
     # 3 K additions of exact part products; per-group: the scaled weight's
     # rounding and the dropped part pairs (below 2 u of the product).
-    n = 3 * K + 3 if f.weight_parts == 1 else 6 * K + 6
+    n = 3 * f.K + 3 if f.weight_parts == 1 else 6 * f.K + 6
     bound = n * u / (1 - n * u) * mag
     if f.bias:
         want = want + b.astype(np.float64)
@@ -289,8 +312,12 @@ def check(lib, name, m):
         want = np.maximum(want, 0)
     out_u = {"f32": 0.0, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}[f.res]
     bound = bound + out_u * (np.abs(want) + bound)
-    err = np.abs(got - want)
-    over = ~(err <= bound)
+    # Non-finite results must match exactly (NaN where the oracle has NaN,
+    # the same infinity); the finite ones are within the bound.
+    special = ~np.isfinite(want)
+    same = (np.isnan(got) & np.isnan(want)) | (got == want)
+    err = np.where(special, 0.0, np.abs(got - want))
+    over = np.where(special, ~same, ~(err <= bound))
     if np.any(over):
         i = np.unravel_index(int(np.argmax(np.where(
             over, err / np.maximum(bound, 1e-300), 0))), err.shape)
@@ -298,7 +325,8 @@ def check(lib, name, m):
                 "want %r, bound %r)" % (np.count_nonzero(over), err.size,
                                         i[0], i[1], got[i], want[i],
                                         bound[i])), None
-    return None, float(np.max(err / np.maximum(bound, 1e-300)))
+    ratio = np.where(special, 0.0, err / np.maximum(bound, 1e-300))
+    return None, float(np.max(ratio))
 
 
 def main():
