@@ -544,6 +544,22 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
   scatterMma(l, w, lane, c, out);
 }
 
+/// The value of an E2M1 code (its low 4 bits).
+static double e2m1Value(uint8_t code) {
+  return double(octet::numerics::decodeFp8(
+      code & 0xF, octet::numerics::StorageFormat::F4E2M1FN));
+}
+
+/// The value of an FP4 block scale: E8M0 (2^(code - 127), 0xFF NaN) or,
+/// without `ue8m0`, UE4M3 (0x7F NaN).
+static double fp4ScaleValue(uint8_t code, bool ue8m0) {
+  if (ue8m0)
+    return code == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                        : std::ldexp(1.0, int(code) - 127);
+  return double(octet::numerics::decodeFp8(
+      code & 0x7F, octet::numerics::StorageFormat::F8E4M3FN));
+}
+
 /// mma.sync.aligned.kind::mxf4.block_scale.scale_vec::2X.m16n8k64 (E8M0
 /// scales per 32 of K, `scaleFormat` ue8m0) or
 /// kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64 (E4M3 scales per 16,
@@ -560,7 +576,6 @@ OCTET_RUNTIME_EXPORT void octet_emu_mma_sync_mx(const uint32_t *in,
 /// NaN.
 OCTET_RUNTIME_EXPORT void
 octet_emu_mma_sync_fp4(const uint32_t *in, uint32_t *out, int32_t scaleFormat) {
-  using octet::numerics::StorageFormat;
   Launch *l = current;
   int w = warpIndex(), lane = laneIndex();
   depositScaledMma(l, w, lane, in);
@@ -571,16 +586,8 @@ octet_emu_mma_sync_fp4(const uint32_t *in, uint32_t *out, int32_t scaleFormat) {
     auto nibble = [](uint32_t word, int i) {
       return uint8_t(word >> (4 * i) & 0xF);
     };
-    auto e2m1 = [](uint8_t code) {
-      return double(octet::numerics::decodeFp8(code, StorageFormat::F4E2M1FN));
-    };
-    auto scaleOf = [&](uint8_t code) {
-      if (!nv)
-        return code == 0xFF ? std::numeric_limits<double>::quiet_NaN()
-                            : std::ldexp(1.0, int(code) - 127);
-      return double(
-          octet::numerics::decodeFp8(code & 0x7F, StorageFormat::F8E4M3FN));
-    };
+    auto e2m1 = e2m1Value;
+    auto scaleOf = [&](uint8_t code) { return fp4ScaleValue(code, !nv); };
     double a[16][64], b[64][8], sa[16][4], sb[8][4];
     for (int ln = 0; ln < 32; ++ln) {
       int g = ln / 4, t = ln % 4;
@@ -851,7 +858,6 @@ OCTET_RUNTIME_EXPORT void
 octet_emu_tcgen05_mma_fp4(int32_t d, uint64_t descA, uint64_t descB,
                           int32_t idesc, int32_t accumulate, int32_t sfa,
                           int32_t sfb, int32_t scaleVec) {
-  using octet::numerics::StorageFormat;
   Launch *l = current;
   uint32_t id = uint32_t(idesc);
   int m = int((id >> 24) & 0x1F) << 4, n = int((id >> 17) & 0x3F) << 3;
@@ -877,16 +883,9 @@ octet_emu_tcgen05_mma_fp4(int32_t d, uint64_t descA, uint64_t descB,
   uint8_t a[128][32], b[256][32];
   int col0 = tcgen05Operands(l, d, descA, descB, m, n, a, b);
   auto e2m1 = [](const uint8_t *row, int k) {
-    uint8_t code = uint8_t(row[k / 2] >> (4 * (k % 2)) & 0xF);
-    return double(octet::numerics::decodeFp8(code, StorageFormat::F4E2M1FN));
+    return e2m1Value(uint8_t(row[k / 2] >> (4 * (k % 2))));
   };
-  auto scaleOf = [&](uint8_t code) {
-    if (ue8m0)
-      return code == 0xFF ? std::numeric_limits<double>::quiet_NaN()
-                          : std::ldexp(1.0, int(code) - 127);
-    return double(
-        octet::numerics::decodeFp8(code & 0x7F, StorageFormat::F8E4M3FN));
-  };
+  auto scaleOf = [&](uint8_t code) { return fp4ScaleValue(code, ue8m0); };
   const int blockK = 64 / scaleVec;
   double sa[128][4], sb[128][4];
   for (int r = 0; r < 128; ++r)

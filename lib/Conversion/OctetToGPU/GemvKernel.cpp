@@ -48,8 +48,9 @@ public:
 
   /// Writes the whole body.
   void build();
-  /// The 16 weights of row `k` of B, columns n0.. (decode: zero outside B),
-  /// for another kernel (the wgmma weight-only one).
+  /// The 16 weights of row `k` of B, columns n0.. (decode, then
+  /// scaleByGroup: zero outside B), for another kernel (the wgmma
+  /// weight-only one).
   SmallVector<Value> chunkWeights(Value k, Value chunkN0, Value valid);
 
 private:
@@ -59,7 +60,9 @@ private:
   static constexpr int64_t kWarps = kThreads / 32;
 
   void computeCoordinates();
+  void setChunk(Value chunkN0);
   void computeCodeOffsets();
+  void scaleByGroup(SmallVectorImpl<Value> &w, Value k);
   Value loadWeights(Value k, Value valid);
   SmallVector<Value> decode(Value words);
   void decodeWord(Value word, ArrayRef<int64_t> columns,
@@ -117,12 +120,18 @@ void GemvBuilder::computeCoordinates() {
   rowLane = kb.divU(tid, kb.c32(kChunks));
   warp = kb.divU(tid, kb.c32(32));
   lane = kb.remU(tid, kb.c32(32));
-  n0 = kb.add(kb.mul(kb.wide(kb.bidX()), kb.c64(kBN)),
-              kb.wide(kb.mul(chunk, kb.c32(16))));
+  setChunk(kb.add(kb.mul(kb.wide(kb.bidX()), kb.c64(kBN)),
+                  kb.wide(kb.mul(chunk, kb.c32(16)))));
   ks = kb.wide(kb.bidY());
   kBegin = kb.mul(ks, p.kChunk);
   kEnd = kb.minU(p.K, kb.add(kBegin, p.kChunk));
   mBase = kb.mul(kb.wide(kb.bidZ()), kb.c64(rowsPerBlock));
+}
+
+/// The thread's 16 columns start at `chunkN0`; `fullChunk`: they are all
+/// inside B and N % 16 == 0 (one vector load per row).
+void GemvBuilder::setChunk(Value chunkN0) {
+  n0 = chunkN0;
   fullChunk = kb.andB(kb.eq(kb.remU(p.N, kb.c64(16)), kb.c64(0)),
                       kb.ult(n0, p.N));
 }
@@ -262,17 +271,7 @@ SmallVector<Value> GemvBuilder::accumulate() {
         SmallVector<Value> next(it.begin(), it.end());
         for (int64_t u = 0; u < kUnroll; ++u) {
           SmallVector<Value> w = decode(words[u]);
-          if (c.grouped()) {
-            // w * sb[k / G, n] (row k's group; clamped indices outside B,
-            // where the codes are zero).
-            Value g = kb.divU(kb.minU(ks2[u], kb.sub(p.K, kb.c64(1))),
-                              kb.c64(c.rhsScheme.getGroupSize()));
-            for (int64_t j = 0; j < 16; ++j) {
-              Value n = kb.minU(kb.add(n0, kb.c64(j)), kb.sub(p.N, kb.c64(1)));
-              w[j] = kb.mulF(
-                  w[j], kb.loadElem(p.sb, kb.f32, kb.add(kb.mul(g, p.N), n)));
-            }
-          }
+          scaleByGroup(w, ks2[u]);
           for (int64_t r = 0; r < rowsPerBlock; ++r)
             for (int64_t j = 0; j < 16; ++j) {
               Value &a = next[r * 16 + j];
@@ -281,6 +280,20 @@ SmallVector<Value> GemvBuilder::accumulate() {
         }
         return next;
       });
+}
+
+/// Per-group scales: w[j] * sb[k / G, n0 + j] (row k's group; clamped
+/// indices outside B, where the codes are zero). Other schemes scale in
+/// the epilogue.
+void GemvBuilder::scaleByGroup(SmallVectorImpl<Value> &w, Value k) {
+  if (!c.grouped())
+    return;
+  Value g = kb.divU(kb.minU(k, kb.sub(p.K, kb.c64(1))),
+                    kb.c64(c.rhsScheme.getGroupSize()));
+  for (int64_t j = 0; j < 16; ++j) {
+    Value n = kb.minU(kb.add(n0, kb.c64(j)), kb.sub(p.N, kb.c64(1)));
+    w[j] = kb.mulF(w[j], kb.loadElem(p.sb, kb.f32, kb.add(kb.mul(g, p.N), n)));
+  }
 }
 
 /// Reduces the 4 row lanes of a warp that share a column chunk (lanes
@@ -405,12 +418,12 @@ void GemvBuilder::sumSlicesInLastBlock() {
 
 SmallVector<Value> GemvBuilder::chunkWeights(Value k, Value chunkN0,
                                              Value valid) {
-  n0 = chunkN0;
-  fullChunk =
-      kb.andB(kb.eq(kb.remU(p.N, kb.c64(16)), kb.c64(0)), kb.ult(n0, p.N));
+  setChunk(chunkN0);
   offsets.clear();
   computeCodeOffsets();
-  return decode(loadWeights(k, valid));
+  SmallVector<Value> w = decode(loadWeights(k, valid));
+  scaleByGroup(w, k);
+  return w;
 }
 
 } // namespace

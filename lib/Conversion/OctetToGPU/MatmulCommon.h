@@ -137,8 +137,9 @@ void buildGemvBody(KernelBuilder &kb, const MatmulConfig &c,
                    const Params &p);
 /// The gemv's weights of row `k` of B ([K x N], or packed 4-bit codes),
 /// columns n0 .. n0 + 15, as 16 f32 values: float(code - zb) for integer
-/// codes, the decoded FP8 / FP4 / NF4 value; zero where `valid` is false or
-/// outside B.
+/// codes, the decoded FP8 / FP4 / NF4 value, times the group's scale with
+/// per-group scales (rounded once; other scales go to the epilogue); zero
+/// where `valid` is false or outside B.
 SmallVector<Value> loadRhsChunk(KernelBuilder &kb, const MatmulConfig &c,
                                 const Params &p, Value k, Value n0,
                                 Value valid);

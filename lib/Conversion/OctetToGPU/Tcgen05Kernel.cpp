@@ -92,7 +92,6 @@ void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
                      int64_t rows, bool padded) {
   const int64_t kUnitsPerRow = (padded ? kBK : 2 * kBK) / 16;
   auto v4 = VectorType::get({4}, kb.i32);
-  auto v2 = VectorType::get({2}, kb.i32);
   SmallVector<Type> four(4, kb.i32);
   for (int64_t j = 0; j < rows * kUnitsPerRow / kThreads; ++j) {
     Value u = kb.add(tid, kb.c32(j * kThreads));
@@ -129,28 +128,23 @@ void stagePackedE2m1(KernelBuilder &kb, Value dst, Value src, Value row0,
           }
           return out;
         });
-    if (padded) {
-      // Codes 16 unit .. of row r: chunk unit, the packed half first.
-      Value v = LLVM::UndefOp::create(kb.b, kb.loc, v4);
-      Value lo = packE2m1(kb, words[0], words[1]),
-            hi = packE2m1(kb, words[2], words[3]);
-      SmallVector<Value> parts = {lo, hi, kb.c32(0), kb.c32(0)};
-      for (auto [i, x] : llvm::enumerate(parts))
-        v = LLVM::InsertElementOp::create(kb.b, kb.loc, v, x,
-                                          kb.c32(static_cast<int64_t>(i)));
-      kb.store(v, kb.gepBytes(dst, swizzled128(kb, r, unit)), 16);
-      continue;
-    }
-    // Codes 16 unit .. 16 unit + 15 of row r: bytes 8 unit.. of the row,
-    // half unit % 2 of 16-byte chunk unit / 2.
-    Value v = LLVM::UndefOp::create(kb.b, kb.loc, v2);
-    v = LLVM::InsertElementOp::create(
-        kb.b, kb.loc, v, packE2m1(kb, words[0], words[1]), kb.c32(0));
-    v = LLVM::InsertElementOp::create(
-        kb.b, kb.loc, v, packE2m1(kb, words[2], words[3]), kb.c32(1));
-    Value at = kb.add(swizzled128(kb, r, kb.divU(unit, kb.c32(2))),
-                      kb.mul(kb.remU(unit, kb.c32(2)), kb.c32(8)));
-    kb.store(v, kb.gepBytes(dst, at), 8);
+    Value lo = packE2m1(kb, words[0], words[1]),
+          hi = packE2m1(kb, words[2], words[3]);
+    // Padded: codes 16 unit .. of row r fill the first half of chunk unit.
+    // Unpadded: bytes 8 unit.. of the row, half unit % 2 of chunk unit / 2.
+    SmallVector<Value> parts = {lo, hi};
+    if (padded)
+      parts.append({kb.c32(0), kb.c32(0)});
+    Value v = LLVM::UndefOp::create(
+        kb.b, kb.loc,
+        VectorType::get({static_cast<int64_t>(parts.size())}, kb.i32));
+    for (auto [i, x] : llvm::enumerate(parts))
+      v = LLVM::InsertElementOp::create(kb.b, kb.loc, v, x,
+                                        kb.c32(static_cast<int64_t>(i)));
+    Value at = padded ? swizzled128(kb, r, unit)
+                      : kb.add(swizzled128(kb, r, kb.divU(unit, kb.c32(2))),
+                               kb.mul(kb.remU(unit, kb.c32(2)), kb.c32(8)));
+    kb.store(v, kb.gepBytes(dst, at), padded ? 16 : 8);
   }
 }
 

@@ -180,8 +180,8 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
     }
   };
   // B: the 16 weights of row k0 + kr, columns 16 ch.. per step (64 x 8
-  // steps), decoded (loadRhsChunk), times their group's scale with
-  // per-group scales (rounded to f32 once, as the gemv does), split into
+  // steps), decoded and, with per-group scales, scaled as the gemv does
+  // (loadRhsChunk), split into
   // weightParts bf16 parts (splitBf16; one part is the f32's top half,
   // exact) into rows 16 ch + i, bytes 2 kr of B tile j.
   // (A loop, not unrolled: the 16 weights of a step, in up to three
@@ -195,19 +195,7 @@ void buildWgmmaWeightOnlyBody(KernelBuilder &kb, const MatmulConfig &c,
                 ch = kb.remU(u, kb.c32(kBN / 16));
           Value k = kb.add(k0, kb.wide(kr));
           Value n0 = kb.add(bn, kb.wide(kb.mul(ch, kb.c32(16))));
-          Value kOk = kb.ult(k, p.K);
-          SmallVector<Value> w = loadRhsChunk(kb, c, p, k, n0, kOk);
-          if (c.grouped()) {
-            Value group = kb.divU(k, kb.c64(c.rhsScheme.getGroupSize()));
-            for (int64_t i = 0; i < 16; ++i) {
-              Value n = kb.add(n0, kb.c64(i));
-              Value ok = kb.andB(kOk, kb.ult(n, p.N));
-              Value sc = kb.loadElem(
-                  p.sb, kb.f32,
-                  kb.select(ok, kb.add(kb.mul(group, p.N), n), kb.c64(0)));
-              w[i] = kb.select(ok, kb.mulF(w[i], sc), kb.cF32(0.0f));
-            }
-          }
+          SmallVector<Value> w = loadRhsChunk(kb, c, p, k, n0, kb.ult(k, p.K));
           Value byte = kb.mul(kb.remU(kr, kb.c32(8)), kb.c32(2));
           for (int64_t i = 0; i < 16; ++i) {
             Value row = kb.add(kb.mul(ch, kb.c32(16)), kb.c32(i));
