@@ -11,7 +11,7 @@
 // SM89: | `sm_89` | e4m3/e5m2 | e4m3/e5m2 | f32 | - | native | mma.sync | m16n8k32 | `mma.sync.aligned.m16n8k32.row.col.f32.{a}.{b}.f32` | 8.4 | - |
 // SM89-NOT: sm_90a
 
-// AMX: | `amx-int8` | x86 | - | - | - | f32 | avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avx512vbmi,amx-tile,amx-int8,amx-bf16 |
+// AMX: | `amx-int8` | x86 | - | - | - | f32 | avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8,amx-bf16 |
 // AMX: | `amx-int8` | s8 | s8 | s32 | - | native | AMX | 16x16x64 | `tdpbssd` | - | - |
 // AMX: | `amx-int8` | bf16 | bf16 | f32 | - | native | AMX | 16x16x32 | `tdpbf16ps` | - | - |
 // AMX: | `amx-int8` | f32 | f32 | f32 | - | simd | AVX-512 FMA | 1x16x1 | `vfmadd231ps zmm` | - | - |

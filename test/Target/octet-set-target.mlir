@@ -50,8 +50,8 @@
 // ZEN4: #octet.target<"avx512-bf16", cpu = "znver4">
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=arrowlake host-features=avx2,fma,avxvnni,avxvnniint8" | FileCheck %s --check-prefix=ARL
 // ARL: #octet.target<"avx-vnni-int8", cpu = "arrowlake">
-// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=sapphirerapids host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avx512vbmi,avxvnni,amx-tile,amx-int8,amx-bf16" 2>&1 | FileCheck %s --check-prefix=SPR
-// SPR: remark: host (x86_64, sapphirerapids) has avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avx512vbmi,amx-tile,amx-int8,amx-bf16 -> 'amx-int8'
+// RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-cpu=sapphirerapids host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avxvnni,amx-tile,amx-int8,amx-bf16" 2>&1 | FileCheck %s --check-prefix=SPR
+// SPR: remark: host (x86_64, sapphirerapids) has avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8,amx-bf16 -> 'amx-int8'
 // SPR: #octet.target<"amx-int8", cpu = "sapphirerapids">
 // A '-' disables a feature: AMX without AMX-INT8 is AVX-512 VNNI.
 // RUN: octet-opt %s --octet-set-target="target=host host-arch=x86_64 host-features=avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,-amx-int8" | FileCheck %s --check-prefix=NOAMX

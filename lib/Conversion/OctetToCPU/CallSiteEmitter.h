@@ -79,7 +79,7 @@ private:
   /// and feature list; a clear message instead of SIGILL).
   void requireKernelFeatures() {
     call("octet_cpu_require_features", {},
-         {globalString(llvm::join(getRequiredFeatures(c), ","))});
+         {globalString(llvm::join(getRequiredFeatures(c.isa), ","))});
   }
 
   // --- the steps of emit ---------------------------------------------------

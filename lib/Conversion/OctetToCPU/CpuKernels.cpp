@@ -78,7 +78,7 @@ std::string GemmConfig::getName() const {
   else
     name += rhsUnsigned ? "u8" : "s8";
   if (rhsPanels && !rhsNibbles)
-    name += rhsFp8Table ? "pt" : "p";
+    name += "p";
   if (group)
     name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");
   if (lhsGroupScale)
@@ -189,14 +189,6 @@ SmallVector<StringRef> mlir::octet::cpu::getRequiredFeatures(Isa isa) {
   return {};
 }
 
-SmallVector<StringRef>
-mlir::octet::cpu::getRequiredFeatures(const GemmConfig &c) {
-  SmallVector<StringRef> features = getRequiredFeatures(c.isa);
-  if (c.rhsFp8Table)
-    features.push_back("avx512vbmi");
-  return features;
-}
-
 DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
                                               const GemmConfig &c) {
   Builder b(ctx);
@@ -227,7 +219,6 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("rhs_nf4", c.rhsNf4);
   add("lhs_group_scale", c.lhsGroupScale);
   add("rhs_no_nan", c.rhsNoNan);
-  add("rhs_fp8_table", c.rhsFp8Table);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -278,7 +269,6 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.rhsNf4 = get("rhs_nf4");
   c.lhsGroupScale = get("lhs_group_scale");
   c.rhsNoNan = get("rhs_no_nan");
-  c.rhsFp8Table = get("rhs_fp8_table");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   // 4-bit codes come in panels only; panels are weight-only codes.
@@ -302,9 +292,6 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.lhsFp8 = fp8("lhs_fp8", /*fp4=*/true);
   c.rhsFp8 = fp8("rhs_fp8", /*fp4=*/false);
   if (c.rhsNoNan && c.rhsFp8 != StorageFormat::f8E4M3FN)
-    ok = false;
-  if (c.rhsFp8Table &&
-      (!c.rhsFp8 || !c.rhsPanels || c.isa == Isa::fma || c.isa == Isa::avx2))
     ok = false;
   if (c.lhsGroupScale && (!c.lhsFp8 || !c.group || c.sa != Param::none))
     ok = false;
@@ -363,7 +350,7 @@ func::FuncOp mlir::octet::cpu::getOrDeclareTaskFunction(ModuleOp module,
   f->setAttr(kKernelAttrName, getConfigAttr(ctx, c));
   // The kernel's instructions, whatever CPU the module is compiled for (the
   // call site checks the running CPU first).
-  SmallVector<StringRef> features = getRequiredFeatures(c);
+  SmallVector<StringRef> features = getRequiredFeatures(c.isa);
   if (!features.empty()) {
     SmallVector<std::string> plus;
     for (StringRef feature : features)

@@ -162,22 +162,29 @@ private:
   Value weightVector(Value ptr, Value mask, Value zbv, bool unscaled = false);
   /// The f32 vectors of the `nv` vectors of rhs columns from `nv0` in row
   /// `k` (minus the zero points `zbv`); `panelStart` says that `nv0`
-  /// starts a whole panel (nv = 8: 4-bit codes loaded at four byte offsets,
-  /// FP8 codes decoded by tables with rhsFp8Table).
+  /// starts a whole panel (nv = 8: 4-bit codes loaded at four byte
+  /// offsets).
   SmallVector<Value> weightVectors(Value k, Value nv0, int64_t nv,
                                    ArrayRef<Value> masks, ArrayRef<Value> zbv,
                                    bool panelStart = false,
                                    bool unscaled = false);
-  /// Whether the decode kernel's E4M3 weights, `nv` vectors per pass, are
-  /// summed times 2^-8 and the sums scaled by 2^8 (exact: a power of two),
-  /// one multiply per sum instead of one per weight vector; not for whole
-  /// panels decoded by tables (rhsFp8Table: exact values).
-  bool rhsUnscaled(int64_t nv) const {
-    return c.rhsFp8 == StorageFormat::f8E4M3FN && !(c.rhsFp8Table && nv == 8);
+  /// Whether the decode kernels' E4M3 weights are summed times 2^-8 and the
+  /// sums scaled by 2^8 (exact: a power of two), one multiply per sum instead
+  /// of one per weight vector.
+  bool rhsUnscaled() const { return c.rhsFp8 == StorageFormat::f8E4M3FN; }
+  /// `sums` times 2^8 when they are sums of E4M3 values times 2^-8
+  /// (`unscaled`, from rhsUnscaled), else `sums`.
+  SmallVector<Value> rescaleSums(ArrayRef<Value> sums, bool unscaled) {
+    SmallVector<Value> out(sums);
+    if (!unscaled)
+      return out;
+    Value f = splat(
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kE4M3ViaF16Scale)),
+        c.w);
+    for (Value &s : out)
+      s = arith::MulFOp::create(b, loc, s, f);
+    return out;
   }
-  /// The 8 f32 vectors of the FP8 codes of a whole panel's row at `row`
-  /// (GemmConfig::rhsFp8Table): exact values, decoded by table lookups.
-  SmallVector<Value> fp8TableVectors(Value row);
   /// The f32 values of the 4-bit codes `(d >> shift) & 15` (d: the i32
   /// words of a panel's row; shift 4 j for the row's vector j).
   Value nibbleVector(Value d, Value shift, Value zbv);

@@ -182,7 +182,7 @@ static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
 /// codes), with zmm vectors when `isa` is fma512; the reason otherwise.
 static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
                                     std::optional<SchemeAttr> lhsFp8, bool fp8,
-                                    bool nibbles, bool vbmi, Plan &plan,
+                                    bool nibbles, Plan &plan,
                                     std::string &why) {
   GemmConfig &c = plan.config;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -263,9 +263,6 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (isa == Isa::amx && bf16Exact && c.rhsPanels)
     c.isa = Isa::amxBf16;
   setTileSizes(c);
-  // FP8 panels on zmm: the decode kernel looks the codes up in tables of
-  // their bf16 bytes where the level has VBMI (vpermi2b).
-  c.rhsFp8Table = vbmi && c.rhsFp8 && c.rhsPanels && c.w == 16;
   return success();
 }
 
@@ -304,7 +301,7 @@ static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
 
 FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
                                              std::optional<Isa> isaChoice,
-                                             bool vbmi, std::string &why) {
+                                             std::string &why) {
   Plan plan;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
@@ -339,8 +336,7 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
       failed(planEpilogue(op, plan, why)))
     return failure();
   if (op.hasFloatLhs() || lhsFp8) {
-    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, vbmi, plan,
-                              why)))
+    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, plan, why)))
       return failure();
     return plan;
   }

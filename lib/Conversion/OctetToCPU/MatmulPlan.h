@@ -54,9 +54,8 @@ struct FloatContraction {
 std::optional<Isa> getKernelIsa(StrategyAttr strategy, MatmulOp op);
 
 /// Checks that `op` is covered and fills the kernel description; the
-/// reason otherwise. `vbmi`: the target level has AVX512-VBMI
-/// (GemmConfig::rhsFp8Table).
-FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice, bool vbmi,
+/// reason otherwise.
+FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
                            std::string &why);
 
 /// Matches `op` as a FloatContraction; the reason otherwise.

@@ -101,11 +101,6 @@ struct ConvertOctetToCPUPass
       target = *moduleTarget;
     }
 
-    // AVX512-VBMI (the FP8 panels' table decode) where the level names it.
-    SmallVector<StringRef> levelFeatures;
-    target->hostFeatures.split(levelFeatures, ',', -1, false);
-    bool vbmi = llvm::is_contained(levelFeatures, "avx512vbmi");
-
     SmallVector<MatmulOp> ops;
     module.walk([&](MatmulOp op) { ops.push_back(op); });
     IRRewriter rewriter(module.getContext());
@@ -119,7 +114,7 @@ struct ConvertOctetToCPUPass
       std::optional<Isa> opIsa =
           strategy ? getKernelIsa(strategy, op) : std::nullopt;
       std::string why;
-      FailureOr<Plan> plan = planMatmul(op, opIsa, vbmi, why);
+      FailureOr<Plan> plan = planMatmul(op, opIsa, why);
       if (failed(plan)) {
         if (remarks)
           op.emitRemark() << "convert-octet-to-cpu: portable lowering ("

@@ -246,6 +246,19 @@ CASES = {
     "wo_fp8_e5m2_group64_m40_relu": dict(
         lhs=None, rhs=S("f8E5M2", "per_group", 0, 64), lshape=(40, 320),
         rshape=(320, 70), relu=True, transposed_rhs=True),
+    # FP8 weights as an argument, two vectors decoded at once (the decode
+    # GEMV's column groups of 8 vectors), E4M3 summed times 2^-8 over many
+    # 8-row blocks (the running sums in the scratch) and scaled back before
+    # the group scale or the epilogue; vector and masked column tails.
+    "wo_fp8_e4m3_arg_m3_k520_n300_bias": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_axis", 1), lshape=(3, 520),
+        rshape=(520, 300), bias=True, arg_rhs=True),
+    "wo_fp8_e4m3_group32_arg_m2_k160_n260": dict(
+        lhs=None, rhs=S("f8E4M3FN", "per_group", 0, 32), lshape=(2, 160),
+        rshape=(160, 260), arg_rhs=True),
+    "wo_fp8_e5m2_arg_m1_k72_n140_relu": dict(
+        lhs=None, rhs=S("f8E5M2", "per_axis", 1), lshape=(1, 72),
+        rshape=(72, 140), relu=True, arg_rhs=True),
     # Every FP8 code (row 0 of the weights holds codes 0..255, the other
     # rows zeros): each result is one decoded code times a scale, so a
     # wrong decode of any code (subnormals, -0, the largest values, NaN,

@@ -79,11 +79,6 @@ struct GemmConfig {
   /// The E4M3 rhs is a constant without NaN codes (checked at compile
   /// time): its decode skips the NaN select.
   bool rhsNoNan = false;
-  /// FP8 rhs codes in panels on zmm, decoded by 128-entry tables of their
-  /// values' bf16 bytes (vpermi2b, AVX512-VBMI: levels whose features name
-  /// avx512vbmi) in the decode kernel's whole panels, 64 codes at a time;
-  /// exact values (no 2^-8 E4M3 scaling), NaN and inf included.
-  bool rhsFp8Table = false;
   /// Block-wise FP8 (MatmulOp::hasGroupedLhs, with `group`): the lhs scale
   /// is one per row and group of K (sa[m][k / group]), multiplied into the
   /// decoded lhs value; `sa` is none (no lhs scale in the epilogue).
@@ -148,8 +143,6 @@ enum CtxSlot : int64_t {
 
 /// The LLVM features (without '+') the kernels of `isa` use.
 SmallVector<StringRef> getRequiredFeatures(Isa isa);
-/// The features of `c`'s kernel: its isa's, and avx512vbmi for rhsFp8Table.
-SmallVector<StringRef> getRequiredFeatures(const GemmConfig &c);
 
 /// Selects the tile sizes of `config.isa`.
 void setTileSizes(GemmConfig &config);
