@@ -97,6 +97,18 @@ CASES = {
     "wo_m1_k300_n131_bias": dict(
         lhs=None, rhs=S("i8", "per_axis", 1), lshape=(1, 300),
         rshape=(300, 131), bias=True, arg_rhs=True),
+    # Weights as an argument, 16 rows per block (integer codes; groups that
+    # are multiples of 16) or 8 (other groups): K tails of 6 rows, column
+    # groups of 8 vectors, single vectors and a masked tail.
+    "wo_i8_arg_m2_k1030_n260_relu": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(2, 1030),
+        rshape=(1030, 260), relu=True, arg_rhs=True),
+    "wo_i8_group16_arg_m3_k208_n300_bias": dict(
+        lhs=None, rhs=S("i8", "per_group", 0, 16), lshape=(3, 208),
+        rshape=(208, 300), bias=True, arg_rhs=True),
+    "wo_i8_group24_arg_m1_k120_n140": dict(
+        lhs=None, rhs=S("i8", "per_group", 0, 24), lshape=(1, 120),
+        rshape=(120, 140), arg_rhs=True),
     "wo_asym_u8_const": dict(
         lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
         lshape=(5, 64), rshape=(64, 70)),
