@@ -272,6 +272,9 @@ def openblas_core(flags):
     newer than it (Emerald Rapids, model 207, reads as "Prescott": SSE3
     kernels, ~30 GFLOP/s per core), which would make every sgemm ratio
     meaningless; then the newest kernel family the flags allow is named.
+    AVX-512 CPUs it reads as another family get the SkylakeX kernels too:
+    it takes Zen 5 for Haswell (AVX2 kernels), and on Zen 5 SkylakeX's
+    sgemm runs at 221 GFLOP/s on one core at 1024^3 against Haswell's 130.
     A user's own OPENBLAS_CORETYPE is kept."""
     import ctypes
     try:
@@ -282,9 +285,10 @@ def openblas_core(flags):
         return "?", None
     if os.environ.get("OPENBLAS_CORETYPE"):
         return core, os.environ["OPENBLAS_CORETYPE"]
+    avx512 = ("skylakex", "cooperlake", "sapphirerapids")
+    if "avx512f" in flags and core.lower() not in avx512:
+        return core, "SkylakeX"
     if core.lower() in ("prescott", "core2", "nehalem", "unknown"):
-        if "avx512f" in flags:
-            return core, "SkylakeX"
         if "avx2" in flags:
             return core, "Haswell"
     return core, None
