@@ -89,7 +89,8 @@ static llvm::cl::opt<std::string> target(
         "kernels, and host code for a generic CPU with the "
         "level's features; an LLVM CPU name (x86-64-v3, "
         "znver4, sapphirerapids, ...): host code for that CPU "
-        "and the kernels of the best level it has; or a CUDA "
+        "and the kernels of the best level it has (tuned for "
+        "that CPU); or a CUDA "
         "target (sm_80, sm_86, sm_89, sm_90a, sm_100a, "
         "sm_120a): kernels in an embedded cubin, host code for "
         "a generic CPU"),
@@ -416,17 +417,21 @@ CpuTarget resolveCpuTarget(StringRef name,
   return result;
 }
 
-/// Gives the module the kernels of `cpu.level` (#octet.target), and checks
-/// that a target the module already has runs on the CPU of `subtarget`.
+/// Gives the module the kernels of `cpu.level` (#octet.target, with the
+/// LLVM CPU name when --target names one: the kernels' tuning follows it),
+/// and checks that a target the module already has runs on the CPU of
+/// `subtarget`.
 void applyCpuTarget(ModuleOp module, const CpuTarget &cpu,
                     const llvm::MCSubtargetInfo &subtarget) {
   namespace ot = octet::target;
   octet::TargetAttr attr = ot::getTargetAttr(module);
   if (!attr) {
+    bool generic = cpu.cpu == "x86-64" || cpu.cpu == "generic";
     if (cpu.level)
       module->setAttr(ot::kTargetAttrName,
                       octet::TargetAttr::get(module.getContext(),
-                                             cpu.level->name, ""));
+                                             cpu.level->name,
+                                             generic ? "" : cpu.cpu));
     return;
   }
   const ot::TargetInfo *info = ot::lookupTarget(attr.getName());

@@ -323,7 +323,10 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
     strategy names a unit the generated kernels cover only in part (AMX
     here is `tdpbssd`, s8 x s8), the op runs on the next kernel family
     that takes its formats (VNNI, then AVX2). Threads:
-    `OCTET_NUM_THREADS` (default: all cores).
+    `OCTET_NUM_THREADS` (default: all cores). `cpu` names the CPU the
+    kernels are tuned for (default: the module target's `cpu`, else the
+    running host's, with `isa=auto`): on AMD Zen (`znver*`) the decode
+    kernel prefetches its weight panels into L1 instead of L2.
 
     Example:
 
@@ -361,6 +364,10 @@ def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on each octet.matmul left to the portable "
            "lowering, with the reason">,
+    Option<"tuneCpu", "cpu", "std::string", /*default=*/"\"\"",
+           "LLVM CPU name the kernels are tuned for (znver*: weight panels "
+           "prefetched into L1); default with isa=auto: the module "
+           "#octet.target's cpu, else the running host's">,
     Option<"floatKernels", "float-kernels", "bool", /*default=*/"true",
            "Also lower f32 linalg.matmul / linalg.batch_matmul (zero-filled "
            "init) to the generated f32 kernels">,

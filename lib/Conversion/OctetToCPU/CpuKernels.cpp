@@ -79,6 +79,8 @@ std::string GemmConfig::getName() const {
     name += rhsUnsigned ? "u8" : "s8";
   if (rhsPanels && !rhsNibbles)
     name += "p";
+  if (panelPrefetchL1)
+    name += "_l1pf";
   if (group)
     name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");
   if (lhsGroupScale)
@@ -219,6 +221,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("rhs_nf4", c.rhsNf4);
   add("lhs_group_scale", c.lhsGroupScale);
   add("rhs_no_nan", c.rhsNoNan);
+  add("panel_prefetch_l1", c.panelPrefetchL1);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -269,6 +272,7 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.rhsNf4 = get("rhs_nf4");
   c.lhsGroupScale = get("lhs_group_scale");
   c.rhsNoNan = get("rhs_no_nan");
+  c.panelPrefetchL1 = get("panel_prefetch_l1");
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   // 4-bit codes come in panels only; panels are weight-only codes.
@@ -276,6 +280,8 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
       (c.rhsPanels && (!c.weightOnly || c.floatRhs || c.batched)))
     ok = false;
   if (c.scalePanels && (!c.rhsPanels || !c.group))
+    ok = false;
+  if (c.panelPrefetchL1 && !c.rhsPanels)
     ok = false;
   auto fp8 = [&](StringRef name, bool fp4) -> std::optional<StorageFormat> {
     auto v = attr.getAs<StringAttr>(name);

@@ -514,11 +514,15 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     // against 83-84% with prefetcht0 2 KB ahead and 85% at 4 KB; 8-bit codes
     // at 92-93%, against 82-84% with prefetcht0 4 iterations ahead.
     int64_t rowsBytes = kRows * c.panelRowBytes();
+    // On AMD Zen into L1 instead (prefetcht0, GemmConfig::panelPrefetchL1):
+    // on Zen 5, one thread, 91-104% of the read loop against 80-92% for
+    // the 7 formats of `--only gemv4` (two threads: within the noise).
     constexpr int64_t ahead = 8192;
+    unsigned hint = c.panelPrefetchL1 ? 3u : 2u;
     if (nv == 8 && step == kRows)
       for (int64_t line = 0; line < rowsBytes; line += 64)
         LLVM::Prefetch::create(b, loc, at(rowAddr(k0, nv0), cst(ahead + line)),
-                               /*rw=*/0u, /*hint=*/2u, /*cache=*/1u);
+                               /*rw=*/0u, hint, /*cache=*/1u);
     for (int64_t r = 0; r < step; ++r) {
       Value k = add(k0, cst(r));
       Value x = splat(lhsValue(m, k), c.w);

@@ -182,7 +182,7 @@ static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
 /// codes), with zmm vectors when `isa` is fma512; the reason otherwise.
 static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
                                     std::optional<SchemeAttr> lhsFp8, bool fp8,
-                                    bool nibbles, Plan &plan,
+                                    bool nibbles, bool prefetchL1, Plan &plan,
                                     std::string &why) {
   GemmConfig &c = plan.config;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -263,6 +263,7 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (isa == Isa::amx && bf16Exact && c.rhsPanels)
     c.isa = Isa::amxBf16;
   setTileSizes(c);
+  c.panelPrefetchL1 = prefetchL1 && c.rhsPanels;
   return success();
 }
 
@@ -299,9 +300,13 @@ static LogicalResult planInteger(MatmulOp op, Isa isa, Plan &plan,
   return success();
 }
 
+bool mlir::octet::cpu::prefersL1Prefetch(StringRef cpu) {
+  return cpu.starts_with("znver");
+}
+
 FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
                                              std::optional<Isa> isaChoice,
-                                             std::string &why) {
+                                             StringRef cpu, std::string &why) {
   Plan plan;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
@@ -336,7 +341,8 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
       failed(planEpilogue(op, plan, why)))
     return failure();
   if (op.hasFloatLhs() || lhsFp8) {
-    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, plan, why)))
+    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles,
+                              prefersL1Prefetch(cpu), plan, why)))
       return failure();
     return plan;
   }

@@ -54,9 +54,18 @@ struct FloatContraction {
 std::optional<Isa> getKernelIsa(StrategyAttr strategy, MatmulOp op);
 
 /// Checks that `op` is covered and fills the kernel description; the
-/// reason otherwise.
+/// reason otherwise. `cpu`: the LLVM CPU name the kernels are tuned for
+/// (may be empty: prefersL1Prefetch).
 FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
-                           std::string &why);
+                           StringRef cpu, std::string &why);
+
+/// Whether the decode kernel's weight panels are prefetched into L1
+/// (GemmConfig::panelPrefetchL1) on CPU `cpu`: AMD Zen. On Zen 5, 8 KB
+/// ahead, one thread, from memory: 91-104% of the read loop with
+/// prefetcht0 against 80-92% with prefetcht1 (94% with no prefetch);
+/// Emerald Rapids read 92-93% with prefetcht1 and 82-84% with prefetcht0
+/// 4 KB ahead.
+bool prefersL1Prefetch(StringRef cpu);
 
 /// Matches `op` as a FloatContraction; the reason otherwise.
 FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,

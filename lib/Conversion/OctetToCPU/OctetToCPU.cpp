@@ -100,6 +100,19 @@ struct ConvertOctetToCPUPass
         return signalPassFailure();
       target = *moduleTarget;
     }
+    // The CPU the kernels are tuned for: the option, else (isa=auto) the
+    // module target's CPU name, else the running host's.
+    std::string cpu = tuneCpu;
+    if (cpu.empty() && kernelIsa == CpuKernelIsa::automatic) {
+      if (auto attr =
+              module->getAttrOfType<TargetAttr>(target::kTargetAttrName))
+        cpu = attr.getCpu().str();
+      else if (FailureOr<target::HostResolution> host =
+                   target::resolveRunningHost(
+                       [&] { return module.emitError(); });
+               succeeded(host))
+        cpu = host->cpu;
+    }
 
     SmallVector<MatmulOp> ops;
     module.walk([&](MatmulOp op) { ops.push_back(op); });
@@ -114,7 +127,7 @@ struct ConvertOctetToCPUPass
       std::optional<Isa> opIsa =
           strategy ? getKernelIsa(strategy, op) : std::nullopt;
       std::string why;
-      FailureOr<Plan> plan = planMatmul(op, opIsa, why);
+      FailureOr<Plan> plan = planMatmul(op, opIsa, cpu, why);
       if (failed(plan)) {
         if (remarks)
           op.emitRemark() << "convert-octet-to-cpu: portable lowering ("

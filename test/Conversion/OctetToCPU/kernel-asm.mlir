@@ -47,3 +47,25 @@ func.func @w8a32(%x: tensor<?x4096xf32>, %w: tensor<4096x512xi8>) -> tensor<?x51
          : tensor<?x4096xf32>, tensor<4096x512xi8> -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
+
+// Constant weights in panels: the decode kernel requests each panel's
+// lines 8 KB ahead into L2 (prefetcht1), or into L1 (prefetcht0) for AMD
+// Zen CPUs (the module target's cpu; kernel suffix _l1pf).
+// RUN: env OCTET_HOST_TARGET=avx512-bf16 octet-compile %s --emit=asm --target=znver5 -o - | FileCheck %s --check-prefix=PANEL-ZEN
+// RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | FileCheck %s --check-prefix=PANEL-INTEL
+// PANEL-ZEN-LABEL: {{^}}__octet_cpu_wo512_f32s8p_l1pf_{{.*}}:
+// PANEL-ZEN-NOT: prefetcht1
+// PANEL-ZEN: prefetcht0
+// PANEL-ZEN: vfmadd231ps
+// PANEL-INTEL-LABEL: {{^}}__octet_cpu_wo512_f32s8p_san{{.*}}:
+// PANEL-INTEL-NOT: prefetcht0
+// PANEL-INTEL: prefetcht1
+// PANEL-INTEL: vfmadd231ps
+func.func @w8a32_panels(%x: tensor<?x1024xf32>) -> tensor<?x256xf32> {
+  %w = arith.constant dense<3> : tensor<1024x256xi8>
+  %sw = arith.constant dense<0.25> : tensor<256xf32>
+  %y = octet.matmul %x, %w rhs_scale(%sw : tensor<256xf32>)
+         rhs_scheme <i8, per_axis(1)>
+         : tensor<?x1024xf32>, tensor<1024x256xi8> -> tensor<?x256xf32>
+  return %y : tensor<?x256xf32>
+}

@@ -64,6 +64,10 @@ struct GemmConfig {
   /// time in panels of panelColumns() columns, each panel's K rows
   /// contiguous, for the decode kernel to stream (emitPanelDecode).
   bool rhsPanels = false;
+  /// The decode kernel requests its panels' lines ahead into L1
+  /// (prefetcht0) instead of L2 (prefetcht1): for AMD Zen CPUs
+  /// (planMatmul's `cpu`).
+  bool panelPrefetchL1 = false;
   /// Panel codes with constant per-group scales: the scales repacked at
   /// compile time in the codes' panels, [panel][group][8 w] f32 (N padded
   /// with zeros), so that a panel's scales are one stream too.
