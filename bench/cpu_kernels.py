@@ -355,6 +355,14 @@ def main():
     if coretype and not os.environ.get("OPENBLAS_CORETYPE"):
         print("OpenBLAS picks its %s kernels on this CPU (it predates it): "
               "the baseline runs with OPENBLAS_CORETYPE=%s" % (core, coretype))
+    elif os.environ.get("OPENBLAS_CORETYPE"):
+        print("OpenBLAS kernels: %s (OPENBLAS_CORETYPE from the environment)"
+              % coretype)
+        if "avx512f" in flags and coretype.lower() not in (
+                "skylakex", "cooperlake", "sapphirerapids"):
+            print("note: this CPU has AVX-512 and the baseline runs OpenBLAS's "
+                  "%s kernels; unset OPENBLAS_CORETYPE for SkylakeX's (1.7x "
+                  "faster sgemm on Zen 5)" % coretype)
     else:
         print("OpenBLAS kernels: %s" % (coretype or core))
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
