@@ -423,11 +423,17 @@ StrategyAttr target::getOrSelectStrategy(Operation *op, const TargetInfo &t) {
 
 FailureOr<const TargetInfo *>
 target::getModuleTargetOrHost(ModuleOp module,
-                              function_ref<InFlightDiagnostic()> emitError) {
-  if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName))
+                              function_ref<InFlightDiagnostic()> emitError,
+                              std::string *cpu) {
+  if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+    if (cpu)
+      *cpu = attr.getCpu().str();
     return getTargetInfo(attr, emitError);
+  }
   FailureOr<HostResolution> host = resolveRunningHost(emitError);
   if (failed(host))
     return failure();
+  if (cpu)
+    *cpu = host->cpu;
   return host->target;
 }

@@ -334,6 +334,9 @@ SmallVector<StringRef> levelFeatures(const octet::target::TargetInfo &level) {
 /// The CPU the host code is compiled for, as --target names it.
 struct CpuTarget {
   std::string cpu;                   ///< LLVM CPU name.
+  /// `cpu` is the CPU --target named (not a generic one for a level or a
+  /// CUDA target): the module target records it for the kernels' tuning.
+  bool namedCpu = false;
   SmallVector<std::string> features; ///< LLVM features, "+name"/"-name".
   /// The octet level whose kernels the module gets (its #octet.target)
   /// when --target names a level or an LLVM CPU; null for `host` (the
@@ -400,6 +403,7 @@ CpuTarget resolveCpuTarget(StringRef name,
          llvm::join(chips, ", ") + ")");
   }
   result.cpu = name.str();
+  result.namedCpu = true;
   subtarget.reset(llvmTarget->createMCSubtargetInfo(triple, name, ""));
   // The kernels: the best level whose features this CPU has, resolved
   // like `host` from the CPU's feature set.
@@ -426,12 +430,11 @@ void applyCpuTarget(ModuleOp module, const CpuTarget &cpu,
   namespace ot = octet::target;
   octet::TargetAttr attr = ot::getTargetAttr(module);
   if (!attr) {
-    bool generic = cpu.cpu == "x86-64" || cpu.cpu == "generic";
     if (cpu.level)
       module->setAttr(ot::kTargetAttrName,
                       octet::TargetAttr::get(module.getContext(),
                                              cpu.level->name,
-                                             generic ? "" : cpu.cpu));
+                                             cpu.namedCpu ? cpu.cpu : ""));
     return;
   }
   const ot::TargetInfo *info = ot::lookupTarget(attr.getName());

@@ -103,10 +103,12 @@ StrategyAttr getOrSelectStrategy(Operation *op, const TargetInfo &target);
 
 /// The target a module is lowered for: its #octet.target, else `host`
 /// resolved from the running process (resolveRunningHost). Errors go
-/// through `emitError`.
+/// through `emitError`. `cpu`, when given, receives the LLVM CPU name: the
+/// attribute's `cpu` (may be empty), else the running host's.
 FailureOr<const TargetInfo *>
 getModuleTargetOrHost(ModuleOp module,
-                      function_ref<InFlightDiagnostic()> emitError);
+                      function_ref<InFlightDiagnostic()> emitError,
+                      std::string *cpu = nullptr);
 
 } // namespace target
 } // namespace octet

@@ -393,8 +393,8 @@ void KernelEmitter::emitWeightOnlyDecode(Value t) {
   //
   // Integer codes take 16 rows at a time where the groups allow it (half
   // the scratch traffic per weight byte): on Zen 5, whose core reads 38
-  // GB/s, the i8 GEMV of K = 4096, N = 14336 went from 54% of the read
-  // loop to 77-82% on one thread (74-78% -> 78-80% on two). FP8 codes
+  // GB/s, the i8 GEMV of K = 4096, N = 14336 went from 49-54% of the read
+  // loop to 71-82% on one thread (74-88% -> 76-80% on two). FP8 codes
   // (with their NaN select) ran at half speed with 16 rows and keep 8.
   constexpr int64_t kGroup = 8;
   int64_t kRows = !c.floatRhs && !c.rhsFp8 && c.group % 16 == 0 ? 16 : 8;
@@ -535,15 +535,11 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     return SmallVector<Value>(kLoop.getResults().begin(),
                               kLoop.getResults().end());
   };
-  // E4M3 sums of values times 2^-8 (rhsUnscaled), scaled back.
-  auto rescale = [&](ArrayRef<Value> sums) {
-    return rescaleSums(sums, unscaled);
-  };
   if (!c.group) {
     // From +0.0 over all of K, kRows at a time then one by one.
     Value kMain = mul(div(K, cst(kRows)), cst(kRows));
     SmallVector<Value> sums = sumRows(cst(0), kMain, kRows, zero);
-    emitEpilogueRow(rescale(sumRows(kMain, K, 1, sums)), m, nv0);
+    emitEpilogueRow(rescaleSums(sumRows(kMain, K, 1, sums), unscaled), m, nv0);
     return;
   }
   // Groups: a multiple of 8 rows that divides K (planRhsScale).
@@ -553,7 +549,7 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     b.setInsertionPointToStart(gLoop.getBody());
     Value g0 = gLoop.getInductionVar();
     SmallVector<Value> sums =
-        rescale(sumRows(g0, add(g0, cst(c.group)), kRows, zero));
+        rescaleSums(sumRows(g0, add(g0, cst(c.group)), kRows, zero), unscaled);
     Value gi = div(g0, cst(c.group));
     SmallVector<Value> totals;
     for (int64_t v = 0; v < nv; ++v) {

@@ -90,28 +90,19 @@ struct ConvertOctetToCPUPass
       return;
     // The target whose strategies the ops follow: a forced x86 level (every
     // op selected again), else the module's (ops without a strategy are
-    // selected on it).
+    // selected on it). The CPU the kernels are tuned for: the option, else
+    // (isa=auto) the module target's CPU name, else the running host's.
     const target::TargetInfo *target = getForcedLevel(kernelIsa);
+    std::string cpu = tuneCpu, targetCpu;
     if (!target) {
       FailureOr<const target::TargetInfo *> moduleTarget =
-          target::getModuleTargetOrHost(module,
-                                        [&] { return module.emitError(); });
+          target::getModuleTargetOrHost(
+              module, [&] { return module.emitError(); }, &targetCpu);
       if (failed(moduleTarget))
         return signalPassFailure();
       target = *moduleTarget;
-    }
-    // The CPU the kernels are tuned for: the option, else (isa=auto) the
-    // module target's CPU name, else the running host's.
-    std::string cpu = tuneCpu;
-    if (cpu.empty() && kernelIsa == CpuKernelIsa::automatic) {
-      if (auto attr =
-              module->getAttrOfType<TargetAttr>(target::kTargetAttrName))
-        cpu = attr.getCpu().str();
-      else if (FailureOr<target::HostResolution> host =
-                   target::resolveRunningHost(
-                       [&] { return module.emitError(); });
-               succeeded(host))
-        cpu = host->cpu;
+      if (cpu.empty())
+        cpu = targetCpu;
     }
 
     SmallVector<MatmulOp> ops;

@@ -53,6 +53,15 @@ func.func @w8a32(%x: tensor<?x4096xf32>, %w: tensor<4096x512xi8>) -> tensor<?x51
 // Zen CPUs (the module target's cpu; kernel suffix _l1pf).
 // RUN: env OCTET_HOST_TARGET=avx512-bf16 octet-compile %s --emit=asm --target=znver5 -o - | FileCheck %s --check-prefix=PANEL-ZEN
 // RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | FileCheck %s --check-prefix=PANEL-INTEL
+// The pass option names the CPU directly; a forced level without it tunes
+// for no CPU, whatever machine runs the test.
+// RUN: octet-opt %s --convert-octet-to-cpu="isa=avx512-bf16 cpu=znver5" | FileCheck %s --check-prefix=OPT-ZEN
+// RUN: octet-opt %s --convert-octet-to-cpu="isa=avx512-bf16 cpu=sapphirerapids" | FileCheck %s --check-prefix=OPT-NONE
+// RUN: octet-opt %s --convert-octet-to-cpu="isa=avx512-bf16" | FileCheck %s --check-prefix=OPT-NONE
+// OPT-ZEN: func.func private @__octet_cpu_wo512_f32s8p_l1pf_
+// OPT-NONE-NOT: _l1pf
+// OPT-NONE: func.func private @__octet_cpu_wo512_f32s8p_san
+// OPT-NONE-NOT: _l1pf
 // PANEL-ZEN-LABEL: {{^}}__octet_cpu_wo512_f32s8p_l1pf_{{.*}}:
 // PANEL-ZEN-NOT: prefetcht1
 // PANEL-ZEN: prefetcht0
