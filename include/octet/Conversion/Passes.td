@@ -627,6 +627,24 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
     operand is not a default-memory-space memref or an integer, index or
     float scalar. Threads: `OCTET_NUM_THREADS` (default: all cores).
 
+    Groups: consecutive ops of a block (with only allocations,
+    deallocations and ops without memory effects between them) whose
+    prefixes have the same static ranges share one task function when
+    every buffer one of them writes is accessed by all of them through the
+    same view, indexing each split loop by the same dimension (row-local:
+    what a member reads of another's output is the slice its task has
+    just written). A task then runs its slice through all the members in
+    turn: LayerNorm's residual add, statistics and normalization, or
+    softmax's scale and mask, max, exp, sum and division, read their rows
+    from the L1/L2 cache instead of one pass over the whole tensor per op,
+    and wake the pool once. When the prefix is one loop, a task runs
+    `chunk-bytes` worth of rows (a multiple of 16) through all members
+    before the next chunk. A `memref.copy` of a whole contiguous buffer
+    between group members (a reduction's initial value) joins the group
+    as `linalg.copy`; deallocations between members move after the call.
+    Every element still gets the same payload in the same order, so the
+    results stay bit-identical.
+
     First, a `memref.copy` between non-contiguous views (what a
     `tensor.insert_slice` into a buffer, e.g. a KV cache, bufferizes to)
     becomes `linalg.copy`: otherwise it would lower to a call of the C runner
@@ -653,7 +671,12 @@ def OctetParallelizeLoops : Pass<"octet-parallelize-loops",
            "Least iterations x payload ops of an op worth waking the "
            "thread pool for">,
     Option<"minTasks", "min-tasks", "int64_t", /*default=*/"64",
-           "Split leading parallel loops until there are this many tasks">
+           "Split leading parallel loops until there are this many tasks">,
+    Option<"chunkBytes", "chunk-bytes", "int64_t", /*default=*/"65536",
+           "Groups of ops split over one loop run chunks of rows through "
+           "all their ops, as many rows as touch about this many bytes "
+           "(at least 16); 0: no groups, each op a task function of its "
+           "own">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

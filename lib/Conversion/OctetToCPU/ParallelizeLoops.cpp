@@ -18,6 +18,15 @@
 //     work is only known at run time, by a branch between that and a direct
 //     call of the task over all of it.
 //
+// Consecutive ops of a block with the same static prefix ranges form a
+// group when every buffer one of them writes is reached by all of them
+// through the same view with each split loop on the same dimension
+// (row-local, rowLocal()): one task function then runs its part of the
+// prefix through all members in turn, in chunks of rows sized to stay in
+// the L2 cache when the prefix is one loop (LayerNorm's add, statistics
+// and normalization, softmax's five ops), and the pool is woken once per
+// group instead of once per op.
+//
 // Each element is computed by the same loop body in the same order as
 // before (only parallel loops are split; reductions stay inside one task),
 // so results are bit-identical to the serial loops.
@@ -38,6 +47,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+
+#include <vector>
 
 namespace mlir {
 namespace octet {
@@ -128,7 +139,11 @@ SmallVector<int64_t> staticFields(MemRefType type) {
   return fields;
 }
 
-std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks) {
+/// How `op` can be split; `groupRanges`, when given, are the ranges of the
+/// prefix of the group it would join (its leading loops must be parallel
+/// with exactly these static ranges).
+std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks,
+                             ArrayRef<int64_t> groupRanges = {}) {
   if (!op.hasPureBufferSemantics() || op->getNumResults() != 0 ||
       op->getNumRegions() != 1)
     return std::nullopt;
@@ -175,11 +190,22 @@ std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks) {
     s.captures.push_back(v);
   }
 
-  // The prefix: leading parallel loops until there are enough tasks.
+  // The prefix: leading parallel loops until there are enough tasks (or
+  // the group's).
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t tasks = 1;
-  while (s.prefix < iters.size() &&
+  if (!groupRanges.empty()) {
+    if (groupRanges.size() > iters.size())
+      return std::nullopt;
+    for (auto [l, r] : llvm::enumerate(groupRanges)) {
+      if (iters[l] != utils::IteratorType::parallel || ranges[l] != r)
+        return std::nullopt;
+      tasks *= r;
+    }
+    s.prefix = groupRanges.size();
+  }
+  while (groupRanges.empty() && s.prefix < iters.size() &&
          iters[s.prefix] == utils::IteratorType::parallel) {
     int64_t r = ranges[s.prefix++];
     if (ShapedType::isDynamic(r))
@@ -236,12 +262,77 @@ std::optional<Split> analyze(linalg::LinalgOp op, int64_t minTasks) {
   return s;
 }
 
-/// Builds the task function and the call site of one split.
+/// Whether the buffers a group writes are accessed row-locally: every
+/// member reaches each of them through the same view, indexing every split
+/// loop by the same dimension. Then a slice of the prefix can run all the
+/// members one after another before the next slice starts: what a member
+/// reads of a buffer another one writes is the same slice, already written
+/// by the earlier members (or not yet overwritten by the later ones).
+bool rowLocal(ArrayRef<Split> members) {
+  DenseSet<Value> written;
+  for (const Split &s : members)
+    for (Value init : linalg::LinalgOp(s.op).getDpsInits())
+      written.insert(viewRoot(init));
+  DenseMap<Value, std::pair<Value, ArrayRef<int64_t>>> access;
+  for (const Split &s : members) {
+    for (auto [i, v] : llvm::enumerate(s.op->getOperands())) {
+      if (!isa<MemRefType>(v.getType()) || !written.contains(viewRoot(v)))
+        continue;
+      ArrayRef<int64_t> dims = s.dimOf[i];
+      if (llvm::is_contained(dims, -1))
+        return false;
+      auto [it, inserted] = access.try_emplace(viewRoot(v), v, dims);
+      if (!inserted && (it->second.first != v || it->second.second != dims))
+        return false;
+    }
+    for (Value v : s.captures)
+      if (isa<MemRefType>(v.getType()) && written.contains(viewRoot(v)))
+        return false;
+  }
+  return true;
+}
+
+/// Consecutive ops of a block split the same way (one task function for
+/// all of them), the deallocations between them that move after the call,
+/// and how many prefix points a task runs through all members at a time.
+struct Group {
+  SmallVector<Split> members;
+  SmallVector<Operation *> sink;
+  int64_t chunk = 0; // 0: the task's whole range at once
+};
+
+/// Bytes one prefix point of the group touches in the buffers it splits
+/// (each distinct view once); nullopt when a shape is dynamic.
+std::optional<int64_t> bytesPerPoint(ArrayRef<Split> members) {
+  DenseMap<Value, int64_t> bytes;
+  for (const Split &s : members)
+    for (auto [i, v] : llvm::enumerate(s.op->getOperands())) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || llvm::all_of(s.dimOf[i], [](int64_t d) { return d < 0; }))
+        continue;
+      int64_t n = (type.getElementTypeBitWidth() + 7) / 8;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (llvm::is_contained(s.dimOf[i], d))
+          continue;
+        if (type.isDynamicDim(d))
+          return std::nullopt;
+        n *= type.getDimSize(d);
+      }
+      bytes[v] = n;
+    }
+  int64_t total = 0;
+  for (auto &entry : bytes)
+    total += entry.second;
+  return total;
+}
+
+/// Builds the task function and the call site of a group of splits (one
+/// op, or consecutive ops of one block with the same prefix).
 class Outliner {
 public:
-  Outliner(ModuleOp module, const Split &s, int64_t minWork)
-      : module(module), s(s), minWork(minWork), loc(s.op->getLoc()),
-        b(s.op) {
+  Outliner(ModuleOp module, const Group &g, int64_t minWork)
+      : module(module), g(g), members(g.members), minWork(minWork),
+        loc(members.front().op->getLoc()), b(members.back().op) {
     MLIRContext *ctx = module.getContext();
     i64 = IntegerType::get(ctx, 64);
     ptrTy = LLVM::LLVMPointerType::get(ctx);
@@ -258,13 +349,21 @@ private:
   void pushSlots(Value v, SmallVectorImpl<Value> &slots);
   Value fromI64(OpBuilder &ob, Value v, Type t);
   func::FuncOp buildTask(StringRef name, unsigned numSlots);
+  /// The member's clone on the slice [offsets, offsets + sizes) of the
+  /// prefix, at `tb`.
+  void emitMember(OpBuilder &tb, const Split &s, const IRMapping &shared,
+                  ArrayRef<Value> offsets, ArrayRef<OpFoldResult> sizes,
+                  scf::ForOp pointLoop);
 
   ModuleOp module;
-  const Split &s;
+  const Group &g;
+  ArrayRef<Split> members;
   int64_t minWork;
   Location loc;
   OpBuilder b;
   Type i64, ptrTy;
+  /// The operands and captures of all members, each once, in slot order.
+  SetVector<Value> values;
 };
 
 Value Outliner::toI64(OpBuilder &ob, Value v) {
@@ -311,23 +410,26 @@ void Outliner::pushSlots(Value v, SmallVectorImpl<Value> &slots) {
 }
 
 void Outliner::run(StringRef name) {
-  linalg::LinalgOp op = s.op;
   // Slots: per memref operand its aligned pointer and the offset, sizes and
   // strides its type leaves dynamic; per scalar operand or capture its
-  // bits.
+  // bits. Each value once, however many members use it.
+  for (const Split &s : members) {
+    values.insert(s.op->operand_begin(), s.op->operand_end());
+    values.insert(s.captures.begin(), s.captures.end());
+  }
   SmallVector<Value> slots;
-  for (Value v : op->getOperands())
+  for (Value v : values)
     pushSlots(v, slots);
-  for (Value v : s.captures)
-    pushSlots(v, slots);
-  // Tasks: the product of the prefix ranges, read off the first output
-  // (which indexes all of them).
-  OpOperand *init = op.getDpsInitOperand(0);
+  // Tasks: the product of the prefix ranges, read off the first member's
+  // first output (which indexes all of them).
+  const Split &first = members.front();
+  linalg::LinalgOp firstOp = first.op;
+  OpOperand *init = firstOp.getDpsInitOperand(0);
   unsigned initIdx = init->getOperandNumber();
   Value tasks;
-  for (unsigned l = 0; l < s.prefix; ++l) {
+  for (unsigned l = 0; l < first.prefix; ++l) {
     Value dim = b.createOrFold<memref::DimOp>(loc, init->get(),
-                                              s.dimOf[initIdx][l]);
+                                              first.dimOf[initIdx][l]);
     Value range = b.createOrFold<arith::IndexCastOp>(loc, i64, dim);
     tasks = tasks ? b.createOrFold<arith::MulIOp>(loc, tasks, range) : range;
   }
@@ -336,7 +438,7 @@ void Outliner::run(StringRef name) {
 
   // The slot block lives in the entry block of the function (the op may
   // sit in a loop).
-  auto parent = op->getParentOfType<FunctionOpInterface>();
+  auto parent = first.op->getParentOfType<FunctionOpInterface>();
   OpBuilder entry(parent.getFunctionBody());
   auto ctxType = MemRefType::get({static_cast<int64_t>(slots.size())}, i64);
   Value ctx = memref::AllocaOp::create(entry, loc, ctxType,
@@ -355,15 +457,19 @@ void Outliner::run(StringRef name) {
                      {tasks, fn, ctxPtr});
   };
 
-  if (s.staticWork) {
+  if (llvm::all_of(members, [](const Split &s) { return s.staticWork; })) {
     parallelFor(b);
   } else {
     // Work known at run time: iterations x payload ops against minWork.
-    Value work = cstI64(b, s.payloadOps);
-    for (Range r : op.createLoopRanges(b, loc))
-      work = b.createOrFold<arith::MulIOp>(
-          loc, work,
-          toI64(b, getValueOrCreateConstantIndexOp(b, loc, r.size)));
+    Value work;
+    for (const Split &s : members) {
+      Value w = cstI64(b, s.payloadOps);
+      linalg::LinalgOp op = s.op;
+      for (Range r : op.createLoopRanges(b, loc))
+        w = b.createOrFold<arith::MulIOp>(
+            loc, w, toI64(b, getValueOrCreateConstantIndexOp(b, loc, r.size)));
+      work = work ? b.createOrFold<arith::AddIOp>(loc, work, w) : w;
+    }
     Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, work,
                                       cstI64(b, minWork));
     auto ifOp = scf::IfOp::create(b, loc, big, /*withElseRegion=*/true);
@@ -373,32 +479,123 @@ void Outliner::run(StringRef name) {
     func::CallOp::create(elseB, loc, task,
                          ValueRange{ctxPtr, cstI64(elseB, 0), tasks});
   }
-  op->erase();
+  // Buffers freed between the members are freed after the call.
+  for (Operation *dealloc : g.sink)
+    dealloc->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+  for (const Split &s : members)
+    s.op->erase();
+}
+
+void Outliner::emitMember(OpBuilder &tb, const Split &s,
+                          const IRMapping &shared, ArrayRef<Value> offsets,
+                          ArrayRef<OpFoldResult> sizes, scf::ForOp pointLoop) {
+  linalg::LinalgOp op = s.op;
+  // The clone's operands, set by position: one buffer may be two operands
+  // with different slices (x and x transposed).
+  SmallVector<Value> operands;
+  for (auto [i, orig] : llvm::enumerate(op->getOperands())) {
+    Value v = shared.lookup(orig);
+    operands.push_back(v);
+    auto memrefType = dyn_cast<MemRefType>(v.getType());
+    const SmallVector<int64_t> &dims = s.dimOf[i];
+    if (!memrefType || llvm::all_of(dims, [](int64_t d) { return d < 0; }))
+      continue;
+    int64_t rank = memrefType.getRank();
+    SmallVector<OpFoldResult> offs(rank, tb.getIndexAttr(0)), szs;
+    SmallVector<OpFoldResult> strides(rank, tb.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d)
+      szs.push_back(memref::getMixedSize(tb, loc, v, d));
+    for (unsigned l = 0; l < s.prefix; ++l)
+      if (dims[l] >= 0) {
+        offs[dims[l]] = offsets[l];
+        szs[dims[l]] = sizes[l];
+      }
+    operands.back() = memref::SubViewOp::create(tb, loc, v, offs, szs, strides);
+  }
+  // A reduction (LayerNorm's statistics, softmax's max and sum, the
+  // per-token absmax of dynamic quantization) accumulates into its outputs
+  // with a load and a store per element: LLVM cannot keep the running value
+  // in a register while the output is a pointer it cannot prove distinct
+  // from the inputs (all are rebuilt from slots; analyze() left serial the
+  // ops whose inputs share a buffer with an output). The task reduces into
+  // a fresh buffer instead (malloc: nothing else aliases it), copied in
+  // before and out after: the same operations in the same order.
+  struct LocalOutput {
+    Value local, slice;
+    bool perTask; // allocated before the point loop, freed after it
+  };
+  SmallVector<LocalOutput> copyOut;
+  if (op.getNumReductionLoops() > 0)
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      Value slice = operands[init.getOperandNumber()];
+      auto type = dyn_cast<MemRefType>(slice.getType());
+      if (!type)
+        continue;
+      // One buffer per task when the slice's shape is static (a prefix
+      // point's), else one per slice.
+      bool hoist = pointLoop && type.hasStaticShape();
+      OpBuilder ab = tb;
+      if (hoist)
+        ab.setInsertionPoint(pointLoop);
+      SmallVector<Value> dynSizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          dynSizes.push_back(memref::DimOp::create(ab, loc, slice, d));
+      Value local = memref::AllocOp::create(
+          ab, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          dynSizes);
+      linalg::CopyOp::create(tb, loc, slice, local);
+      operands[init.getOperandNumber()] = local;
+      copyOut.push_back({local, slice, hoist});
+      if (hoist) {
+        OpBuilder db = tb;
+        db.setInsertionPointAfter(pointLoop);
+        memref::DeallocOp::create(db, loc, local);
+      }
+    }
+  IRMapping mapping = shared;
+  Operation *clone = tb.clone(*op, mapping);
+  clone->setOperands(operands);
+  for (const LocalOutput &out : copyOut) {
+    linalg::CopyOp::create(tb, loc, out.local, out.slice);
+    if (!out.perTask)
+      memref::DeallocOp::create(tb, loc, out.local);
+  }
+  // linalg.index of a prefix loop counts from the slice's offset.
+  SmallVector<linalg::IndexOp> indices;
+  clone->walk([&](linalg::IndexOp idx) {
+    if (idx.getDim() < s.prefix)
+      indices.push_back(idx);
+  });
+  for (linalg::IndexOp idx : indices) {
+    OpBuilder ib(idx->getContext());
+    ib.setInsertionPointAfter(idx);
+    auto sum = arith::AddIOp::create(ib, loc, idx, offsets[idx.getDim()]);
+    idx.getResult().replaceAllUsesExcept(sum, sum.getOperation());
+  }
 }
 
 func::FuncOp Outliner::buildTask(StringRef name,
                                  [[maybe_unused]] unsigned numSlots) {
-  linalg::LinalgOp op = s.op;
   MLIRContext *ctx = module.getContext();
   OpBuilder mb(ctx);
   mb.setInsertionPointToEnd(module.getBody());
-  // The buffers the op reads and writes, in the order of their slots
-  // (operands, then captures), and which of them LLVM may treat as
-  // `noalias`: a buffer no other operand's view shares, or one that
-  // shares it only with other read-only operands. Without that LLVM
-  // cannot reorder loads and stores of pointers it rebuilds from integers,
-  // and the loops of a transpose or a broadcast stay scalar.
+  // The buffers the members read and write, in the order of their slots,
+  // and which of them LLVM may treat as `noalias`: a buffer no other
+  // value's view shares, or one that shares it only with other read-only
+  // values. Without that LLVM cannot reorder loads and stores of pointers
+  // it rebuilds from integers, and the loops of a transpose or a broadcast
+  // stay scalar.
+  DenseSet<Value> writtenValues;
+  for (const Split &s : members)
+    for (Value init : linalg::LinalgOp(s.op).getDpsInits())
+      writtenValues.insert(init);
   SmallVector<Value> buffers;
   SmallVector<bool> isWritten;
-  for (OpOperand &operand : op->getOpOperands())
-    if (isa<MemRefType>(operand.get().getType())) {
-      buffers.push_back(operand.get());
-      isWritten.push_back(op.isDpsInit(&operand));
-    }
-  for (Value v : s.captures)
+  for (Value v : values)
     if (isa<MemRefType>(v.getType())) {
       buffers.push_back(v);
-      isWritten.push_back(false);
+      isWritten.push_back(writtenValues.contains(v));
     }
   SmallVector<Type> bodyArgs = {ptrTy, i64, i64};
   bodyArgs.append(buffers.size(), ptrTy);
@@ -475,24 +672,35 @@ func::FuncOp Outliner::buildTask(StringRef name,
     return UnrealizedConversionCastOp::create(tb, loc, memrefType, desc)
         .getResult(0);
   };
-  SmallVector<Value> operands;
-  for (Value v : op->getOperands())
-    operands.push_back(rebuild(v.getType()));
-  IRMapping mapping;
-  for (Value v : s.captures)
-    mapping.map(v, rebuild(v.getType()));
-  for (Value v : s.constants)
-    mapping.map(v, tb.clone(*v.getDefiningOp())->getResult(
-                       cast<OpResult>(v).getResultNumber()));
+  IRMapping shared;
+  for (Value v : values)
+    shared.map(v, rebuild(v.getType()));
+  SetVector<Value> constants;
+  for (const Split &s : members)
+    constants.insert(s.constants.begin(), s.constants.end());
+  for (Value v : constants)
+    shared.map(v, tb.clone(*v.getDefiningOp())
+                      ->getResult(cast<OpResult>(v).getResultNumber()));
   assert(next == numSlots && "slot layout mismatch");
 
   // The task's part of the prefix: one range of d0 when the prefix is one
-  // loop, else one point of the prefix per iteration.
+  // loop (for a group, `chunk` points at a time through all members), else
+  // one point of the prefix per iteration.
+  const Split &first = members.front();
   Value one = arith::ConstantIndexOp::create(tb, loc, 1);
   SmallVector<Value> offsets;
   SmallVector<OpFoldResult> sizes;
   scf::ForOp pointLoop; // one prefix point per iteration (prefix > 1)
-  if (s.prefix == 1) {
+  if (first.prefix == 1 && g.chunk > 0) {
+    Value hiIdx = index(hi);
+    Value step = arith::ConstantIndexOp::create(tb, loc, g.chunk);
+    auto loop = scf::ForOp::create(tb, loc, index(lo), hiIdx, step);
+    tb.setInsertionPoint(loop.getBody()->getTerminator());
+    Value at = loop.getInductionVar();
+    Value left = arith::SubIOp::create(tb, loc, hiIdx, at);
+    offsets.push_back(at);
+    sizes.push_back(arith::MinSIOp::create(tb, loc, left, step).getResult());
+  } else if (first.prefix == 1) {
     offsets.push_back(index(lo));
     sizes.push_back(index(arith::SubIOp::create(tb, loc, hi, lo)));
   } else {
@@ -502,99 +710,22 @@ func::FuncOp Outliner::buildTask(StringRef name,
     Value rest = loop.getInductionVar();
     // The prefix ranges, from the rebuilt first output: constants when the
     // type fixes them.
-    unsigned initIdx = op.getDpsInitOperand(0)->getOperandNumber();
-    offsets.resize(s.prefix);
-    for (int l = static_cast<int>(s.prefix) - 1; l >= 0; --l) {
+    unsigned initIdx =
+        linalg::LinalgOp(first.op).getDpsInitOperand(0)->getOperandNumber();
+    Value firstInit = shared.lookup(first.op->getOperand(initIdx));
+    offsets.resize(first.prefix);
+    for (int l = static_cast<int>(first.prefix) - 1; l >= 0; --l) {
       Value r = getValueOrCreateConstantIndexOp(
           tb, loc,
-          memref::getMixedSize(tb, loc, operands[initIdx],
-                               s.dimOf[initIdx][l]));
+          memref::getMixedSize(tb, loc, firstInit, first.dimOf[initIdx][l]));
       offsets[l] = l == 0 ? rest : arith::RemUIOp::create(tb, loc, rest, r);
       if (l > 0)
         rest = arith::DivUIOp::create(tb, loc, rest, r);
     }
-    sizes.assign(s.prefix, tb.getIndexAttr(1));
+    sizes.assign(first.prefix, tb.getIndexAttr(1));
   }
-
-  for (auto [i, v] : llvm::enumerate(operands)) {
-    auto memrefType = dyn_cast<MemRefType>(v.getType());
-    const SmallVector<int64_t> &dims = s.dimOf[i];
-    if (!memrefType || llvm::all_of(dims, [](int64_t d) { return d < 0; })) {
-      mapping.map(op->getOperand(i), v);
-      continue;
-    }
-    int64_t rank = memrefType.getRank();
-    SmallVector<OpFoldResult> offs(rank, tb.getIndexAttr(0)), szs;
-    SmallVector<OpFoldResult> strides(rank, tb.getIndexAttr(1));
-    for (int64_t d = 0; d < rank; ++d)
-      szs.push_back(memref::getMixedSize(tb, loc, v, d));
-    for (unsigned l = 0; l < s.prefix; ++l)
-      if (dims[l] >= 0) {
-        offs[dims[l]] = offsets[l];
-        szs[dims[l]] = sizes[l];
-      }
-    mapping.map(op->getOperand(i),
-                memref::SubViewOp::create(tb, loc, v, offs, szs, strides));
-  }
-  // A reduction (LayerNorm's statistics, softmax's max and sum, the
-  // per-token absmax of dynamic quantization) accumulates into its outputs
-  // with a load and a store per element: LLVM cannot keep the running value
-  // in a register while the output is a pointer it cannot prove distinct
-  // from the inputs (all are rebuilt from slots; analyze() left serial the
-  // ops whose inputs share a buffer with an output). The task reduces into
-  // a fresh buffer instead (malloc: nothing else aliases it), copied in
-  // before and out after: the same operations in the same order.
-  struct LocalOutput {
-    Value local, slice;
-    bool perTask; // allocated before the point loop, freed after it
-  };
-  SmallVector<LocalOutput> copyOut;
-  if (op.getNumReductionLoops() > 0)
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      Value slice = mapping.lookup(init.get());
-      auto type = dyn_cast<MemRefType>(slice.getType());
-      if (!type)
-        continue;
-      // One buffer per task when the slice's shape is static (a prefix
-      // point's), else one per slice.
-      bool hoist = pointLoop && type.hasStaticShape();
-      OpBuilder ab = tb;
-      if (hoist)
-        ab.setInsertionPoint(pointLoop);
-      SmallVector<Value> dynSizes;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        if (type.isDynamicDim(d))
-          dynSizes.push_back(memref::DimOp::create(ab, loc, slice, d));
-      Value local = memref::AllocOp::create(
-          ab, loc, MemRefType::get(type.getShape(), type.getElementType()),
-          dynSizes);
-      linalg::CopyOp::create(tb, loc, slice, local);
-      mapping.map(init.get(), local);
-      copyOut.push_back({local, slice, hoist});
-      if (hoist) {
-        OpBuilder db = tb;
-        db.setInsertionPointAfter(pointLoop);
-        memref::DeallocOp::create(db, loc, local);
-      }
-    }
-  Operation *clone = tb.clone(*op, mapping);
-  for (const LocalOutput &out : copyOut) {
-    linalg::CopyOp::create(tb, loc, out.local, out.slice);
-    if (!out.perTask)
-      memref::DeallocOp::create(tb, loc, out.local);
-  }
-  // linalg.index of a prefix loop counts from the slice's offset.
-  SmallVector<linalg::IndexOp> indices;
-  clone->walk([&](linalg::IndexOp idx) {
-    if (idx.getDim() < s.prefix)
-      indices.push_back(idx);
-  });
-  for (linalg::IndexOp idx : indices) {
-    OpBuilder ib(idx->getContext());
-    ib.setInsertionPointAfter(idx);
-    auto sum = arith::AddIOp::create(ib, loc, idx, offsets[idx.getDim()]);
-    idx.getResult().replaceAllUsesExcept(sum, sum.getOperation());
-  }
+  for (const Split &s : members)
+    emitMember(tb, s, shared, offsets, sizes, pointLoop);
   tb.setInsertionPointToEnd(body);
   func::ReturnOp::create(tb, loc);
 
@@ -609,6 +740,134 @@ func::FuncOp Outliner::buildTask(StringRef name,
   return f;
 }
 
+/// Splits the ops of one block into groups: runs of consecutive splittable
+/// ops with the same static prefix ranges whose buffers are row-local
+/// (rowLocal), with only allocations, deallocations (moved after the
+/// group) and ops without memory effects between them. A `memref.copy` of
+/// whole contiguous buffers joins a group as `linalg.copy` (the reduction
+/// outputs' initial values); alone it stays a copy.
+class Grouper {
+public:
+  Grouper(int64_t minTasks, int64_t minWork, int64_t chunkBytes)
+      : minTasks(minTasks), minWork(minWork), chunkBytes(chunkBytes) {}
+
+  void scan(Block &block);
+  /// Drops the `linalg.copy` ops made for copies that joined no group and
+  /// the `memref.copy` ops of those that did.
+  void settleCopies();
+
+  std::vector<Group> groups;
+
+private:
+  void flush();
+
+  int64_t minTasks, minWork, chunkBytes;
+  SmallVector<Split> current;
+  SmallVector<int64_t> ranges;
+  SmallVector<Operation *> pendingSink;
+  size_t sinkBeforeLast = 0;
+  /// linalg.copy made for a memref.copy -> that memref.copy.
+  DenseMap<Operation *, Operation *> madeCopies;
+  DenseSet<Operation *> keptCopies;
+};
+
+void Grouper::flush() {
+  auto isMadeCopy = [&](const Split &s) {
+    return madeCopies.count(static_cast<Operation *>(s.op)) != 0;
+  };
+  int64_t work = 0;
+  bool allStatic = true;
+  for (const Split &s : current) {
+    allStatic &= s.staticWork.has_value();
+    if (s.staticWork)
+      work += *s.staticWork;
+  }
+  if (current.size() >= 2 && allStatic && work >= minWork) {
+    Group g;
+    g.members = current;
+    g.sink.assign(pendingSink.begin(), pendingSink.begin() + sinkBeforeLast);
+    std::optional<int64_t> bytes = bytesPerPoint(current);
+    // Points a task runs through all members before the next ones: enough
+    // that their buffers stay in the L2 cache, a multiple of 16 (the rows
+    // octet-vectorize-rows puts in the lanes of a vector).
+    if (current.front().prefix == 1 && bytes && *bytes > 0)
+      g.chunk = std::max<int64_t>(16, chunkBytes / *bytes / 16 * 16);
+    for (const Split &s : current)
+      if (isMadeCopy(s))
+        keptCopies.insert(static_cast<Operation *>(s.op));
+    groups.push_back(std::move(g));
+  } else if (current.size() == 1 && !isMadeCopy(current.front()) &&
+             (!current.front().staticWork ||
+              *current.front().staticWork >= minWork)) {
+    Group g;
+    g.members = current;
+    groups.push_back(std::move(g));
+  }
+  current.clear();
+  ranges.clear();
+  pendingSink.clear();
+  sinkBeforeLast = 0;
+}
+
+void Grouper::scan(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    Operation *candidate = &op;
+    if (auto copy = dyn_cast<memref::CopyOp>(op); copy && chunkBytes > 0) {
+      auto src = cast<MemRefType>(copy.getSource().getType());
+      auto dst = cast<MemRefType>(copy.getTarget().getType());
+      if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity() ||
+          src.getShape() != dst.getShape()) {
+        flush();
+        continue;
+      }
+      OpBuilder cb(copy);
+      candidate = linalg::CopyOp::create(cb, copy.getLoc(), copy.getSource(),
+                                         copy.getTarget());
+      madeCopies[candidate] = copy;
+    }
+    if (auto lop = dyn_cast<linalg::LinalgOp>(candidate)) {
+      if (!current.empty() && chunkBytes > 0) {
+        if (std::optional<Split> s = analyze(lop, minTasks, ranges)) {
+          current.push_back(std::move(*s));
+          if (rowLocal(current)) {
+            sinkBeforeLast = pendingSink.size();
+            continue;
+          }
+          current.pop_back();
+        }
+        flush();
+      }
+      flush();
+      if (std::optional<Split> s = analyze(lop, minTasks)) {
+        SmallVector<int64_t> r = lop.getStaticLoopRanges();
+        current.push_back(std::move(*s));
+        ranges.assign(r.begin(), r.begin() + current.back().prefix);
+        if (llvm::any_of(ranges, ShapedType::isDynamic))
+          flush(); // a group needs static prefix ranges
+      }
+      continue;
+    }
+    if (isa<memref::DeallocOp>(op)) {
+      if (!current.empty())
+        pendingSink.push_back(&op);
+      continue;
+    }
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) || isMemoryEffectFree(&op))
+      continue;
+    flush();
+  }
+  flush();
+}
+
+void Grouper::settleCopies() {
+  for (auto [made, copy] : madeCopies) {
+    if (keptCopies.contains(made))
+      copy->erase();
+    else
+      made->erase();
+  }
+}
+
 struct OctetParallelizeLoopsPass
     : public mlir::octet::impl::OctetParallelizeLoopsBase<
           OctetParallelizeLoopsPass> {
@@ -616,31 +875,32 @@ struct OctetParallelizeLoopsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (minWork < 0 || minTasks < 1) {
-      module.emitError() << "octet-parallelize-loops: min-work must be >= 0 "
-                            "and min-tasks >= 1";
+    if (minWork < 0 || minTasks < 1 || chunkBytes < 0) {
+      module.emitError() << "octet-parallelize-loops: min-work must be >= 0, "
+                            "min-tasks >= 1 and chunk-bytes >= 0";
       return signalPassFailure();
     }
     stridedCopiesToLinalg(module);
-    SmallVector<Split> splits;
+    // chunk-bytes=0: every op on its own, as before groups existed.
+    Grouper grouper(minTasks, minWork, chunkBytes);
     for (auto f : module.getOps<func::FuncOp>()) {
       if (f.isExternal() || f->hasAttr(kTaskAttrName))
         continue;
-      f.walk([&](linalg::LinalgOp op) {
-        std::optional<Split> s = analyze(op, minTasks);
-        if (s && (!s->staticWork || *s->staticWork >= minWork))
-          splits.push_back(std::move(*s));
-      });
+      SmallVector<Block *> blocks;
+      f.walk([&](Block *block) { blocks.push_back(block); });
+      for (Block *block : blocks)
+        grouper.scan(*block);
     }
     unsigned counter = 0;
     SymbolTable symbols(module);
-    for (const Split &s : splits) {
+    for (const Group &g : grouper.groups) {
       std::string name;
       do {
         name = "__octet_parallel_" + std::to_string(counter++);
       } while (symbols.lookup(name));
-      Outliner(module, s, minWork).run(name);
+      Outliner(module, g, minWork).run(name);
     }
+    grouper.settleCopies();
   }
 };
 

@@ -1,7 +1,8 @@
 // RUN: octet-opt %s --split-input-file --octet-parallelize-loops | FileCheck %s
 // RUN: not octet-opt %s --split-input-file --octet-parallelize-loops=min-tasks=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: octet-opt %s --split-input-file --octet-parallelize-loops=chunk-bytes=0 | FileCheck %s --check-prefix=NOGROUP
 
-// BAD: error: octet-parallelize-loops: min-work must be >= 0 and min-tasks >= 1
+// BAD: error: octet-parallelize-loops: min-work must be >= 0, min-tasks >= 1 and chunk-bytes >= 0
 
 // An element-wise op over 1024 x 384: d0 alone gives enough tasks; each
 // task runs the op on rows [begin, end). The static descriptor fields are
@@ -205,5 +206,140 @@ func.func @strided_copy(%row: memref<1x64xf32>, %cache: memref<8x64xf32>,
       : memref<8x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
   memref.copy %row, %v : memref<1x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
   memref.copy %cache, %out : memref<8x64xf32> to memref<8x64xf32>
+  return
+}
+
+// -----
+
+// A square, a residual add, a row sum and the normalization, with
+// allocations, a copy of the sum's initial value and a deallocation
+// between them: the buffers they write are row-local (every op reads them
+// at its own rows), so one task function runs chunks of rows through all
+// four. Chunk: 65536 bytes over the 1284 a row touches (x, t, r, h, y:
+// 256 each; s: 4), rounded down to a multiple of 16: 48 rows. The copy
+// becomes linalg.copy inside the task; the deallocation of t moves after
+// the call. Each op alone is below min-work (16384 iterations): with
+// chunk-bytes=0 (NOGROUP) all four stay serial.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @chain
+// NOGROUP-LABEL: func.func @chain
+// NOGROUP-NOT: call @octet_parallel_for
+// NOGROUP: memref.copy
+// NOGROUP-NOT: call @octet_parallel_for
+// NOGROUP: return
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: %[[N:.*]] = arith.constant 256 : i64
+// CHECK: call @octet_parallel_for(%[[N]],
+// CHECK-NEXT: memref.dealloc
+// CHECK-NEXT: memref.dealloc
+// CHECK-NEXT: memref.dealloc
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func private @__octet_parallel_0_body
+// CHECK: %[[STEP:.*]] = arith.constant 48 : index
+// CHECK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %[[STEP]] {
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[AT]] : index
+// CHECK: %[[ROWS:.*]] = arith.minsi %[[LEFT]], %[[STEP]] : index
+// CHECK: memref.subview %{{.*}}[%[[AT]], 0] [%[[ROWS]], 64] [1, 1]
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: linalg.copy
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @chain(%x: memref<256x64xf32>, %r: memref<256x64xf32>,
+                 %init: memref<256xf32>, %y: memref<256x64xf32>) {
+  %t = memref.alloc() : memref<256x64xf32>
+  linalg.generic {indexing_maps = [#id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<256x64xf32>) outs(%t : memref<256x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %a : f32
+    linalg.yield %0 : f32
+  }
+  %h = memref.alloc() : memref<256x64xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t, %r : memref<256x64xf32>, memref<256x64xf32>)
+      outs(%h : memref<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %t : memref<256x64xf32>
+  %s = memref.alloc() : memref<256xf32>
+  memref.copy %init, %s : memref<256xf32> to memref<256xf32>
+  linalg.generic {indexing_maps = [#id, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%h : memref<256x64xf32>) outs(%s : memref<256xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%h, %s : memref<256x64xf32>, memref<256xf32>)
+      outs(%y : memref<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.divf %a, %b : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %h : memref<256x64xf32>
+  memref.dealloc %s : memref<256xf32>
+  return
+}
+
+// -----
+
+// Not row-local: the second op reads the sums by column (s[d1]), rows
+// another chunk computes; and an op with memory effects (memref.load)
+// ends a group. Three task functions, three calls; with chunk-bytes=0
+// every op is its own task anyway (NOGROUP).
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @not_row_local
+// CHECK: call @octet_parallel_for
+// CHECK: call @octet_parallel_for
+// CHECK: memref.load
+// CHECK: call @octet_parallel_for
+// CHECK-NOT: call @octet_parallel_for
+// CHECK: return
+// NOGROUP-LABEL: func.func @not_row_local
+// NOGROUP-COUNT-3: call @octet_parallel_for
+func.func @not_row_local(%x: memref<256x256xf32>, %s: memref<256xf32>,
+                         %y: memref<256x256xf32>, %z: memref<256x256xf32>,
+                         %out: memref<f32>) {
+  linalg.generic {indexing_maps = [#id, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<256x256xf32>) outs(%s : memref<256xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<256x256xf32>, memref<256xf32>)
+      outs(%y : memref<256x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  }
+  %v = memref.load %out[] : memref<f32>
+  linalg.generic {indexing_maps = [#id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<256x256xf32>) outs(%z : memref<256x256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %v : f32
+    linalg.yield %0 : f32
+  }
   return
 }

@@ -420,10 +420,167 @@ func.func @main(%%ids: %(ids)s, %%table: %(tab)s) -> %(out)s {
     return text, [ids, table], [want], True
 
 
+def residual_layernorm():
+    """A residual add, LayerNorm's sum, mean, sum of squares and the
+    normalization over 300 rows of 64, each a separate op: row-local, so
+    one task function runs chunks of rows through all five (the fills'
+    copies join as linalg.copy, the deallocations between them move after
+    the call)."""
+    m, n = 300, 64
+    x, r = values((m, n)), values((m, n))
+    x2, x1 = t((m, n)), t((m,))
+    text = """
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#one = affine_map<(i) -> (i)>
+func.func @main(%%x: %(x2)s, %%r: %(x2)s) -> %(x2)s {
+  %%zero = arith.constant 0.0 : f32
+  %%nf = arith.constant %(n)d.0 : f32
+  %%eps = arith.constant 1.0e-5 : f32
+  %%e2 = tensor.empty() : %(x2)s
+  %%h = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%%x, %%r : %(x2)s, %(x2)s) outs(%%e2 : %(x2)s) {
+  ^bb0(%%a: f32, %%b: f32, %%o: f32):
+    %%0 = arith.addf %%a, %%b : f32
+    linalg.yield %%0 : f32
+  } -> %(x2)s
+  %%e1 = tensor.empty() : %(x1)s
+  %%z = linalg.fill ins(%%zero : f32) outs(%%e1 : %(x1)s) -> %(x1)s
+  %%sum = linalg.generic {indexing_maps = [#id, #row],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%%h : %(x2)s) outs(%%z : %(x1)s) {
+  ^bb0(%%v: f32, %%acc: f32):
+    %%0 = arith.addf %%acc, %%v : f32
+    linalg.yield %%0 : f32
+  } -> %(x1)s
+  %%mean = linalg.generic {indexing_maps = [#one, #one],
+                          iterator_types = ["parallel"]}
+      ins(%%sum : %(x1)s) outs(%%e1 : %(x1)s) {
+  ^bb0(%%s: f32, %%o: f32):
+    %%0 = arith.divf %%s, %%nf : f32
+    linalg.yield %%0 : f32
+  } -> %(x1)s
+  %%var = linalg.generic {indexing_maps = [#id, #row, #row],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%%h, %%mean : %(x2)s, %(x1)s) outs(%%z : %(x1)s) {
+  ^bb0(%%v: f32, %%mu: f32, %%acc: f32):
+    %%d = arith.subf %%v, %%mu : f32
+    %%d2 = arith.mulf %%d, %%d : f32
+    %%0 = arith.addf %%acc, %%d2 : f32
+    linalg.yield %%0 : f32
+  } -> %(x1)s
+  %%y = linalg.generic {indexing_maps = [#id, #row, #row, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%%h, %%mean, %%var : %(x2)s, %(x1)s, %(x1)s) outs(%%e2 : %(x2)s) {
+  ^bb0(%%v: f32, %%mu: f32, %%q: f32, %%o: f32):
+    %%d = arith.subf %%v, %%mu : f32
+    %%vn = arith.divf %%q, %%nf : f32
+    %%ve = arith.addf %%vn, %%eps : f32
+    %%sd = math.sqrt %%ve : f32
+    %%0 = arith.divf %%d, %%sd : f32
+    linalg.yield %%0 : f32
+  } -> %(x2)s
+  return %%y : %(x2)s
+}
+""" % {"x2": x2, "x1": x1, "n": n}
+    nf, eps = F(n), F(1.0e-5)
+    h = (x + r).astype(F)
+    ssum = np.zeros(m, F)
+    for k in range(n):
+        ssum = (ssum + h[:, k]).astype(F)
+    mean = (ssum / nf).astype(F)
+    var = np.zeros(m, F)
+    for k in range(n):
+        d = (h[:, k] - mean).astype(F)
+        var = (var + (d * d).astype(F)).astype(F)
+    sd = np.sqrt(((var / nf).astype(F) + eps).astype(F)).astype(F)
+    want = ((h - mean[:, None]).astype(F) / sd[:, None]).astype(F)
+    return text, [x, r], [want], 1
+
+
+def input_twice():
+    """z = (2 x + 1)^T + x over 128 x 128, one op after tensor-level
+    fusion that reads x twice, transposed and not: each operand gets its
+    own slice (keyed by the value, both took the last one, and the
+    transposed read ran past the rows of its task)."""
+    m = 128
+    x = values((m, m))
+    x2 = t((m, m))
+    text = """
+#id = affine_map<(i, j) -> (i, j)>
+#tr = affine_map<(i, j) -> (j, i)>
+func.func @main(%%x: %(x2)s) -> %(x2)s {
+  %%one = arith.constant 1.0 : f32
+  %%two = arith.constant 2.0 : f32
+  %%e = tensor.empty() : %(x2)s
+  %%y = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%%x : %(x2)s) outs(%%e : %(x2)s) {
+  ^bb0(%%a: f32, %%o: f32):
+    %%0 = arith.mulf %%a, %%two : f32
+    %%1 = arith.addf %%0, %%one : f32
+    linalg.yield %%1 : f32
+  } -> %(x2)s
+  %%e2 = tensor.empty() : %(x2)s
+  %%z = linalg.generic {indexing_maps = [#tr, #id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%%y, %%x : %(x2)s, %(x2)s) outs(%%e2 : %(x2)s) {
+  ^bb0(%%a: f32, %%b: f32, %%o: f32):
+    %%0 = arith.addf %%a, %%b : f32
+    linalg.yield %%0 : f32
+  } -> %(x2)s
+  return %%z : %(x2)s
+}
+""" % {"x2": x2}
+    y = ((x * F(2)).astype(F) + F(1)).astype(F)
+    return text, [x], [(y.T + x).astype(F)], 1
+
+
+def row_sums_by_column():
+    """s = the row sums of x, then z[i, j] = x[i, j] + s[j] over 256 x 256
+    (two ops: a reduction is not fused into its consumer): z reads s
+    across all rows, so the two must not share a task function (a chunk
+    of rows would read sums not yet computed)."""
+    m = 256
+    x = values((m, m))
+    x2, x1 = t((m, m)), t((m,))
+    text = """
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+func.func @main(%%x: %(x2)s) -> (%(x1)s, %(x2)s) {
+  %%zero = arith.constant 0.0 : f32
+  %%e1 = tensor.empty() : %(x1)s
+  %%z1 = linalg.fill ins(%%zero : f32) outs(%%e1 : %(x1)s) -> %(x1)s
+  %%s = linalg.generic {indexing_maps = [#id, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%%x : %(x2)s) outs(%%z1 : %(x1)s) {
+  ^bb0(%%a: f32, %%acc: f32):
+    %%0 = arith.addf %%acc, %%a : f32
+    linalg.yield %%0 : f32
+  } -> %(x1)s
+  %%e2 = tensor.empty() : %(x2)s
+  %%z = linalg.generic {indexing_maps = [#id, #col, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%%x, %%s : %(x2)s, %(x1)s) outs(%%e2 : %(x2)s) {
+  ^bb0(%%a: f32, %%b: f32, %%o: f32):
+    %%0 = arith.addf %%a, %%b : f32
+    linalg.yield %%0 : f32
+  } -> %(x2)s
+  return %%s, %%z : %(x1)s, %(x2)s
+}
+""" % {"x2": x2, "x1": x1}
+    rs = np.zeros(m, F)
+    for k in range(m):
+        rs = (rs + x[:, k]).astype(F)
+    return text, [x], [rs, (x + rs[None, :]).astype(F)], 2
+
 CASES = {f.__name__: f for f in (bias_index_2d, layernorm_3d, layernorm_rows,
                                  softmax_rows, column_sums, transpose_4d,
                                  dynamic_large, dynamic_small, quantize_rows,
-                                 embedding_gather)}
+                                 embedding_gather, residual_layernorm,
+                                 input_twice, row_sums_by_column)}
 
 # Cases whose reductions octet-vectorize-rows must take (their
 # lowered module then has the squares' shuffles).
@@ -464,6 +621,13 @@ def run_case(name, workdir):
     tasks, shuffles = split_ops(text, workdir, name)
     if name in ROWS_IN_LANES and not shuffles:
         print("%-16s NOT-VECTORIZED: the row reductions stayed scalar" % name)
+        ok = False
+    # An int: the task functions (each with its body) expected, the ops
+    # grouped as octet-parallelize-loops groups row-local chains.
+    if parallel is not True and parallel is not False and \
+            tasks != 2 * parallel:
+        print("%-16s WRONG-GROUPS: %d task functions, expected %d" % (
+            name, tasks // 2, parallel))
         ok = False
     if parallel and tasks == 0:
         print("%-16s NOT-SPLIT: no task function was outlined" % name)
