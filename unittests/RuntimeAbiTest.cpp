@@ -145,7 +145,8 @@ TEST(RuntimeAbi, QuantizeDequantizeInt) {
 // packLhsPanels): every packed byte, scale and zero point equal, for each
 // layout (s16 minus the zero point, u8 shifted, AMX tiles), symmetric and
 // asymmetric i8 / u8, a narrow range, M and K tails and a row stride,
-// with ties, NaN, +-inf, zero and subnormal rows.
+// with ties, NaN, +-inf, zero and subnormal rows; whole u8-shifted panels
+// with K a multiple of 16 take the in-place AVX-512 path on CPUs with it.
 TEST(RuntimeAbi, QuantizePackLhsEqualsTheSteps) {
   using octet::cpu::LhsMode;
   struct Layout {
@@ -166,7 +167,9 @@ TEST(RuntimeAbi, QuantizePackLhsEqualsTheSteps) {
     for (const Scheme &sc : schemes)
       for (auto [m, k] : {std::pair<int64_t, int64_t>{1, 17},
                           {7, 64},
+                          {16, 48},
                           {45, 131},
+                          {45, 320},
                           {70, 300}}) {
         if (l.mode == LhsMode::s8Tiles && sc.f == StorageFormat::U8)
           continue; // AMX takes s8 codes only
@@ -184,6 +187,12 @@ TEST(RuntimeAbi, QuantizePackLhsEqualsTheSteps) {
           for (int64_t j = 0; j < k; ++j) {
             x[3 * ldx + j] = 0.0f;
             x[4 * ldx + j] = 1e-40f * static_cast<float>(j % 7 - 3);
+            // Ties: symmetric i8 gets scale s = 130 / 127 and the other
+            // values are fl(s (n + 1/2)), 8 of 50 of which x * fl(1 / s)
+            // rounds the wrong way (the vector forms divide there).
+            x[5 * ldx + j] = j == 0 ? 130.0f
+                                    : (130.0f / 127.0f) *
+                                          (static_cast<float>(j % 50) - 24.5f);
           }
         }
         int32_t mode =

@@ -167,10 +167,63 @@ octet::numerics::QuantParams rowParams(const QuantizePackJob &j,
   return num::paramsFromStats(stats, j.format, j.range, j.symmetric);
 }
 
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+/// One whole row panel of the VNNI kernel's lhs (LhsMode::u8Shifted, K a
+/// multiple of 16) with AVX-512: four rows at a time, each row's
+/// parameters, then 16 codes of each of the four rows (quantizeInt16Avx512,
+/// the steps of quantizeIntCodesRowAvx512), their 4 x 4 quads transposed
+/// in registers, shifted and stored where packLhsPanels puts them: no
+/// codes buffer and no second pass.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+quantizePanelU8Avx512(const QuantizePackJob &j, const QuantizeRowKernels &kern,
+                      int64_t p) {
+  namespace num = octet::numerics;
+  const int64_t row0 = p * j.mr;
+  auto *panel = static_cast<uint8_t *>(j.out) + row0 * j.kpad;
+  const bool isUnsigned = j.mode & octet::cpu::kLhsUnsignedBit;
+  const __m128i flip = _mm_set1_epi8(isUnsigned ? 0 : static_cast<char>(0x80));
+  for (int64_t r0 = 0; r0 < j.mr; r0 += 4) {
+    const float *x[4];
+    num::QuantizeVectorsAvx512 c[4];
+    for (int64_t r = 0; r < 4; ++r) {
+      const int64_t i = row0 + r0 + r;
+      x[r] = j.x + i * j.ldx;
+      num::QuantParams q = rowParams(j, kern, x[r]);
+      j.scale[i] = q.scale;
+      if (j.zp)
+        j.zp[i] = q.zeroPoint;
+      c[r] = num::quantizeVectorsAvx512(q.scale, q.zeroPoint, j.range);
+    }
+    uint8_t *dst = panel + r0 * 4;
+    for (int64_t kk = 0; kk < j.k; kk += 16) {
+      __m128i b[4];
+      for (int64_t r = 0; r < 4; ++r)
+        b[r] = num::quantizeInt16Avx512(_mm512_loadu_ps(x[r] + kk), c[r]);
+      __m128i t0 = _mm_unpacklo_epi32(b[0], b[1]); // r0q0 r1q0 r0q1 r1q1
+      __m128i t1 = _mm_unpacklo_epi32(b[2], b[3]); // r2q0 r3q0 r2q1 r3q1
+      __m128i t2 = _mm_unpackhi_epi32(b[0], b[1]); // r0q2 r1q2 r0q3 r1q3
+      __m128i t3 = _mm_unpackhi_epi32(b[2], b[3]);
+      __m128i q[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                      _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+      for (int64_t h = 0; h < 4; ++h)
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i *>(dst + (kk / 4 + h) * j.mr * 4),
+            _mm_xor_si128(q[h], flip));
+    }
+    // Quads past K: the shifted zero code, as packLhsPanels writes them.
+    for (int64_t kk = j.k; kk < j.kpad; kk += 4)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + (kk / 4) * j.mr * 4),
+                       flip);
+  }
+}
+#endif
+
 /// Row panels [p0, p1): each row's statistics and parameters (the rules of
 /// numerics::RangeStats / paramsFromStats, as compute_params), its codes
 /// into a per-thread buffer of one panel (L1/L2-resident), then the panel
-/// packed from there by the same packLhsPanels as octet_cpu_pack_lhs.
+/// packed from there by the same packLhsPanels as octet_cpu_pack_lhs;
+/// whole panels of the VNNI layout straight into place with AVX-512
+/// (quantizePanelU8Avx512).
 void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
   namespace num = octet::numerics;
   const auto &j = *static_cast<QuantizePackJob *>(ctx);
@@ -204,10 +257,22 @@ void quantizePackTask(void *ctx, int64_t p0, int64_t p1) {
     return;
   }
 #endif
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+  const bool panelsInPlace = static_cast<octet::cpu::LhsMode>(j.mode & 0xf) ==
+                                 octet::cpu::LhsMode::u8Shifted &&
+                             kern.quantize == num::quantizeIntCodesRowAvx512 &&
+                             j.mr % 4 == 0 && j.k % 16 == 0 && j.kpad % 4 == 0;
+#endif
   thread_local std::vector<int8_t> codes;
   codes.resize(static_cast<size_t>(j.mr * j.k));
   for (int64_t p = p0; p < p1; ++p) {
     int64_t row0 = p * j.mr;
+#if defined(OCTET_NUMERICS_ROW_AVX2)
+    if (panelsInPlace && row0 + j.mr <= j.m) {
+      quantizePanelU8Avx512(j, kern, p);
+      continue;
+    }
+#endif
     int64_t rows = std::min(j.mr, j.m - row0);
     for (int64_t r = 0; r < rows; ++r) {
       const float *x = j.x + (row0 + r) * j.ldx;

@@ -471,6 +471,53 @@ quantizeIntCodesRowAvx2(const float *__restrict x, int64_t n, float scale,
   quantizeIntCodesRow(x + i, n - i, scale, zp, r, codes + i);
 }
 
+/// The vectors of quantizeInt16Avx512's steps for one scale and zero point.
+struct QuantizeVectorsAvx512 {
+  __m512 s, rcp, z, lo, hi;
+  bool fast; // reciprocalQuantizeOk
+  bool zeroZp;
+};
+
+__attribute__((
+    target("avx512f,avx512bw,avx512vl"))) inline QuantizeVectorsAvx512
+quantizeVectorsAvx512(float scale, int32_t zp, IntRange r) {
+  return {_mm512_set1_ps(scale),
+          _mm512_set1_ps(1.0f / scale),
+          _mm512_set1_ps(static_cast<float>(zp)),
+          _mm512_set1_ps(static_cast<float>(r.qmin)),
+          _mm512_set1_ps(static_cast<float>(r.qmax)),
+          reciprocalQuantizeOk(scale, zp, r),
+          zp == 0};
+}
+
+/// The codes of the 16 floats `xv` as bytes: quantizeInt(x, scale, zp,
+/// r.qmin, r.qmax) & 0xff, the steps of quantizeIntCodesRowAvx2 on 16 lanes.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m128i
+quantizeInt16Avx512(__m512 xv, const QuantizeVectorsAvx512 &c) {
+  constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 nearTie = _mm512_set1_ps(0.5f - 0x1p-12f);
+  __m512 v;
+  if (c.fast) {
+    __m512 p = _mm512_mul_ps(xv, c.rcp);
+    v = _mm512_roundscale_ps(p, kRne);
+    // (Past |p| = 512 a division the test asks for is merely exact.)
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, v)), nearTie,
+                           _CMP_GT_OQ))
+      v = _mm512_roundscale_ps(_mm512_div_ps(xv, c.s), kRne);
+  } else {
+    v = _mm512_roundscale_ps(_mm512_div_ps(xv, c.s), kRne);
+  }
+  if (c.zeroZp) {
+    // As in quantizeIntCodesRowAvx2: a NaN converts to the zero point.
+    v = _mm512_min_ps(c.hi, _mm512_max_ps(c.lo, v));
+  } else {
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                           _mm512_setzero_ps());
+    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, c.z), c.lo), c.hi);
+  }
+  return _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+}
+
 /// quantizeIntCodesRow, 16 elements per step (the tail masked), as
 /// quantizeIntCodesRowAvx2, the codes in pieces of `segment` bytes (a
 /// multiple of 16; 0: one run) `stride` bytes apart (an AMX tile row: 64,
@@ -479,43 +526,16 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) inline void
 quantizeIntCodesPiecesAvx512(const float *__restrict x, int64_t n, float scale,
                              int32_t zp, IntRange r, int8_t *__restrict codes,
                              int64_t segment, int64_t stride) {
-  const bool fast = reciprocalQuantizeOk(scale, zp, r);
-  const __m512 s = _mm512_set1_ps(scale);
-  const __m512 rcp = _mm512_set1_ps(1.0f / scale);
-  const __m512 nearTie = _mm512_set1_ps(0.5f - 0x1p-12f);
-  const __m512 z = _mm512_set1_ps(static_cast<float>(zp));
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(r.qmin));
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(r.qmax));
-  constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const QuantizeVectorsAvx512 c = quantizeVectorsAvx512(scale, zp, r);
   int8_t *dst = codes;
   int64_t inSegment = 0;
   for (int64_t i = 0; i < n; i += 16) {
     int64_t left = n - i;
     __mmask16 mask = left >= 16 ? static_cast<__mmask16>(0xffff)
                                 : static_cast<__mmask16>((1u << left) - 1);
-    __m512 xv = _mm512_maskz_loadu_ps(mask, x + i);
-    __m512 v;
-    if (fast) {
-      __m512 p = _mm512_mul_ps(xv, rcp);
-      v = _mm512_roundscale_ps(p, kRne);
-      // (Past |p| = 512 a division the test asks for is merely exact.)
-      if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, v)), nearTie,
-                             _CMP_GT_OQ))
-        v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
-    } else {
-      v = _mm512_roundscale_ps(_mm512_div_ps(xv, s), kRne);
-    }
-    if (zp == 0) {
-      // As in quantizeIntCodesRowAvx2: a NaN converts to the zero point.
-      v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-    } else {
-      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                             _mm512_setzero_ps());
-      v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, z), lo), hi);
-    }
     // vpmovdb to a register, then a plain (or byte-masked) store: the
     // masked vpmovdb store is several times slower on Intel.
-    __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+    __m128i b = quantizeInt16Avx512(_mm512_maskz_loadu_ps(mask, x + i), c);
     if (left >= 16)
       _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + inSegment), b);
     else
