@@ -26,6 +26,11 @@ def ConvertOctetToLinalg : Pass<"convert-octet-to-linalg"> {
     (groups, group size) around the generic, so every map stays a projected
     permutation.
 
+    Also, for the bufferization that follows: `tensor.bitcast` (which
+    One-Shot Bufferize cannot take) of a constant becomes the constant of
+    the new type with the same bytes (FP8 weights stored as i8), any other
+    becomes the element-wise `arith.bitcast`.
+
     Example:
 
     ```mlir

@@ -12,6 +12,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -26,6 +27,7 @@ using namespace mlir;
 using namespace mlir::octet;
 
 static void densifyResourcesLlvmCannotLower(Operation *root);
+static void bitcastsAsArith(Operation *root);
 
 namespace {
 
@@ -316,6 +318,7 @@ struct ConvertOctetToLinalgPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     densifyResourcesLlvmCannotLower(getOperation());
+    bitcastsAsArith(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
                         ComputeParamsOp, MatmulOp, ObserveOp>();
@@ -329,6 +332,36 @@ struct ConvertOctetToLinalgPass
 };
 
 } // namespace
+
+/// `tensor.bitcast` (i8 codes read as FP8, say) becomes the element-wise
+/// `arith.bitcast`, or for a constant the constant of the new type with the
+/// same bytes: One-Shot Bufferize has no model of tensor.bitcast and
+/// stopped with "op was not bufferized"; arith.bitcast becomes a
+/// linalg.generic after convert-elementwise-to-linalg.
+static void bitcastsAsArith(Operation *root) {
+  SmallVector<tensor::BitcastOp> casts;
+  root->walk([&](tensor::BitcastOp op) {
+    if (arith::BitcastOp::areCastCompatible(op->getOperandTypes(),
+                                            op->getResultTypes()))
+      casts.push_back(op);
+  });
+  for (tensor::BitcastOp op : casts) {
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(op.getType());
+    DenseElementsAttr dense;
+    Value v;
+    // A constant is reinterpreted here (the FP8 codes of a weight stored as
+    // i8 bytes); the host lowering computes nothing on FP8-typed values.
+    if (matchPattern(op.getSource(), m_Constant(&dense)) &&
+        type.hasStaticShape())
+      v = arith::ConstantOp::create(b, op.getLoc(), type,
+                                    dense.bitcast(type.getElementType()));
+    else
+      v = arith::BitcastOp::create(b, op.getLoc(), type, op.getSource());
+    op.getResult().replaceAllUsesWith(v);
+    op.erase();
+  }
+}
 
 /// Rank-0 and sub-byte `dense_resource` constants become `dense` ones with
 /// the same bytes (one byte per i4 element either way):
