@@ -26,10 +26,15 @@ def ConvertOctetToLinalg : Pass<"convert-octet-to-linalg"> {
     (groups, group size) around the generic, so every map stays a projected
     permutation.
 
-    Also, for the bufferization that follows: `tensor.bitcast` (which
-    One-Shot Bufferize cannot take) of a constant becomes the constant of
-    the new type with the same bytes (FP8 weights stored as i8), any other
-    becomes the element-wise `arith.bitcast`.
+    Also, for the bufferization and the LLVM lowering that follow:
+    `tensor.bitcast` (which One-Shot Bufferize cannot take) of a constant
+    becomes the constant of the new type with the same bytes (FP8 weights
+    stored as i8), any other becomes the element-wise `arith.bitcast`;
+    `arith.extf` of an FP8 / FP4 constant to f32 becomes the f32 constant
+    (`numerics::decodeFp8`, exact, signaling NaNs included); any other
+    `arith.extf` from or `arith.truncf` to an FP8 / FP4 type is an error at
+    the op (the host lowering has no arithmetic on FP8-typed values; octet
+    ops work on their codes).
 
     Example:
 

@@ -1,8 +1,9 @@
 //===- OctetToLinalg.cpp - Lower octet ops to linalg.generic --------------===//
 
-#include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
 #include "octet/Conversion/OctetCommon/ScalarNumerics.h"
+#include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
 #include "octet/Conversion/Passes.h"
+#include "octet/Runtime/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -14,6 +15,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -28,6 +30,7 @@ using namespace mlir::octet;
 
 static void densifyResourcesLlvmCannotLower(Operation *root);
 static void bitcastsAsArith(Operation *root);
+static LogicalResult foldFp8Extensions(Operation *root);
 
 namespace {
 
@@ -314,11 +317,13 @@ struct ObserveLowering : OpConversionPattern<ObserveOp> {
 };
 
 struct ConvertOctetToLinalgPass
-    : octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
+    : mlir::octet::impl::ConvertOctetToLinalgBase<ConvertOctetToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     densifyResourcesLlvmCannotLower(getOperation());
     bitcastsAsArith(getOperation());
+    if (failed(foldFp8Extensions(getOperation())))
+      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
                         ComputeParamsOp, MatmulOp, ObserveOp>();
@@ -361,6 +366,73 @@ static void bitcastsAsArith(Operation *root) {
     op.getResult().replaceAllUsesWith(v);
     op.erase();
   }
+}
+
+/// The storage format of an FP8 / FP4 element type; none for others.
+static std::optional<::octet::numerics::StorageFormat> lowFloatFormat(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return ::octet::numerics::StorageFormat::F8E4M3FN;
+  if (isa<Float8E5M2Type>(t))
+    return ::octet::numerics::StorageFormat::F8E5M2;
+  if (isa<Float4E2M1FNType>(t))
+    return ::octet::numerics::StorageFormat::F4E2M1FN;
+  return std::nullopt;
+}
+
+/// `arith.extf` of an FP8 / FP4 constant to f32 becomes the f32 constant of
+/// ::octet::numerics::decodeFp8 (exact; MLIR's folder leaves E5M2's signaling
+/// NaNs alone). The host lowering has no arithmetic on FP8 / FP4-typed values
+/// (octet's own ops work on their bits), so any other extf / truncf from or
+/// to those types is an error here, at the op, instead of "LLVM
+/// Translation failed" at the end.
+static LogicalResult foldFp8Extensions(Operation *root) {
+  SmallVector<arith::ExtFOp> folds;
+  WalkResult walk = root->walk([&](Operation *op) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return WalkResult::advance();
+    Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type out = getElementTypeOrSelf(op->getResult(0).getType());
+    std::optional<::octet::numerics::StorageFormat> fmt =
+        lowFloatFormat(isa<arith::ExtFOp>(op) ? in : out);
+    if (!fmt)
+      return WalkResult::advance();
+    auto ext = dyn_cast<arith::ExtFOp>(op);
+    DenseElementsAttr dense;
+    if (ext && out.isF32() && matchPattern(ext.getIn(), m_Constant(&dense))) {
+      folds.push_back(ext);
+      return WalkResult::advance();
+    }
+    if (!ext && matchPattern(op->getOperand(0), m_Constant()))
+      return WalkResult::advance(); // folded by the canonicalizer
+    op->emitError() << op->getName() << " " << (ext ? "of" : "to") << " "
+                    << (ext ? in : out)
+                    << " values: the host lowering has no FP8 / FP4 "
+                       "arithmetic (octet ops work on their codes); "
+                       "decode them with octet.dequantize";
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (arith::ExtFOp ext : folds) {
+    DenseElementsAttr dense;
+    matchPattern(ext.getIn(), m_Constant(&dense));
+    ::octet::numerics::StorageFormat fmt =
+        *lowFloatFormat(getElementTypeOrSelf(ext.getIn().getType()));
+    SmallVector<float> values;
+    for (APFloat v : dense.getValues<APFloat>())
+      values.push_back(::octet::numerics::decodeFp8(
+          static_cast<uint8_t>(v.bitcastToAPInt().getZExtValue()), fmt));
+    OpBuilder b(ext);
+    TypedAttr attr;
+    if (auto shaped = dyn_cast<ShapedType>(ext.getType()))
+      attr = DenseElementsAttr::get(shaped, ArrayRef<float>(values));
+    else
+      attr = b.getF32FloatAttr(values.front());
+    Value c = arith::ConstantOp::create(b, ext.getLoc(), attr);
+    ext.getResult().replaceAllUsesWith(c);
+    ext.erase();
+  }
+  return success();
 }
 
 /// Rank-0 and sub-byte `dense_resource` constants become `dense` ones with
