@@ -172,7 +172,8 @@ octet::numerics::QuantParams rowParams(const QuantizePackJob &j,
 /// multiple of 16) with AVX-512: four rows at a time, each row's
 /// parameters, then 16 codes of each of the four rows (quantizeInt16Avx512,
 /// the steps of quantizeIntCodesRowAvx512), their 4 x 4 quads transposed
-/// in registers, shifted and stored where packLhsPanels puts them: no
+/// in registers, shifted and stored where packLhsPanels puts them
+/// (storeQuadsTransposed, which packLhsPanels uses too): no
 /// codes buffer and no second pass.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 quantizePanelU8Avx512(const QuantizePackJob &j, const QuantizeRowKernels &kern,
@@ -199,16 +200,8 @@ quantizePanelU8Avx512(const QuantizePackJob &j, const QuantizeRowKernels &kern,
       __m128i b[4];
       for (int64_t r = 0; r < 4; ++r)
         b[r] = num::quantizeInt16Avx512(_mm512_loadu_ps(x[r] + kk), c[r]);
-      __m128i t0 = _mm_unpacklo_epi32(b[0], b[1]); // r0q0 r1q0 r0q1 r1q1
-      __m128i t1 = _mm_unpacklo_epi32(b[2], b[3]); // r2q0 r3q0 r2q1 r3q1
-      __m128i t2 = _mm_unpackhi_epi32(b[0], b[1]); // r0q2 r1q2 r0q3 r1q3
-      __m128i t3 = _mm_unpackhi_epi32(b[2], b[3]);
-      __m128i q[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
-                      _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
-      for (int64_t h = 0; h < 4; ++h)
-        _mm_storeu_si128(
-            reinterpret_cast<__m128i *>(dst + (kk / 4 + h) * j.mr * 4),
-            _mm_xor_si128(q[h], flip));
+      octet::cpu::storeQuadsTransposed(b[0], b[1], b[2], b[3], flip,
+                                       dst + (kk / 4) * j.mr * 4, j.mr * 4);
     }
     // Quads past K: the shifted zero code, as packLhsPanels writes them.
     for (int64_t kk = j.k; kk < j.kpad; kk += 4)

@@ -133,6 +133,25 @@ inline int64_t packedLhsBytes(int64_t m, int64_t kpad, int64_t mr,
   return roundUp(m, mr) * kpad * elem;
 }
 
+#if defined(__SSE2__)
+/// The 16 bytes of each of four rows (x0..x3: quads q0..q3 of one row
+/// each) stored as the u8-shifted panel wants them: quad h of the four
+/// rows together at dst + h * stride, each byte XORed with `flip` (0x80:
+/// the +128 shift of signed codes).
+inline void storeQuadsTransposed(__m128i x0, __m128i x1, __m128i x2, __m128i x3,
+                                 __m128i flip, uint8_t *dst, int64_t stride) {
+  __m128i t0 = _mm_unpacklo_epi32(x0, x1); // r0q0 r1q0 r0q1 r1q1
+  __m128i t1 = _mm_unpacklo_epi32(x2, x3); // r2q0 r3q0 r2q1 r3q1
+  __m128i t2 = _mm_unpackhi_epi32(x0, x1); // r0q2 r1q2 r0q3 r1q3
+  __m128i t3 = _mm_unpackhi_epi32(x2, x3);
+  __m128i q[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                  _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+  for (int64_t h = 0; h < 4; ++h)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + h * stride),
+                     _mm_xor_si128(q[h], flip));
+}
+#endif
+
 /// Packs row panels [p0, p1) of the M x K lhs codes `a` (row stride `lda`
 /// bytes). `za` is null (no zero point), one value (`zaPerRow` false) or M
 /// values; only LhsMode::s16MinusZp applies it.
@@ -167,18 +186,8 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
             return _mm_loadu_si128(
                 reinterpret_cast<const __m128i *>(row + r * lda + kk));
           };
-          __m128i x0 = load(0), x1 = load(1), x2 = load(2), x3 = load(3);
-          __m128i t0 = _mm_unpacklo_epi32(x0, x1); // r0q0 r1q0 r0q1 r1q1
-          __m128i t1 = _mm_unpacklo_epi32(x2, x3); // r2q0 r3q0 r2q1 r3q1
-          __m128i t2 = _mm_unpackhi_epi32(x0, x1); // r0q2 r1q2 r0q3 r1q3
-          __m128i t3 = _mm_unpackhi_epi32(x2, x3);
-          __m128i q[4] = {
-              _mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
-              _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
-          for (int64_t j = 0; j < 4; ++j)
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(
-                                 panel + (kk / 4 + j) * mr * 4 + r0 * 4),
-                             _mm_xor_si128(q[j], flip));
+          storeQuadsTransposed(load(0), load(1), load(2), load(3), flip,
+                               panel + (kk / 4) * mr * 4 + r0 * 4, mr * 4);
         }
       }
     }
