@@ -113,9 +113,15 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     c.packNr = 16, c.kAlign = 2;
     break;
   case Isa::vnni512:
-    // 8 x 32 register tile: 16 zmm accumulators.
+    // 8 x 32 register tile: 16 zmm accumulators. Tiles of 128 x 128 over
+    // the whole K (no scratch of partial sums), in groups of row tiles
+    // whose activations fill 2 MB (cpu-performance.md, "Tile groups"): on
+    // Zen 5, one thread, 0.82-0.90x oneDNN -> 0.94-1.00x at the shapes of
+    // bench/cpu_kernels.py from 2048^3 up (96 x 256 tiles, K blocks of
+    // 1024, row-major tile order before).
     c.mr = 8, c.nv = 2, c.w = 16, c.kp = 4;
-    c.mc = 96, c.nc = 256, c.kc = 1024;
+    c.mc = 128, c.nc = 128, c.kc = 0;
+    c.tileGroupBytes = 2 << 20;
     c.packNr = 32, c.kAlign = 4;
     break;
   case Isa::amx:

@@ -11,7 +11,11 @@
 //         for k in kc step KP:  acc += A[mr.., k..] * B[k.., nr..]
 //         last kc ? epilogue(acc) -> C : acc -> scratch
 //
-// The microkernel keeps MR x NV vectors of accumulators in registers.
+// The microkernel keeps MR x NV vectors of accumulators in registers. KC = 0
+// (AVX-512 VNNI) runs the whole K in one pass: no scratch. The tiles run in
+// row-major order, or (GemmConfig::tileGroupBytes) in groups of row tiles
+// whose activations fill that many bytes, the rows of a group before its
+// next column of tiles (tileCoords).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,40 +84,49 @@ void KernelEmitter::emitIntegerTile(Value t) {
   int64_t nr = c.nr();
   Value mPad = mul(div(add(M, cst(c.mr - 1)), cst(c.mr)), cst(c.mr));
   Value nPad = mul(div(add(N, cst(nr - 1)), cst(nr)), cst(nr));
-  Value tm = div(t, tilesN), tn = rem(t, tilesN);
+  auto [tm, tn] = tileCoords(t, mPad, esA);
   Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
   Value m1 = min(add(m0, cst(c.mc)), mPad), n1 = min(add(n0, cst(c.nc)), nPad);
-  Value scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
   VectorType accTy = vec(c.w, i32);
-  auto kLoop = forLoop(cst(0), K, c.kc);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(kLoop.getBody());
-  Value kc0 = kLoop.getInductionVar();
-  Value kc1 = min(add(kc0, cst(c.kc)), K);
-  Value first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
-  Value last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  // KC = 0: the whole K in one pass (first and last), no scratch.
+  Value kc0 = cst(0), kc1 = K, scratch, first, last;
+  if (c.kc > 0) {
+    scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
+    auto kLoop = forLoop(cst(0), K, c.kc);
+    b.setInsertionPointToStart(kLoop.getBody());
+    kc0 = kLoop.getInductionVar();
+    kc1 = min(add(kc0, cst(c.kc)), K);
+    first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
+    last = cmp(arith::CmpIPredicate::eq, kc1, K);
+  }
   auto nLoop = forLoop(n0, n1, nr);
   b.setInsertionPointToStart(nLoop.getBody());
   Value nr0 = nLoop.getInductionVar();
   auto mLoop = forLoop(m0, m1, c.mr);
   b.setInsertionPointToStart(mLoop.getBody());
   Value mr0 = mLoop.getInductionVar();
-  // Scratch slot of this micro-tile: [MC/MR][NC/NR][MR][NR] i32.
-  Value slot = add(mul(div(sub(mr0, m0), cst(c.mr)), cst(c.nc / nr)),
-                   div(sub(nr0, n0), cst(nr)));
-  Value cptr = add(scratch, mul(slot, cst(c.mr * nr * 4)));
   int64_t numAcc = c.mr * c.nv;
-  SmallVector<Value> addrs;
-  for (int64_t i = 0; i < numAcc; ++i)
-    addrs.push_back(add(cptr, cst(i * c.w * 4)));
-  SmallVector<Value> accs = zerosOrLoad(first, accTy, addrs, 32);
+  SmallVector<Value> addrs, accs(numAcc, zeros(accTy));
+  if (scratch) {
+    // Scratch slot of this micro-tile: [MC/MR][NC/NR][MR][NR] i32.
+    Value slot = add(mul(div(sub(mr0, m0), cst(c.mr)), cst(c.nc / nr)),
+                     div(sub(nr0, n0), cst(nr)));
+    Value cptr = add(scratch, mul(slot, cst(c.mr * nr * 4)));
+    for (int64_t i = 0; i < numAcc; ++i)
+      addrs.push_back(add(cptr, cst(i * c.w * 4)));
+    accs = zerosOrLoad(first, accTy, addrs, 32);
+  }
   Value aBase = add(A, mul(mr0, mul(K, cst(esA))));
   Value bBase = add(B, mul(nr0, K));
   emitIntegerMicro(aBase, bBase, div(kc0, cst(c.kp)), div(kc1, cst(c.kp)),
                    accs);
-  auto fin = scf::IfOp::create(b, loc, last, true);
   OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(fin.thenBlock());
+  scf::IfOp fin;
+  if (scratch) {
+    fin = scf::IfOp::create(b, loc, last, true);
+    b.setInsertionPointToStart(fin.thenBlock());
+  }
   for (int64_t r = 0; r < c.mr; ++r) {
     Value m = add(mr0, cst(r));
     auto valid = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M),
@@ -122,7 +135,28 @@ void KernelEmitter::emitIntegerTile(Value t) {
     b.setInsertionPointToStart(valid.thenBlock());
     emitEpilogueRow(ArrayRef<Value>(accs).slice(r * c.nv, c.nv), m, nr0);
   }
+  if (!scratch)
+    return;
   b.setInsertionPointToStart(fin.elseBlock());
   for (int64_t i = 0; i < numAcc; ++i)
-    store(accs[i], at(cptr, cst(i * c.w * 4)), 32);
+    store(accs[i], toPtr(addrs[i]), 32);
+}
+
+std::pair<Value, Value> KernelEmitter::tileCoords(Value t, Value mPad,
+                                                  int64_t esA) {
+  if (c.tileGroupBytes == 0)
+    return {div(t, tilesN), rem(t, tilesN)};
+  // Groups of `rows` row tiles (the last one may be shorter): tile t of a
+  // group is row tile t % rows of column tile t / rows, so that the group's
+  // activations (tileGroupBytes of them) are read from the caches by every
+  // column tile of the group, and each column tile's weights (K x NC) from
+  // L2 by every row tile after the first.
+  Value tilesM = div(add(mPad, cst(c.mc - 1)), cst(c.mc));
+  Value rows = arith::MaxSIOp::create(
+      b, loc, cst(1), div(cst(c.tileGroupBytes), mul(K, cst(c.mc * esA))));
+  Value perGroup = mul(rows, tilesN);
+  Value group = div(t, perGroup), local = rem(t, perGroup);
+  Value first = mul(group, rows);
+  Value height = min(rows, sub(tilesM, first));
+  return {add(first, rem(local, height)), div(local, height)};
 }

@@ -127,6 +127,8 @@ private:
   // Integer tiles (IntegerKernels.cpp).
   /// The integer GEMM body (AVX2 / VNNI) of one task.
   void emitIntegerTile(Value t);
+  /// Row and column tile of task tile `t` (GemmConfig::tileGroupBytes).
+  std::pair<Value, Value> tileCoords(Value t, Value mPad, int64_t esA);
   void emitIntegerMicro(Value aBase, Value bBase, Value kq0, Value kq1,
                         SmallVector<Value> &accs);
   // AMX tiles (AmxKernel.cpp).
