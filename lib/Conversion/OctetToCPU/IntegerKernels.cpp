@@ -4,18 +4,18 @@
 // vpaddd on ymm, exact s16 pairs) and AVX-512 VNNI (vpdpbusd on zmm)
 // kernels, on operands packed by the call site:
 //
-//   for kc in K step KC:                       // cache block of K
-//     for nr in tile step NR:                  //   B micro-panel in L1
-//       for mr in tile step MR:                //   A micro-panel from L2
-//         acc = kc == 0 ? 0 : scratch[mr, nr]
-//         for k in kc step KP:  acc += A[mr.., k..] * B[k.., nr..]
-//         last kc ? epilogue(acc) -> C : acc -> scratch
+//   for (tm, tn) = tileCoords(task):           // MC x NC tile
+//     for nr in tile step NR:                  //   B micro-panel (K x NR)
+//       for mr in tile step MR:                //   A micro-panel (MR x K)
+//         acc = 0
+//         for k in K step KP:  acc += A[mr.., k..] * B[k.., nr..]
+//         epilogue(acc) -> C
 //
-// The microkernel keeps MR x NV vectors of accumulators in registers. KC = 0
-// (AVX-512 VNNI) runs the whole K in one pass: no scratch. The tiles run in
-// row-major order, or (GemmConfig::tileGroupBytes) in groups of row tiles
-// whose activations fill that many bytes, the rows of a group before its
-// next column of tiles (tileCoords).
+// The microkernel keeps MR x NV vectors of accumulators in registers over
+// the whole K: no partial sums in memory. The tiles run in row-major order,
+// or (GemmConfig::tileGroupBytes) in groups of row tiles whose activations
+// fill that many bytes, the rows of a group before its next column of
+// tiles (tileCoords).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,59 +87,26 @@ void KernelEmitter::emitIntegerTile(Value t) {
   auto [tm, tn] = tileCoords(t, mPad, esA);
   Value m0 = mul(tm, cst(c.mc)), n0 = mul(tn, cst(c.nc));
   Value m1 = min(add(m0, cst(c.mc)), mPad), n1 = min(add(n0, cst(c.nc)), nPad);
-  VectorType accTy = vec(c.w, i32);
   OpBuilder::InsertionGuard guard(b);
-  // KC = 0: the whole K in one pass (first and last), no scratch.
-  Value kc0 = cst(0), kc1 = K, scratch, first, last;
-  if (c.kc > 0) {
-    scratch = scratchAddr(1, cst(c.mc * c.nc * 4));
-    auto kLoop = forLoop(cst(0), K, c.kc);
-    b.setInsertionPointToStart(kLoop.getBody());
-    kc0 = kLoop.getInductionVar();
-    kc1 = min(add(kc0, cst(c.kc)), K);
-    first = cmp(arith::CmpIPredicate::eq, kc0, cst(0));
-    last = cmp(arith::CmpIPredicate::eq, kc1, K);
-  }
   auto nLoop = forLoop(n0, n1, nr);
   b.setInsertionPointToStart(nLoop.getBody());
   Value nr0 = nLoop.getInductionVar();
   auto mLoop = forLoop(m0, m1, c.mr);
   b.setInsertionPointToStart(mLoop.getBody());
   Value mr0 = mLoop.getInductionVar();
-  int64_t numAcc = c.mr * c.nv;
-  SmallVector<Value> addrs, accs(numAcc, zeros(accTy));
-  if (scratch) {
-    // Scratch slot of this micro-tile: [MC/MR][NC/NR][MR][NR] i32.
-    Value slot = add(mul(div(sub(mr0, m0), cst(c.mr)), cst(c.nc / nr)),
-                     div(sub(nr0, n0), cst(nr)));
-    Value cptr = add(scratch, mul(slot, cst(c.mr * nr * 4)));
-    for (int64_t i = 0; i < numAcc; ++i)
-      addrs.push_back(add(cptr, cst(i * c.w * 4)));
-    accs = zerosOrLoad(first, accTy, addrs, 32);
-  }
+  // The whole K in one pass: the sums never leave the registers.
+  SmallVector<Value> accs(c.mr * c.nv, zeros(vec(c.w, i32)));
   Value aBase = add(A, mul(mr0, mul(K, cst(esA))));
   Value bBase = add(B, mul(nr0, K));
-  emitIntegerMicro(aBase, bBase, div(kc0, cst(c.kp)), div(kc1, cst(c.kp)),
-                   accs);
-  OpBuilder::InsertionGuard g(b);
-  scf::IfOp fin;
-  if (scratch) {
-    fin = scf::IfOp::create(b, loc, last, true);
-    b.setInsertionPointToStart(fin.thenBlock());
-  }
+  emitIntegerMicro(aBase, bBase, cst(0), div(K, cst(c.kp)), accs);
   for (int64_t r = 0; r < c.mr; ++r) {
     Value m = add(mr0, cst(r));
     auto valid = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M),
                                    false);
-    OpBuilder::InsertionGuard g2(b);
+    OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(valid.thenBlock());
     emitEpilogueRow(ArrayRef<Value>(accs).slice(r * c.nv, c.nv), m, nr0);
   }
-  if (!scratch)
-    return;
-  b.setInsertionPointToStart(fin.elseBlock());
-  for (int64_t i = 0; i < numAcc; ++i)
-    store(accs[i], toPtr(addrs[i]), 32);
 }
 
 std::pair<Value, Value> KernelEmitter::tileCoords(Value t, Value mPad,

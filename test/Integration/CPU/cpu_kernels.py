@@ -62,12 +62,13 @@ CASES = {
     "blocks_m130_k520_n260": dict(
         lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
         lshape=(130, 520), rshape=(520, 260), bias=True, relu=True),
-    # AVX-512 VNNI tile groups (GemmConfig::tileGroupBytes = 2 MB): with K
-    # padded to 5000, 3 row tiles of 128 per group; 830 rows make groups of
-    # 3, 3 and 1 tiles, N = 300 three column tiles (the last 44 wide).
-    "tile_groups_m830_k4999_n300": dict(
+    # Tile groups (GemmConfig::tileGroupBytes = 2 MB) with K padded to
+    # 5000: AVX-512 VNNI groups of 3 row tiles of 128 (770 rows: 3, 3, 1),
+    # AVX2 of 2 row tiles of 72 (s16 activations: 2, 2, 2, 2, 2, 1); N =
+    # 300 is three column tiles of 128 (the last 44 wide).
+    "tile_groups_m770_k4999_n300": dict(
         lhs=S("i8", "per_axis", 0), rhs=S("i8", "per_axis", 1),
-        lshape=(830, 4999), rshape=(4999, 300), bias=True),
+        lshape=(770, 4999), rshape=(4999, 300), bias=True),
     "extremes_min_x_min": dict(
         lhs=S("i8"), rhs=S("i8"), lshape=(7, 256), rshape=(256, 16),
         fill="min"),

@@ -92,7 +92,7 @@ struct GemmConfig {
 
   // Register tile (rows x nv vectors of w 32-bit lanes), k per lane, and
   // cache blocking (in rows, columns, k).
-  // KC = 0: the whole K in one pass (integer and AMX tiles).
+  // The integer and AMX tiles run the whole K in one pass (KC = 0).
   int64_t mr = 6, nv = 2, w = 8, kp = 2, mc = 72, nc = 256, kc = 512;
   /// Integer tiles: 0 runs the MC x NC tiles in row-major order; otherwise
   /// in groups of row tiles whose packed activations (MC x K each) fill
