@@ -130,6 +130,10 @@ CASES = {
     "wo_tiled_m6_asym_u8": dict(
         lhs=None, rhs=S("u8", "per_axis", 1, symmetric=False),
         lshape=(6, 520), rshape=(520, 45)),
+    # 1100 rows: three tiles of 372 rows on zmm (MC = 516), four on ymm.
+    "wo_tiled_m1100_k300_n70": dict(
+        lhs=None, rhs=S("i8", "per_axis", 1), lshape=(1100, 300),
+        rshape=(300, 70), arg_rhs=True),
     "wo_tiled_m150_n300_requantize": dict(
         lhs=None, rhs=S("i8", "per_axis", 1), lshape=(150, 70),
         rshape=(70, 300), out=S("i8", "per_axis", 1), transposed_rhs=True),

@@ -55,11 +55,14 @@ CASES = {
     "mm_cancel_m13_k260_n40": (0, 13, 260, 40, False, False, "cancel"),
     "mm_cancel_m1_k520_n33_decode": (0, 1, 520, 33, False, True, "cancel"),
     "mm_long_k_m14_k4100_n20": (0, 14, 4100, 20, False, False),
-    # Several row tiles (MC = 288) and column tiles (NC = 1024, split evenly
-    # at run time: 1100 -> 2 x 560 / 540 with 8- and 4-column tails), K over
-    # two K blocks; the rhs as an argument, K x N and N x K.
+    # Several row tiles (MC = 288 on ymm, 516 on zmm) and column tiles (NC =
+    # 1024, split evenly at run time: 1100 -> 2 x 560 / 540 with 8- and
+    # 4-column tails), K over two K blocks; the rhs as an argument, K x N
+    # and N x K. 1100 rows: 3 tiles of 372 rows on zmm (the last 356), 4 of
+    # 276 on ymm.
     "mm_tiles_m300_k520_n1100": (0, 300, 520, 1100, False, False),
     "mm_t_arg_tiles_m290_k270_n1030": (0, 290, 270, 1030, True, False),
+    "mm_tiles_m1100_k300_n200": (0, 1100, 300, 200, False, False),
 }
 
 
