@@ -114,7 +114,6 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // of 512, row-major before; cpu-performance.md, "Tile groups").
     c.mr = 6, c.nv = 2, c.w = 8, c.kp = 2;
     c.mc = 72, c.nc = 128, c.kc = 0;
-    c.tileGroupBytes = 2 << 20;
     c.packNr = 16, c.kAlign = 2;
     break;
   case Isa::vnni512:
@@ -126,7 +125,6 @@ void mlir::octet::cpu::setTileSizes(GemmConfig &c) {
     // 1024, row-major tile order before).
     c.mr = 8, c.nv = 2, c.w = 16, c.kp = 4;
     c.mc = 128, c.nc = 128, c.kc = 0;
-    c.tileGroupBytes = 2 << 20;
     c.packNr = 32, c.kAlign = 4;
     break;
   case Isa::amx:

@@ -12,10 +12,9 @@
 //         epilogue(acc) -> C
 //
 // The microkernel keeps MR x NV vectors of accumulators in registers over
-// the whole K: no partial sums in memory. The tiles run in row-major order,
-// or (GemmConfig::tileGroupBytes) in groups of row tiles whose activations
-// fill that many bytes, the rows of a group before its next column of
-// tiles (tileCoords).
+// the whole K: no partial sums in memory. The tiles run in groups of row
+// tiles whose activations fill GemmConfig::tileGroupBytes, the rows of a
+// group before its next column of tiles (tileCoords).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,8 +110,6 @@ void KernelEmitter::emitIntegerTile(Value t) {
 
 std::pair<Value, Value> KernelEmitter::tileCoords(Value t, Value mPad,
                                                   int64_t esA) {
-  if (c.tileGroupBytes == 0)
-    return {div(t, tilesN), rem(t, tilesN)};
   // Groups of `rows` row tiles (the last one may be shorter): tile t of a
   // group is row tile t % rows of column tile t / rows, so that the group's
   // activations (tileGroupBytes of them) are read from the caches by every

@@ -94,10 +94,11 @@ struct GemmConfig {
   // cache blocking (in rows, columns, k).
   // The integer and AMX tiles run the whole K in one pass (KC = 0).
   int64_t mr = 6, nv = 2, w = 8, kp = 2, mc = 72, nc = 256, kc = 512;
-  /// Integer tiles: 0 runs the MC x NC tiles in row-major order; otherwise
-  /// in groups of row tiles whose packed activations (MC x K each) fill
-  /// this many bytes, each group's rows before its next column of tiles.
-  int64_t tileGroupBytes = 0;
+  /// Integer tiles (AVX2, VNNI): the MC x NC tiles run in groups of row
+  /// tiles whose packed activations (MC x K each) fill this many bytes
+  /// (at least one row tile), each group's rows before its next column of
+  /// tiles.
+  int64_t tileGroupBytes = 2 << 20;
   /// Column width of a packed rhs panel (nv * w except for AMX: 16).
   int64_t packNr = 16;
   /// K padding of the packed operands.
