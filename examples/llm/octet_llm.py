@@ -1,8 +1,11 @@
 """Octet's LLM path: import a GGUF decoder, quantize it with a recipe,
-compile it for this CPU and call its @prefill / @decode from Python.
+compile it for this CPU and call its @prefill / @prefill_last / @decode
+from Python.
 
     build(gguf, recipe, workdir)  -> the library (cached by recipe)
-    Model(lib, config, ...)       -> .prefill(ids, start) / .decode(id, pos)
+    Model(lib, config, ...)       -> .prefill(ids, start) (every token's
+                                     logits) / .prefill_last(ids, start)
+                                     (the last token's) / .decode(id, pos)
 
 The library is what `octet-compile --target=host` writes; it is loaded with
 ctypes and called through MLIR's C interface (`_mlir_ciface_prefill`:
@@ -158,7 +161,8 @@ class Model:
                       for i in range(1 + n_hidden)]
             self._outs = type("Results", (ctypes.Structure,),
                               {"_fields_": fields})
-        for name in ("_mlir_ciface_prefill", "_mlir_ciface_decode"):
+        for name in ("_mlir_ciface_prefill", "_mlir_ciface_prefill_last",
+                     "_mlir_ciface_decode"):
             getattr(self.lib, name).restype = None
 
     def reset(self):
@@ -218,6 +222,22 @@ class Model:
                                       *map(ctypes.byref, self._cache_d))
         return take_result(res)
 
+    def prefill_last(self, ids, start=0):
+        """Logits [V] of the last of tokens `ids` at positions start..: the
+        same step as prefill (the KV cache written the same way), with the
+        output head on the last row only (@prefill_last)."""
+        ids = np.ascontiguousarray(ids, np.int32)
+        if start < 0 or start + len(ids) > self.max_len or not len(ids):
+            raise ValueError("positions %d..%d outside the KV cache of %d"
+                             % (start, start + len(ids) - 1, self.max_len))
+        pos = np.arange(start, start + len(ids), dtype=np.int32)
+        a, p = as_descriptor(ids), as_descriptor(pos)
+        res = self._out()
+        self.lib._mlir_ciface_prefill_last(ctypes.byref(res), ctypes.byref(a),
+                                           ctypes.byref(p),
+                                           *map(ctypes.byref, self._cache_d))
+        return take_result(res)[0]
+
     def decode(self, token, pos):
         """Logits [V] of one token at position `pos`."""
         if pos < 0 or pos >= self.max_len:
@@ -236,8 +256,7 @@ class Model:
         """Greedy continuation: prefill the prompt, then one decode step per
         token; returns the new ids."""
         self.reset()
-        logits = self.prefill(prompt_ids, 0)
-        out = [int(np.argmax(logits[-1]))]
+        out = [int(np.argmax(self.prefill_last(prompt_ids, 0)))]
         pos = len(prompt_ids)
         while len(out) < n_new:
             out.append(int(np.argmax(self.decode(out[-1], pos))))

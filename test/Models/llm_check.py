@@ -91,6 +91,19 @@ def check_import(args):
     if e > TOL or np.any(m.cache[:, :, :, n:]):
         fail("KV cache after prefill differs (%.3g) or has rows past %d"
              % (e, n))
+    # @prefill_last: the last token's logits against the reference's, and
+    # the same cache as @prefill wrote (the same body; bit for bit).
+    full = m.cache.copy()
+    m.reset()
+    last = m.prefill_last(ids, 0)
+    e = rel_err(last, r_logits[-1])
+    print("prefill_last: logits %s, max rel error %.3g" % (last.shape, e))
+    if last.shape != r_logits[-1].shape or e > TOL:
+        fail("prefill_last: logits %s, max rel error %.3g > %g"
+             % (last.shape, e, TOL))
+    if not np.array_equal(m.cache, full):
+        fail("prefill_last wrote another KV cache than prefill")
+    print("prefill_last: the same KV cache as prefill")
     check_decode(m, ref, ids, args)
     print("PASS import")
 

@@ -1,18 +1,23 @@
 """A Llama-architecture decoder (read from GGUF) as MLIR for Octet.
 
 Used by octet_import_model.py --gguf. The module holds one private function
-`@step` and two public entry points that call it:
+`@forward` (the body, once) and three public entry points that call it:
 
     @prefill(%ids: tensor<?xi32>, %pos: tensor<?xi32>,
              %kcache: memref<KCACHE>, %vcache: memref<VCACHE>)
         -> tensor<?xVxf32>
+    @prefill_last(%ids: tensor<?xi32>, %pos: tensor<?xi32>,
+                  %kcache: memref<KCACHE>, %vcache: memref<VCACHE>)
+        -> tensor<1xVxf32>
     @decode(%id: tensor<1xi32>, %pos: tensor<1xi32>,
             %kcache: memref<KCACHE>, %vcache: memref<VCACHE>)
         -> tensor<1xVxf32>
 
 `ids` are S tokens at the consecutive positions `pos` (pos[i] = pos[0] + i),
-the result is the logits of every token. The KV cache is two in/out
-buffers, KCACHE = LAYERS x KV_HEADS x HEAD_DIM x MAX_LEN (K after RoPE,
+the result is the logits of every token (@prefill) or of the last one
+(@prefill_last: what a generator samples the next token from; the output
+head, V x D multiply-adds per row, runs on that row only). The KV cache is
+two in/out buffers, KCACHE = LAYERS x KV_HEADS x HEAD_DIM x MAX_LEN (K after RoPE,
 stored transposed: the score loop reads it as K^T, positions contiguous)
 and VCACHE = LAYERS x KV_HEADS x MAX_LEN x HEAD_DIM, of f32, or of i8 /
 f8E4M3FN codes with --kv-cache: the step writes the S new positions in
@@ -488,7 +493,8 @@ class LlamaEmitter:
         return x, kcache, vcache
 
     def step(self):
-        """The body of @prefill; returns the result list."""
+        """The body of @forward (%first: the first row of logits);
+        returns the result list."""
         S = self.dim("%ids", ttype([None], "i32"), 0)
         p0i = self.fresh("p0")
         self.emit("%s = tensor.extract %%pos[%s] : %s"
@@ -512,10 +518,19 @@ class LlamaEmitter:
                                            n, l)
             hidden.append(x)
         xn = self.rms_norm(x, S, "output_norm")
+        # The logits of rows %first.. only (@prefill_last: the last row,
+        # what a generator samples from, without the head's S x V work).
+        rows = self.fresh("rows")
+        self.emit("%s = arith.subi %s, %%first : index" % (rows, S))
+        xs = self.fresh("xs")
+        self.emit("%s = tensor.extract_slice %s[%%first, 0] [%s, %d] [1, 1] "
+                  ": %s to %s" % (xs, xn, rows, self.D,
+                                  ttype([None, self.D]),
+                                  ttype([None, self.D])), loc="output")
         # The output head, located `output` also when it is tied to the
         # embedding table (the same constant then serves both).
         logits, _ = self.linear(
-            xn, S, self.D, "output",
+            xs, rows, self.D, "output",
             "token_embd.weight" if self.m.config.get("tied_output") else None)
         for which, (c, name) in enumerate(((kcache, "kcache"),
                                            (vcache, "vcache"))):
@@ -571,25 +586,50 @@ def emit_module(model, max_len=2048, kv_cache="f32", kv_scales=None,
               em.theta, em.eps),
            "// KV cache: K %s (transposed), V %s (%s), at most %d positions."
            % (km, vm, kv_cache, max_len),
-           "module {",
-           "  func.func @prefill(%%ids: %s, %%pos: %s, %%kcache: %s, "
-           "%%vcache: %s) -> (%s) {" % (ids_t, ids_t, km, vm, rtypes)]
+           "module {"]
+    ids_args = "%%ids: %s, %%pos: %s, %%kcache: %s, %%vcache: %s" % (
+        ids_t, ids_t, km, vm)
+    call_types = "(%s, %s, %s, %s, index) -> (%s)" % (ids_t, ids_t, km, vm,
+                                                       rtypes)
+    n = len(results)
+    # The body, once: @prefill, @prefill_last and @decode call it.
+    out += ["  func.func private @forward(%s, %%first: index) -> (%s) {"
+            % (ids_args, rtypes)]
     out += em.lines
     out.append("    return %s : %s" % (", ".join(r for r, _ in results),
                                        rtypes))
     out.append("  }")
+    # prefill: the logits of every token (and the hidden states).
+    out += ["  func.func @prefill(%s) -> (%s) {" % (ids_args, rtypes),
+            "    %c0 = arith.constant 0 : index",
+            "    %%r:%d = func.call @forward(%%ids, %%pos, %%kcache, %%vcache, "
+            "%%c0) : %s" % (n, call_types),
+            "    return %s : %s" % (", ".join("%%r#%d" % i for i in range(n)),
+                                    rtypes),
+            "  }"]
+    # prefill_last: the logits of the last token only.
+    vt, v1 = ttype([None, em.V]), ttype([1, em.V])
+    out += ["  func.func @prefill_last(%s) -> %s {" % (ids_args, v1),
+            "    %c0 = arith.constant 0 : index",
+            "    %c1 = arith.constant 1 : index",
+            "    %%n = tensor.dim %%ids, %%c0 : %s" % ids_t,
+            "    %last = arith.subi %n, %c1 : index",
+            "    %%r:%d = func.call @forward(%%ids, %%pos, %%kcache, %%vcache, "
+            "%%last) : %s" % (n, call_types),
+            "    %%l = tensor.cast %%r#0 : %s to %s" % (vt, v1),
+            "    return %%l : %s" % v1,
+            "  }"]
     # decode: one token, the same body.
     one = ttype([1], "i32")
     out += ["  func.func @decode(%%id: %s, %%pos: %s, %%kcache: %s, "
-            "%%vcache: %s) -> %s {" % (one, one, km, vm, ttype([1, em.V])),
+            "%%vcache: %s) -> %s {" % (one, one, km, vm, v1),
             "    %%i = tensor.cast %%id : %s to %s" % (one, ids_t),
             "    %%p = tensor.cast %%pos : %s to %s" % (one, ids_t),
-            "    %%r:%d = func.call @prefill(%%i, %%p, %%kcache, %%vcache) : "
-            "(%s, %s, %s, %s) -> (%s)"
-            % (len(results), ids_t, ids_t, km, vm, rtypes),
-            "    %%l = tensor.cast %%r#0 : %s to %s"
-            % (ttype([None, em.V]), ttype([1, em.V])),
-            "    return %%l : %s" % ttype([1, em.V]),
+            "    %c0 = arith.constant 0 : index",
+            "    %%r:%d = func.call @forward(%%i, %%p, %%kcache, %%vcache, "
+            "%%c0) : %s" % (n, call_types),
+            "    %%l = tensor.cast %%r#0 : %s to %s" % (vt, v1),
+            "    return %%l : %s" % v1,
             "  }", "}"]
     return out, em
 
