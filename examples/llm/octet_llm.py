@@ -136,11 +136,32 @@ def take_result(d, dtype=np.float32):
     return out
 
 
+def keep_freed_buffers():
+    """Makes glibc's malloc keep freed blocks of up to 1 GiB in the heap
+    instead of returning them to the kernel (M_MMAP_THRESHOLD and
+    M_TRIM_THRESHOLD, what `octet-run --repeat` sets). A step's
+    intermediate buffers (9 MB of attention scores per layer in a
+    512-token prefill) are malloc'ed and freed by the library on every
+    call; above glibc's default threshold each one is a fresh mmap whose
+    pages fault and are zeroed on first touch, and munmap'ed on free. On
+    Zen 5 a 512-token w8a8-dynamic prefill took 0.70 s with one thread and
+    0.52 s with two that way, 0.50 s and 0.27 s with the blocks kept
+    (docs/llm-results.md). No effect where the C library has no mallopt."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except AttributeError:
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    mallopt(M_MMAP_THRESHOLD, 1 << 30)
+    mallopt(M_TRIM_THRESHOLD, 1 << 30)
+
+
 class Model:
     """A compiled decoder: prefill(ids, start) -> logits [S, V],
     decode(id, pos) -> logits [V]; the KV cache lives here."""
 
     def __init__(self, lib, config, max_len, kv_cache="f32", n_hidden=0):
+        keep_freed_buffers()
         self.lib = ctypes.CDLL(lib)
         self.config = config
         self.max_len = max_len
@@ -199,15 +220,21 @@ class Model:
             _ctypes.dlclose(self.lib._handle)
             self.lib = None
 
-    def prefill(self, ids, start=0, hidden=False):
-        """Logits [S, V] of tokens `ids` at positions start.. (and, with
-        hidden, the hidden states after the embedding and every layer)."""
+    def _positions(self, ids, start):
+        """`ids` as int32 and their positions start.. (which must lie in
+        the KV cache): the two arrays, which the caller keeps alive while
+        the library reads them, and their descriptors."""
         ids = np.ascontiguousarray(ids, np.int32)
         if start < 0 or start + len(ids) > self.max_len or not len(ids):
             raise ValueError("positions %d..%d outside the KV cache of %d"
                              % (start, start + len(ids) - 1, self.max_len))
         pos = np.arange(start, start + len(ids), dtype=np.int32)
-        a, p = as_descriptor(ids), as_descriptor(pos)
+        return (ids, pos), as_descriptor(ids), as_descriptor(pos)
+
+    def prefill(self, ids, start=0, hidden=False):
+        """Logits [S, V] of tokens `ids` at positions start.. (and, with
+        hidden, the hidden states after the embedding and every layer)."""
+        arrays, a, p = self._positions(ids, start)
         if self.n_hidden:
             res = self._outs()
             self.lib._mlir_ciface_prefill(ctypes.byref(res), ctypes.byref(a),
@@ -226,12 +253,7 @@ class Model:
         """Logits [V] of the last of tokens `ids` at positions start..: the
         same step as prefill (the KV cache written the same way), with the
         output head on the last row only (@prefill_last)."""
-        ids = np.ascontiguousarray(ids, np.int32)
-        if start < 0 or start + len(ids) > self.max_len or not len(ids):
-            raise ValueError("positions %d..%d outside the KV cache of %d"
-                             % (start, start + len(ids) - 1, self.max_len))
-        pos = np.arange(start, start + len(ids), dtype=np.int32)
-        a, p = as_descriptor(ids), as_descriptor(pos)
+        arrays, a, p = self._positions(ids, start)
         res = self._out()
         self.lib._mlir_ciface_prefill_last(ctypes.byref(res), ctypes.byref(a),
                                            ctypes.byref(p),
