@@ -17,11 +17,11 @@ Used by octet_import_model.py --gguf. The module holds one private function
 the result is the logits of every token (@prefill) or of the last one
 (@prefill_last: what a generator samples the next token from; the output
 head, V x D multiply-adds per row, runs on that row only). The KV cache is
-two in/out buffers, KCACHE = LAYERS x KV_HEADS x HEAD_DIM x MAX_LEN (K after RoPE,
-stored transposed: the score loop reads it as K^T, positions contiguous)
-and VCACHE = LAYERS x KV_HEADS x MAX_LEN x HEAD_DIM, of f32, or of i8 /
-f8E4M3FN codes with --kv-cache: the step writes the S new positions in
-place (`bufferization.to_tensor ... restrict writable` and
+two in/out buffers, KCACHE = LAYERS x KV_HEADS x HEAD_DIM x MAX_LEN (K
+after RoPE, stored transposed: the score loop reads it as K^T, positions
+contiguous) and VCACHE = LAYERS x KV_HEADS x MAX_LEN x HEAD_DIM, of f32,
+or of i8 / f8E4M3FN codes with --kv-cache: the step writes the S new
+positions in place (`bufferization.to_tensor ... restrict writable` and
 `bufferization.materialize_in_destination`, so One-Shot Bufferize updates
 the caller's buffers: S x KV_HEADS x HEAD_DIM elements per layer in each,
 nothing else of the caches is copied) and attends over positions
@@ -47,7 +47,7 @@ from octet_import_model import amap, f32, ttype, write_resources
 
 
 class LlamaEmitter:
-    """Emits the body of @step line by line."""
+    """Emits the body of @forward line by line."""
 
     def __init__(self, model, max_len, kv_cache="f32", kv_scales=None,
                  return_hidden=False, quantize_embeddings=None):
