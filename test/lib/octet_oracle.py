@@ -1040,3 +1040,45 @@ def check_dynamic_params(ck, x, scheme, want_s, workdir, prefix):
                    kind="code")
         ck.compare("%s [dequantize]" % tag, want_d, got[2],
                    [("code", want_q, "code"), ("scale", S, "float")], scheme)
+
+
+def attention(q, k, v, pos, scale, exact_scores=False):
+    """float64 causal grouped-query attention of f32 inputs (octet.attention:
+    q [S, KV, G, Dh], k [KV, Dh, N] transposed keys, v [KV, N, Dh], query s
+    sees keys 0 .. pos[s]) and the op's Bounds tolerance per output
+    (docs/numerics.md, "octet.attention"):
+
+        tol = 2 * u * (2 * (Dh + 2) * |scale| * max_j sum_d |q_d k_dj|
+                       + 2 * lim + 6) * sum_j p_j |v_j|
+
+    (u = 2^-23): the score error moves each p_j by at most twice its relative
+    size; exp, the two sums over the lim visible keys and the division add
+    the rest; the leading 2 is slack. exact_scores (integer q and k, a
+    power-of-two scale) drops the first term. No visible key: NaN (N = 0:
+    zeros). Returns (ref, tol)."""
+    S, KV, G, Dh = q.shape
+    N = k.shape[2]
+    eps = float(np.finfo(np.float32).eps)
+    out = np.zeros((S, KV, G, Dh))
+    tol = np.zeros((S, KV, G, Dh))
+    q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
+    for s in range(S):
+        lim = int(min(max(int(pos[s]) + 1, 0), N))
+        for h in range(KV):
+            for g in range(G):
+                if N == 0:
+                    continue
+                if lim == 0:
+                    out[s, h, g] = np.nan
+                    continue
+                sc = q64[s, h, g] @ k64[h, :, :lim] * float(scale)
+                absdot = np.abs(q64[s, h, g]) @ np.abs(k64[h, :, :lim])
+                p = np.exp(sc - sc.max())
+                p /= p.sum()
+                out[s, h, g] = p @ v64[h, :lim]
+                pv = p @ np.abs(v64[h, :lim])
+                score_err = 0.0 if exact_scores else \
+                    2 * (Dh + 2) * abs(float(scale)) * absdot.max()
+                tol[s, h, g] = 2 * eps * (score_err + 2 * lim + 6) * pv \
+                    + 1e-30
+    return out, tol

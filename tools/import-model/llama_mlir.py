@@ -18,14 +18,14 @@ the result is the logits of every token (@prefill) or of the last one
 (@prefill_last: what a generator samples the next token from; the output
 head, V x D multiply-adds per row, runs on that row only). The KV cache is
 two in/out buffers, KCACHE = LAYERS x KV_HEADS x HEAD_DIM x MAX_LEN (K
-after RoPE, stored transposed: the score loop reads it as K^T, positions
+after RoPE, stored transposed: octet.attention reads it as K^T, positions
 contiguous) and VCACHE = LAYERS x KV_HEADS x MAX_LEN x HEAD_DIM, of f32,
 or of i8 / f8E4M3FN codes with --kv-cache: the step writes the S new
 positions in place (`bufferization.to_tensor ... restrict writable` and
 `bufferization.materialize_in_destination`, so One-Shot Bufferize updates
 the caller's buffers: S x KV_HEADS x HEAD_DIM elements per layer in each,
 nothing else of the caches is copied) and attends over positions
-0 : pos[0] + S with a causal mask.
+0 : pos[0] + S with a causal mask (`octet.attention`, one per layer).
 
 Weights are `dense_resource` blobs of the GGUF tensors dequantized to f32
 (the float model octet quantizes); every op has a location named after its
@@ -350,119 +350,25 @@ class LlamaEmitter:
 
     def attention(self, q, k_all, v_all, pos, S, n, loc):
         """Causal GQA attention of q[S, H * Dh] over k[KV, Dh, n] and
-        v[KV, n, Dh]."""
+        v[KV, n, Dh]: one octet.attention (the CPU lowering calls the
+        runtime's kernel, which computes only the keys each query sees;
+        convert-octet-to-linalg writes it out as linalg generics)."""
         KV, G, Dh = self.KV, self.G, self.Dh
         q4 = self.fresh("r")
+        qt = ttype([None, KV, G, Dh])
         self.emit("%s = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape "
                   "[%s, %d, %d, %d] : %s into %s"
-                  % (q4, q, S, KV, G, Dh, ttype([None, self.H * Dh]),
-                     ttype([None, KV, G, Dh])), loc=loc)
-        # q as [KV, G, S, Dh]: a named transpose, which also keeps the
-        # elementwise fusion from pulling RoPE into the score loop (it would
-        # be recomputed for every key and stop the vectorization).
-        qt = self.fresh("qt")
-        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
-                  "permutation = [1, 2, 0, 3]"
-                  % (qt, q4, ttype([None, KV, G, Dh]),
-                     self.empty([KV, G, None, Dh], [S], loc + ".scores"),
-                     ttype([KV, G, None, Dh])), loc=loc + ".scores")
-        sshape = [KV, G, None, None]
-        kvt = ttype([KV, None, Dh])
-        # K^T [KV, Dh, n] as the K cache holds it, so that the score loop
-        # runs j innermost over contiguous memory (vectorized; d innermost
-        # would be a float reduction LLVM may not reorder) without a copy
-        # of the cache's prefix every step.
-        init = self.filled(sshape, [S, n], 0.0, loc + ".scores")
-        # d taken U at a time: each pass over a score row adds U products,
-        # still one by one in d order (bit for bit the one-d loop's sums),
-        # so the row is loaded and stored Dh / U times instead of Dh.
-        U = 4 if Dh % 4 == 0 else 1
-        q5, k5 = self.fresh("qd"), self.fresh("kd")
-        q5t = ttype([KV, G, None, Dh // U, U])
-        k5t = ttype([KV, Dh // U, U, None])
-        self.emit("%s = tensor.expand_shape %s [[0], [1], [2], [3, 4]] "
-                  "output_shape [%d, %d, %s, %d, %d] : %s into %s"
-                  % (q5, qt, KV, G, S, Dh // U, U, ttype([KV, G, None, Dh]),
-                     q5t), loc=loc + ".scores")
-        self.emit("%s = tensor.expand_shape %s [[0], [1, 2], [3]] "
-                  "output_shape [%d, %d, %d, %s] : %s into %s"
-                  % (k5, k_all, KV, Dh // U, U, n, ttype([KV, Dh, None]),
-                     k5t), loc=loc + ".scores")
-        ins = [(q5, q5t, ["h", "g", "s", "d", str(u)], "f32")
-               for u in range(U)]
-        ins += [(k5, k5t, ["h", "d", str(u), "j"], "f32") for u in range(U)]
-        body = []
-        acc = "%acc"
-        for u in range(U):
-            body += ["%%m%d = arith.mulf %%a%d, %%a%d : f32" % (u, u, U + u),
-                     "%%r%d = arith.addf %%m%d, %s : f32" % (u, u, acc)]
-            acc = "%%r%d" % u
-        sc = self.generic(
-            ins, init, sshape, ["h", "g", "s", "d", "j"],
-            ["parallel"] * 3 + ["reduction", "parallel"],
-            body + ["linalg.yield %s : f32" % acc], loc + ".scores",
-            out_map=["h", "g", "s", "j"])
-        d4 = ["h", "g", "s", "j"]
-        st = ttype(sshape)
-        masked = self.generic(
-            [(sc, st, d4, "f32"), (pos, ttype([None], "i32"), ["s"], "i32")],
-            self.empty(sshape, [S, n], loc + ".softmax"), sshape, d4,
-            ["parallel"] * 4,
-            ["%j = linalg.index 3 : index",
-             "%ji = arith.index_cast %j : index to i32",
-             "%ok = arith.cmpi sle, %ji, %a1 : i32",
-             "%%sc = arith.constant %s : f32" % f32(1.0 / np.sqrt(Dh)),
-             "%%ninf = arith.constant %s : f32" % f32(-np.inf),
-             "%v = arith.mulf %a0, %sc : f32",
-             "%r = arith.select %ok, %v, %ninf : f32",
-             "linalg.yield %r : f32"], loc + ".softmax")
-        rshape = [KV, G, None]
-        # The row maximum as maxnumf: the softmax is the same bit for bit
-        # (a NaN score makes its row NaN through the sum either way; masked
-        # scores are -inf) and maxnumf becomes llvm.maxnum, which the loop
-        # vectorizer reduces, where maximumf's NaN and signed-zero rules
-        # were expanded into compare-and-select chains on 128-bit and scalar
-        # registers: 15% of a 512-token prefill on Zen 5, -14% with this.
-        mx = self.generic([(masked, st, d4, "f32")],
-                          self.filled(rshape, [S], -np.inf, loc + ".softmax"),
-                          rshape, d4, ["parallel"] * 3 + ["reduction"],
-                          ["%r = arith.maxnumf %a0, %acc : f32",
-                           "linalg.yield %r : f32"], loc + ".softmax",
-                          out_map=["h", "g", "s"])
-        ex = self.generic([(masked, st, d4, "f32"),
-                           (mx, ttype(rshape), ["h", "g", "s"], "f32")],
-                          self.empty(sshape, [S, n], loc + ".softmax"),
-                          sshape, d4, ["parallel"] * 4,
-                          ["%c = arith.subf %a0, %a1 : f32",
-                           "%r = math.exp %c : f32",
-                           "linalg.yield %r : f32"], loc + ".softmax")
-        sm = self.generic([(ex, st, d4, "f32")],
-                          self.filled(rshape, [S], 0.0, loc + ".softmax"),
-                          rshape, d4, ["parallel"] * 3 + ["reduction"],
-                          ["%r = arith.addf %a0, %acc : f32",
-                           "linalg.yield %r : f32"], loc + ".softmax",
-                          out_map=["h", "g", "s"])
-        pr = self.generic([(ex, st, d4, "f32"),
-                           (sm, ttype(rshape), ["h", "g", "s"], "f32")],
-                          self.empty(sshape, [S, n], loc + ".softmax"),
-                          sshape, d4, ["parallel"] * 4,
-                          ["%r = arith.divf %a0, %a1 : f32",
-                           "linalg.yield %r : f32"], loc + ".softmax")
-        cshape = [None, KV, G, Dh]
-        ctx = self.generic(
-            [(pr, st, ["h", "g", "s", "j"], "f32"),
-             (v_all, kvt, ["h", "j", "d"], "f32")],
-            self.filled(cshape, [S], 0.0, loc + ".context"), cshape,
-            ["s", "h", "g", "j", "d"],
-            ["parallel"] * 3 + ["reduction", "parallel"],
-            ["%m = arith.mulf %a0, %a1 : f32",
-             "%r = arith.addf %m, %acc : f32",
-             "linalg.yield %r : f32"], loc + ".context",
-            out_map=["s", "h", "g", "d"])
+                  % (q4, q, S, KV, G, Dh, ttype([None, self.H * Dh]), qt),
+                  loc=loc)
+        ctx = self.fresh("attn")
+        self.emit("%s = octet.attention %s, %s, %s, %s scale(%s) : %s, %s, "
+                  "%s, %s -> %s"
+                  % (ctx, q4, k_all, v_all, pos, f32(1.0 / np.sqrt(Dh)), qt,
+                     ttype([KV, Dh, None]), ttype([KV, None, Dh]),
+                     ttype([None], "i32"), qt), loc=loc)
         c2 = self.fresh("r")
         self.emit("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s"
-                  % (c2, ctx, ttype(cshape), ttype([None, self.H * Dh])),
-                  loc=loc)
+                  % (c2, ctx, qt, ttype([None, self.H * Dh])), loc=loc)
         return c2
 
     def add(self, a, b, S, n, loc):

@@ -6,7 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 def ConvertOctetToLinalg : Pass<"convert-octet-to-linalg"> {
-  let summary = "Lower octet quantize/dequantize/requantize to linalg";
+  let summary = "Lower octet quantize/dequantize/requantize (and matmul, "
+                "compute_params, attention) to linalg";
   let description = [{
     Rewrites every `octet.quantize`, `octet.dequantize` and `octet.requantize`
     into a `linalg.generic` over the tensor whose body performs the exact
@@ -25,6 +26,12 @@ def ConvertOctetToLinalg : Pass<"convert-octet-to-linalg"> {
     parameters are applied by expanding the grouped dimension into
     (groups, group size) around the generic, so every map stays a projected
     permutation.
+
+    `octet.attention` becomes seven `linalg.generic` ops (scores over the
+    head dimension, mask and scale, row max, exp, row sum, division, the
+    weighted sum of the values), separate multiplies and adds in index
+    order, the `S x N` scores materialized: the portable and GPU form of
+    the op (`convert-octet-to-cpu` calls the runtime's kernel instead).
 
     Also, for the bufferization and the LLVM lowering that follow:
     `tensor.bitcast` (which One-Shot Bufferize cannot take) of a constant
@@ -261,13 +268,20 @@ def OctetMonitorRanges : Pass<"octet-monitor-ranges", "::mlir::ModuleOp"> {
 }
 
 def ConvertOctetToCPU : Pass<"convert-octet-to-cpu", "::mlir::ModuleOp"> {
-  let summary = "Lower octet.matmul to generated x86 GEMM/GEMV kernels";
+  let summary = "Lower octet.matmul to generated x86 GEMM/GEMV kernels "
+                "and octet.attention to the runtime's kernel";
   let description = [{
     Replaces every `octet.matmul` that a generated kernel covers by a call
     of a task function through the runtime's thread pool
     (`octet_parallel_for`); the rest is left for `convert-octet-to-linalg`,
     which handles every `octet.matmul` (a remark with `remarks=true` says
     why an op was left).
+
+    Every `octet.attention` becomes one call of the runtime's
+    `octet_cpu_attention_f32` (causal grouped-query attention in one pass
+    per query row over the keys it sees, no `S x N` score tensor; AVX-512,
+    AVX2 + FMA or scalar by the CPU; its operands read in place through
+    their strides, so a KV cache's slices are not copied).
 
     Kernels (docs/cpu-performance.md):
 

@@ -137,6 +137,9 @@ struct ConvertOctetToCPUPass
       // So are a quantize fused into the packing and its compute_params.
       eraseDeadQuantize(rewriter, lhsDef);
     }
+    // octet.attention: the runtime's kernel (its scalar form on CPUs
+    // without AVX2 + FMA).
+    lowerAttentionOps(module, rewriter);
     if (floatKernels && target->arch == target::Arch::x86) {
       // The family of the target's f32 x f32 row in the capability table
       // (vfmadd231ps zmm on the AVX-512 levels), as for octet.matmul.

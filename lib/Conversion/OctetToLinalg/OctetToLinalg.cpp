@@ -1,6 +1,7 @@
 //===- OctetToLinalg.cpp - Lower octet ops to linalg.generic --------------===//
 
 #include "octet/Conversion/OctetCommon/ScalarNumerics.h"
+#include "octet/Conversion/OctetToLinalg/AttentionLowering.h"
 #include "octet/Conversion/OctetToLinalg/MatmulLowering.h"
 #include "octet/Conversion/Passes.h"
 #include "octet/Runtime/Numerics.h"
@@ -325,8 +326,8 @@ struct ConvertOctetToLinalgPass
     if (failed(foldFp8Extensions(getOperation())))
       return signalPassFailure();
     ConversionTarget target(*ctx);
-    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
-                        ComputeParamsOp, MatmulOp, ObserveOp>();
+    target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp, ComputeParamsOp,
+                        MatmulOp, ObserveOp, AttentionOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     populateOctetToLinalgPatterns(patterns);
@@ -464,4 +465,5 @@ void mlir::octet::populateOctetToLinalgPatterns(RewritePatternSet &patterns) {
                ComputeParamsLowering, ObserveLowering>(
       patterns.getContext());
   populateMatmulLoweringPatterns(patterns);
+  populateAttentionLoweringPatterns(patterns);
 }

@@ -424,3 +424,59 @@ func.func @nf4_quantized_lhs(%a: tensor<4x64xi8>, %w: tensor<64x8xi4>, %s: tenso
   %y = octet.matmul %a, %w lhs_scale(%s : tensor<f32>) lhs_scheme <i8> rhs_scale(%s : tensor<f32>) rhs_scheme <nf4> : tensor<4x64xi8>, tensor<64x8xi4> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @attention_query_rank(%q: tensor<4x9x64xf32>, %k: tensor<3x64x8xf32>, %v: tensor<3x8x64xf32>, %p: tensor<4xi32>) -> tensor<4x9x64xf32> {
+  // expected-error @+1 {{'octet.attention' op query must have rank 4 (S x KV x G x Dh), got 'tensor<4x9x64xf32>'}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x9x64xf32>, tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<4xi32> -> tensor<4x9x64xf32>
+  return %o : tensor<4x9x64xf32>
+}
+
+// -----
+
+func.func @attention_keys_not_transposed(%q: tensor<4x3x3x64xf32>, %k: tensor<3x8x64xf32>, %v: tensor<3x8x64xf32>, %p: tensor<4xi32>) -> tensor<4x3x3x64xf32> {
+  // expected-error @+1 {{'octet.attention' op Dh differs: query dimension 3 is 64 but keys dimension 1 is 8}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x3x3x64xf32>, tensor<3x8x64xf32>, tensor<3x8x64xf32>, tensor<4xi32> -> tensor<4x3x3x64xf32>
+  return %o : tensor<4x3x3x64xf32>
+}
+
+// -----
+
+func.func @attention_kv_heads(%q: tensor<4x3x3x64xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x8x64xf32>, %p: tensor<4xi32>) -> tensor<4x3x3x64xf32> {
+  // expected-error @+1 {{'octet.attention' op KV differs: query dimension 1 is 3 but keys dimension 0 is 2}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x3x3x64xf32>, tensor<2x64x8xf32>, tensor<2x8x64xf32>, tensor<4xi32> -> tensor<4x3x3x64xf32>
+  return %o : tensor<4x3x3x64xf32>
+}
+
+// -----
+
+func.func @attention_keys_values(%q: tensor<4x3x3x64xf32>, %k: tensor<3x64x8xf32>, %v: tensor<3x9x64xf32>, %p: tensor<4xi32>) -> tensor<4x3x3x64xf32> {
+  // expected-error @+1 {{'octet.attention' op N differs: keys dimension 2 is 8 but values dimension 1 is 9}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x3x3x64xf32>, tensor<3x64x8xf32>, tensor<3x9x64xf32>, tensor<4xi32> -> tensor<4x3x3x64xf32>
+  return %o : tensor<4x3x3x64xf32>
+}
+
+// -----
+
+func.func @attention_positions(%q: tensor<4x3x3x64xf32>, %k: tensor<3x64x8xf32>, %v: tensor<3x8x64xf32>, %p: tensor<5xi32>) -> tensor<4x3x3x64xf32> {
+  // expected-error @+1 {{'octet.attention' op S differs: query dimension 0 is 4 but positions dimension 0 is 5}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x3x3x64xf32>, tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<5xi32> -> tensor<4x3x3x64xf32>
+  return %o : tensor<4x3x3x64xf32>
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<4x3x3x64xf32>, %k: tensor<3x64x8xf32>, %v: tensor<3x8x64xf32>, %p: tensor<4xi32>) -> tensor<4x3x2x64xf32> {
+  // expected-error @+1 {{'octet.attention' op G differs: query dimension 2 is 3 but result dimension 2 is 2}}
+  %o = octet.attention %q, %k, %v, %p scale(0.125) : tensor<4x3x3x64xf32>, tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<4xi32> -> tensor<4x3x2x64xf32>
+  return %o : tensor<4x3x2x64xf32>
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<4x3x3x64xf32>, %k: tensor<3x64x8xf32>, %v: tensor<3x8x64xf32>, %p: tensor<4xi32>) -> tensor<4x3x3x64xf32> {
+  // expected-error @+1 {{'octet.attention' op scale must be finite, got INF}}
+  %o = octet.attention %q, %k, %v, %p scale(0x7F800000) : tensor<4x3x3x64xf32>, tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<4xi32> -> tensor<4x3x3x64xf32>
+  return %o : tensor<4x3x3x64xf32>
+}

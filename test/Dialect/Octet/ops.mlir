@@ -182,3 +182,11 @@ func.func @nf4_dq(%q: tensor<1x192xi4>) -> tensor<1x192xf32> {
   %x = octet.dequantize %q scale(%s : tensor<1x3xf32>) as <nf4, per_group(1, 64), e4m3(0.5)> : tensor<1x192xi4> -> tensor<1x192xf32>
   return %x : tensor<1x192xf32>
 }
+
+// Causal grouped-query attention: 3 KV heads of 3 query heads, dynamic S and N.
+// CHECK-LABEL: func.func @attention
+// CHECK: octet.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} scale(1.250000e-01) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+func.func @attention(%q: tensor<?x3x3x64xf32>, %k: tensor<3x64x?xf32>, %v: tensor<3x?x64xf32>, %pos: tensor<?xi32>) -> tensor<?x3x3x64xf32> {
+  %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+  return %o : tensor<?x3x3x64xf32>
+}

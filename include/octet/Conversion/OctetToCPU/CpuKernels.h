@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
 
 #include <optional>
@@ -190,6 +191,10 @@ Value viewRoot(Value v);
 /// returns the first result, or a null value when there is none.
 Value callRuntime(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
                   TypeRange results, ValueRange args);
+
+/// Replaces every octet.attention in `module` by a call of the runtime's
+/// octet_cpu_attention_f32 (AttentionLowering.cpp).
+void lowerAttentionOps(ModuleOp module, RewriterBase &rewriter);
 
 } // namespace cpu
 } // namespace octet

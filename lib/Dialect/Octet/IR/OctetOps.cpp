@@ -9,6 +9,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -502,4 +503,66 @@ LogicalResult MatmulOp::verify() {
       failed(verifyMatmulBias(*this, expected.back())))
     return failure();
   return verifyMatmulOutput(*this);
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKeys().getType(),
+       v = getValues().getType(), pos = getPositions().getType(),
+       res = getResult().getType();
+  struct Rank {
+    const char *name;
+    RankedTensorType type;
+    int64_t rank;
+    const char *layout;
+  };
+  for (const Rank &r :
+       {Rank{"query", q, 4, "S x KV x G x Dh"},
+        Rank{"keys", k, 3, "KV x Dh x N (keys transposed)"},
+        Rank{"values", v, 3, "KV x N x Dh"}, Rank{"positions", pos, 1, "S"},
+        Rank{"result", res, 4, "S x KV x G x Dh"}})
+    if (r.type.getRank() != r.rank)
+      return emitOpError() << r.name << " must have rank " << r.rank << " ("
+                           << r.layout << "), got " << r.type;
+  // Each named extent: where it is read first, then every other place.
+  struct Dim {
+    const char *extent;
+    const char *name;
+    RankedTensorType type;
+    unsigned dim;
+  };
+  auto check = [&](std::initializer_list<Dim> dims) -> LogicalResult {
+    const Dim &first = *dims.begin();
+    for (const Dim &d : dims) {
+      int64_t a = first.type.getDimSize(first.dim);
+      int64_t b = d.type.getDimSize(d.dim);
+      if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+        return emitOpError()
+               << d.extent << " differs: " << first.name << " dimension "
+               << first.dim << " is " << a << " but " << d.name << " dimension "
+               << d.dim << " is " << b;
+    }
+    return success();
+  };
+  if (failed(check({{"S", "query", q, 0},
+                    {"S", "positions", pos, 0},
+                    {"S", "result", res, 0}})) ||
+      failed(check({{"KV", "query", q, 1},
+                    {"KV", "keys", k, 0},
+                    {"KV", "values", v, 0},
+                    {"KV", "result", res, 1}})) ||
+      failed(check({{"G", "query", q, 2}, {"G", "result", res, 2}})) ||
+      failed(check({{"Dh", "query", q, 3},
+                    {"Dh", "keys", k, 1},
+                    {"Dh", "values", v, 2},
+                    {"Dh", "result", res, 3}})) ||
+      failed(check({{"N", "keys", k, 2}, {"N", "values", v, 1}})))
+    return failure();
+  float scale = getScale().convertToFloat();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale must be finite, got " << scale;
+  return success();
 }

@@ -307,6 +307,35 @@ octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
                             int32_t qmax, int32_t symmetric, float *scale,
                             int32_t *zp, int64_t mr, int64_t kpad, void *out);
 
+/// octet.attention (docs/dialect: causal grouped-query attention in f32)
+/// on the thread pool. `args` holds OCTET_ATTN_NUM_SLOTS int64 values at
+/// the indices below: the addresses of q [S, KV, G, Dh], k [KV, Dh, N]
+/// (the keys transposed, as a KV cache holds them), v [KV, N, Dh],
+/// positions [S] (int32: query s sees keys 0 .. positions[s]) and the
+/// output [S, KV, G, Dh] (contiguous); the five extents; q's, k's and v's
+/// strides in elements; the f32 bits of the score scale in the low 32 bits
+/// of the last slot. The result is under the Bounds contract (FMA, any
+/// order; docs/numerics.md). OCTET_ATTENTION_ISA=scalar|avx2 forces a
+/// narrower form (tests).
+enum {
+  OCTET_ATTN_Q = 0,
+  OCTET_ATTN_K = 1,
+  OCTET_ATTN_V = 2,
+  OCTET_ATTN_POSITIONS = 3,
+  OCTET_ATTN_OUT = 4,
+  OCTET_ATTN_S = 5,
+  OCTET_ATTN_KV = 6,
+  OCTET_ATTN_G = 7,
+  OCTET_ATTN_DH = 8,
+  OCTET_ATTN_N = 9,
+  OCTET_ATTN_Q_STRIDES = 10, /* 4 slots */
+  OCTET_ATTN_K_STRIDES = 14, /* 3 slots */
+  OCTET_ATTN_V_STRIDES = 17, /* 3 slots */
+  OCTET_ATTN_SCALE = 20,
+  OCTET_ATTN_NUM_SLOTS = 21
+};
+OCTET_RUNTIME_EXPORT void octet_cpu_attention_f32(const int64_t *args);
+
 /// Called by generated kernels before their first use: exits with status 70
 /// and a message (octet_require_cpu_features) when this CPU lacks one of
 /// the comma-separated LLVM `features`; later calls with the same list
@@ -381,6 +410,7 @@ OCTET_RUNTIME_EXPORT int32_t octet_monitor_write_json(const char *path);
   X(octet_cpu_scratch)                                                         \
   X(octet_cpu_pack_lhs)                                                        \
   X(octet_cpu_quantize_pack_lhs)                                               \
+  X(octet_cpu_attention_f32)                                                   \
   X(octet_cpu_require_amx)                                                     \
   X(octet_cpu_require_features)                                                \
   X(octet_monitor_quantize)

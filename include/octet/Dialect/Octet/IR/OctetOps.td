@@ -285,6 +285,69 @@ def Octet_MatmulOp : Octet_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
+def Octet_AttentionOp : Octet_Op<"attention", [Pure]> {
+  let summary = "Causal grouped-query attention in f32";
+  let description = [{
+    The attention of a decoder step: `KV` key/value heads, each shared by
+    `G` query heads (grouped-query attention; G = 1 is multi-head), `S`
+    query positions, `N` keys, head dimension `Dh`:
+
+    ```
+    t[s, h, g, j] = scale * sum_d query[s, h, g, d] * keys[h, d, j]
+                    for j <= positions[s] (and j < N); -inf otherwise
+    p[s, h, g, :] = softmax_j(t[s, h, g, :])
+    result[s, h, g, d] = sum_j p[s, h, g, j] * values[h, j, d]
+    ```
+
+    - `query`: `S x KV x G x Dh` (the query projection's `S x (KV G Dh)`
+      rows through `tensor.expand_shape`, no transpose);
+    - `keys`: `KV x Dh x N`, the keys transposed, as a KV cache that the
+      score loop reads along positions holds them;
+    - `values`: `KV x N x Dh`;
+    - `positions`: `S` i32, the causal limit: query `s` sees keys `0 ..
+      positions[s]` (its own position in the sequence);
+    - `scale`: the scores' factor (usually `1 / sqrt(Dh)`).
+
+    A query that sees no key (`positions[s] < 0`, N > 0) gives NaN, and a
+    NaN score or value makes its rows NaN (as the decomposition's
+    `exp(-inf - -inf)` does); N = 0 gives zeros.
+
+    Numerics: float accumulation, DESIGN.md's **Bounds** promise: FMA and
+    any order of the sums; every result is within the bound of
+    docs/numerics.md ("octet.attention") of the float64 attention of the
+    same f32 inputs (test/Runtime/attention_oracle.py checks it for each
+    CPU form). exp is octet-expand-exp's (one ulp).
+
+    Lowering: on the CPU (`convert-octet-to-cpu`) one call of the runtime's
+    `octet_cpu_attention_f32`: per query row the scores of the keys it
+    sees (masked keys are not computed), softmax and the weighted sum in
+    one pass, no `S x N` score tensor, on the thread pool by KV head and
+    blocks of 8 positions, AVX-512 / AVX2 + FMA / scalar by the CPU. Else
+    (`convert-octet-to-linalg`: GPUs, the portable path) linalg generics:
+    scores, mask and scale, row max, exp, row sum, division, context.
+
+    Example (SmolLM2: 3 KV heads of 3 query heads, Dh = 64):
+
+    ```mlir
+    %o = octet.attention %q, %k, %v, %pos scale(1.250000e-01)
+           : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>,
+             tensor<?xi32> -> tensor<?x3x3x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$query,
+                       RankedTensorOf<[F32]>:$keys,
+                       RankedTensorOf<[F32]>:$values,
+                       RankedTensorOf<[I32]>:$positions,
+                       F32Attr:$scale);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $query `,` $keys `,` $values `,` $positions `scale` `(` $scale `)`
+    attr-dict `:` type($query) `,` type($keys) `,` type($values) `,`
+    type($positions) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Octet_ObserveOp : Octet_Op<"observe", [
     AllTypesMatch<["input", "result"]>]> {
   let summary = "Calibration observer: records statistics of a tensor";

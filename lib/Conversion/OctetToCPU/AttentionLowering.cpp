@@ -1,0 +1,139 @@
+//===- AttentionLowering.cpp - octet.attention as a runtime call ----------===//
+//
+// convert-octet-to-cpu: each octet.attention becomes one call of the
+// runtime's octet_cpu_attention_f32 (runtime/lib/Attention.cpp) with its
+// operands' buffers read in place through strided views (the KV cache's
+// slices are not copied) and a fresh, contiguous result buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "octet/Conversion/OctetToCPU/CpuKernels.h"
+#include "octet/Dialect/Octet/IR/Octet.h"
+#include "octet/Runtime/OctetRuntime.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::octet;
+
+namespace {
+
+/// A tensor operand's buffer as a memref of any strides and offset (read
+/// in place: a slice of the KV cache stays a view), with its address (of
+/// the first element, as i64) and strides (in elements, as i64).
+struct View {
+  Value address;
+  SmallVector<Value> strides;
+};
+
+View viewOf(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> dyn(type.getRank(), ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn);
+  auto memrefType =
+      MemRefType::get(type.getShape(), type.getElementType(), layout);
+  Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                                   /*read_only=*/true);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value bytes =
+      arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8);
+  Value addr = arith::AddIOp::create(
+      b, loc, base, arith::MulIOp::create(b, loc, meta.getOffset(), bytes));
+  View v;
+  Type i64 = b.getI64Type();
+  v.address = arith::IndexCastOp::create(b, loc, i64, addr);
+  for (Value s : meta.getStrides())
+    v.strides.push_back(arith::IndexCastOp::create(b, loc, i64, s));
+  return v;
+}
+
+void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Type i64 = b.getI64Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  auto dim = [&](Value t, int64_t i) {
+    return tensor::DimOp::create(b, loc, t, i).getResult();
+  };
+  auto asI64 = [&](Value index) {
+    return arith::IndexCastOp::create(b, loc, i64, index).getResult();
+  };
+  Value q = op.getQuery(), k = op.getKeys(), v = op.getValues();
+  SmallVector<Value> slots(OCTET_ATTN_NUM_SLOTS);
+  View qv = viewOf(b, loc, q), kv = viewOf(b, loc, k), vv = viewOf(b, loc, v),
+       pv = viewOf(b, loc, op.getPositions());
+  slots[OCTET_ATTN_Q] = qv.address;
+  slots[OCTET_ATTN_K] = kv.address;
+  slots[OCTET_ATTN_V] = vv.address;
+  slots[OCTET_ATTN_POSITIONS] = pv.address;
+  for (int i = 0; i < 4; ++i)
+    slots[OCTET_ATTN_Q_STRIDES + i] = qv.strides[i];
+  for (int i = 0; i < 3; ++i) {
+    slots[OCTET_ATTN_K_STRIDES + i] = kv.strides[i];
+    slots[OCTET_ATTN_V_STRIDES + i] = vv.strides[i];
+  }
+  SmallVector<Value> qDims;
+  for (int64_t i = 0; i < 4; ++i)
+    qDims.push_back(dim(q, i));
+  slots[OCTET_ATTN_S] = asI64(qDims[0]);
+  slots[OCTET_ATTN_KV] = asI64(qDims[1]);
+  slots[OCTET_ATTN_G] = asI64(qDims[2]);
+  slots[OCTET_ATTN_DH] = asI64(qDims[3]);
+  slots[OCTET_ATTN_N] = asI64(dim(k, 2));
+  float scale = op.getScale().convertToFloat();
+  uint32_t bits;
+  std::memcpy(&bits, &scale, sizeof bits);
+  slots[OCTET_ATTN_SCALE] = cst(bits);
+
+  // The result: a fresh contiguous buffer of the query's shape.
+  auto qType = cast<RankedTensorType>(q.getType());
+  SmallVector<Value> dynSizes;
+  for (int64_t i = 0; i < 4; ++i)
+    if (qType.isDynamicDim(i))
+      dynSizes.push_back(qDims[i]);
+  auto outType = MemRefType::get(qType.getShape(), b.getF32Type());
+  Value out = memref::AllocOp::create(b, loc, outType, dynSizes,
+                                      b.getI64IntegerAttr(64));
+  auto outMeta = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, out);
+  slots[OCTET_ATTN_OUT] = asI64(outMeta);
+
+  auto argsType = MemRefType::get({OCTET_ATTN_NUM_SLOTS}, i64);
+  Value args =
+      memref::AllocaOp::create(b, loc, argsType, b.getI64IntegerAttr(8));
+  for (auto [i, s] : llvm::enumerate(slots))
+    memref::StoreOp::create(b, loc, s, args,
+                            ValueRange{arith::ConstantIndexOp::create(
+                                b, loc, static_cast<int64_t>(i))});
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value argsAddr =
+      asI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, args));
+  cpu::callRuntime(b, loc, module, "octet_cpu_attention_f32", {},
+                   {LLVM::IntToPtrOp::create(b, loc, ptrTy, argsAddr)});
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(qType.getShape(), b.getF32Type()), out,
+      /*restrict=*/true, /*writable=*/true);
+  if (result.getType() != op.getType())
+    result = tensor::CastOp::create(b, loc, op.getType(), result);
+  b.replaceOp(op, result);
+}
+
+} // namespace
+
+void mlir::octet::cpu::lowerAttentionOps(ModuleOp module,
+                                         RewriterBase &rewriter) {
+  SmallVector<AttentionOp> ops;
+  module.walk([&](AttentionOp op) { ops.push_back(op); });
+  for (AttentionOp op : ops)
+    lowerOne(rewriter, module, op);
+}

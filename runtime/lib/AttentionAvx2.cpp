@@ -1,0 +1,78 @@
+//===- AttentionAvx2.cpp - octet.attention's task on AVX2 + FMA -----------===//
+//
+// Compiled with -mavx2 -mfma (runtime/CMakeLists): called only where the
+// CPU has them (Attention.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention.h"
+
+#include <immintrin.h>
+
+namespace {
+
+struct V {
+  static constexpr int W = 8;
+  /// Head-dimension vectors of the context tile: 6 x 2 sums (16 ymm).
+  static constexpr int kContextVectors = 2;
+  using T = __m256;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T load(const float *p) { return _mm256_loadu_ps(p); }
+  static void store(float *p, T v) { _mm256_storeu_ps(p, v); }
+  static T set1(float x) { return _mm256_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T div(T a, T b) { return _mm256_div_ps(a, b); }
+  static T max(T a, T b) { return _mm256_max_ps(a, b); }
+  static float hmax(T v) {
+    __m128 m =
+        _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+  }
+  static float hsum(T v) {
+    __m128 s =
+        _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  /// octet-expand-exp's exp (ExpandExp.cpp), lane by lane.
+  static T exp(T x) {
+    const T lo = set1(-104.0f), hi = set1(88.75f);
+    T xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi); // NaN -> -104
+    T k = _mm256_round_ps(_mm256_mul_ps(xc, set1(0x1.715476p+0f)),
+                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    T r = fma(k, set1(-0x1.62e43p-1f), xc);
+    r = fma(k, set1(0x1.05c61p-29f), r);
+    T poly = set1(0x1.9f0844p-13f);
+    poly = fma(poly, r, set1(0x1.6d8d7p-10f));
+    poly = fma(poly, r, set1(0x1.111272p-7f));
+    poly = fma(poly, r, set1(0x1.55548ep-5f));
+    poly = fma(poly, r, set1(0x1.555554p-3f));
+    poly = fma(poly, r, set1(0.5f));
+    T p = add(fma(mul(r, r), poly, r), set1(1.0f));
+    __m256i ki = _mm256_cvtps_epi32(k);
+    __m256i k1 = _mm256_srai_epi32(ki, 1);
+    __m256i k2 = _mm256_sub_epi32(ki, k1);
+    const __m256i bias = _mm256_set1_epi32(127);
+    T f1 =
+        _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+    T f2 =
+        _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
+    T under = _mm256_cmp_ps(xc, lo, _CMP_LE_OQ);
+    f2 = _mm256_blendv_ps(f2, set1(1.0f), under);
+    T y = mul(mul(p, f1), f2);
+    y = _mm256_blendv_ps(y, zero(), under);
+    T nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    return _mm256_blendv_ps(y, add(x, x), nan);
+  }
+};
+
+} // namespace
+
+#define OCTET_ATTENTION_TASK attentionTaskAvx2
+#include "AttentionKernel.inc"

@@ -1,0 +1,68 @@
+//===- AttentionAvx512.cpp - octet.attention's task on AVX-512 ------------===//
+//
+// Compiled with -mavx512f -mavx512vl -mavx512dq -mfma (runtime/CMakeLists):
+// called only where the CPU has them (Attention.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention.h"
+
+#include <immintrin.h>
+
+namespace {
+
+struct V {
+  static constexpr int W = 16;
+  /// Head-dimension vectors of the context tile: 6 x 4 sums.
+  static constexpr int kContextVectors = 4;
+  using T = __m512;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T load(const float *p) { return _mm512_loadu_ps(p); }
+  static void store(float *p, T v) { _mm512_storeu_ps(p, v); }
+  static T set1(float x) { return _mm512_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T div(T a, T b) { return _mm512_div_ps(a, b); }
+  /// max as vmaxps: a NaN in `b` is returned, one in `a` dropped (only
+  /// the row maximum uses it; a NaN score reaches the row through exp).
+  static T max(T a, T b) { return _mm512_max_ps(a, b); }
+  static float hmax(T v) { return _mm512_reduce_max_ps(v); }
+  static float hsum(T v) { return _mm512_reduce_add_ps(v); }
+  /// octet-expand-exp's exp (ExpandExp.cpp), lane by lane.
+  static T exp(T x) {
+    const T lo = set1(-104.0f), hi = set1(88.75f);
+    T xc = _mm512_min_ps(_mm512_max_ps(x, lo), hi); // NaN -> -104
+    T k = _mm512_roundscale_ps(_mm512_mul_ps(xc, set1(0x1.715476p+0f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    T r = fma(k, set1(-0x1.62e43p-1f), xc);
+    r = fma(k, set1(0x1.05c61p-29f), r);
+    T poly = set1(0x1.9f0844p-13f);
+    poly = fma(poly, r, set1(0x1.6d8d7p-10f));
+    poly = fma(poly, r, set1(0x1.111272p-7f));
+    poly = fma(poly, r, set1(0x1.55548ep-5f));
+    poly = fma(poly, r, set1(0x1.555554p-3f));
+    poly = fma(poly, r, set1(0.5f));
+    T p = add(fma(mul(r, r), poly, r), set1(1.0f));
+    __m512i ki = _mm512_cvtps_epi32(k);
+    __m512i k1 = _mm512_srai_epi32(ki, 1);
+    __m512i k2 = _mm512_sub_epi32(ki, k1);
+    const __m512i bias = _mm512_set1_epi32(127);
+    T f1 =
+        _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k1, bias), 23));
+    T f2 =
+        _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k2, bias), 23));
+    __mmask16 under = _mm512_cmp_ps_mask(xc, lo, _CMP_LE_OQ);
+    f2 = _mm512_mask_blend_ps(under, f2, set1(1.0f));
+    T y = mul(mul(p, f1), f2);
+    y = _mm512_mask_blend_ps(under, y, zero());
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    return _mm512_mask_blend_ps(nan, y, add(x, x));
+  }
+};
+
+} // namespace
+
+#define OCTET_ATTENTION_TASK attentionTaskAvx512
+#include "AttentionKernel.inc"

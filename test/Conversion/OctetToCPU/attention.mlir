@@ -1,0 +1,32 @@
+// RUN: octet-opt %s --convert-octet-to-cpu | FileCheck %s
+// RUN: octet-opt %s --convert-octet-to-cpu --octet-lower-to-host | FileCheck %s --check-prefix=LLVM
+
+// octet.attention becomes one call of the runtime's kernel: every operand
+// read in place through a strided view (the KV cache slices are not
+// copied), a fresh contiguous result, the 21 argument slots
+// (OCTET_ATTN_NUM_SLOTS) in an alloca.
+
+// CHECK: func.func private @octet_cpu_attention_f32(!llvm.ptr)
+// CHECK-LABEL: func.func @attention
+// CHECK-NOT: octet.attention
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<?x3x3x64xf32> to memref<?x3x3x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: bufferization.to_buffer %[[K:.*]] read_only : tensor<3x64x?xf32> to memref<3x64x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<3x?x64xf32> to memref<3x?x64xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<?xi32> to memref<?xi32, strided<[?], offset: ?>>
+// The scale's f32 bits (0.125 = 0x3E000000).
+// CHECK: arith.constant 1040187392 : i64
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3x3x64xf32>
+// CHECK: memref.alloca() {alignment = 8 : i64} : memref<21xi64>
+// CHECK: call @octet_cpu_attention_f32(%{{.*}}) : (!llvm.ptr) -> ()
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+
+// After bufferization the key slice is still a view of the cache: no copy.
+// LLVM-LABEL: llvm.func @attention
+// LLVM-NOT: memcpy
+// LLVM: llvm.call @octet_cpu_attention_f32
+func.func @attention(%q: tensor<?x3x3x64xf32>, %kc: tensor<3x64x2048xf32>, %vc: tensor<3x2048x64xf32>, %pos: tensor<?xi32>, %n: index) -> tensor<?x3x3x64xf32> {
+  %k = tensor.extract_slice %kc[0, 0, 0] [3, 64, %n] [1, 1, 1] : tensor<3x64x2048xf32> to tensor<3x64x?xf32>
+  %v = tensor.extract_slice %vc[0, 0, 0] [3, %n, 64] [1, 1, 1] : tensor<3x2048x64xf32> to tensor<3x?x64xf32>
+  %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+  return %o : tensor<?x3x3x64xf32>
+}

@@ -1,0 +1,101 @@
+"""octet.attention compiled both ways, against octet_oracle.attention (float64,
+the op's Bounds tolerance): the CPU kernel (`octet-run`'s default pipeline:
+convert-octet-to-cpu calls octet_cpu_attention_f32; each form this CPU has,
+OCTET_ATTENTION_ISA) and the linalg decomposition (convert-octet-to-linalg
+first: the portable and GPU path). The keys and values are slices of
+caches longer than N, as an LLM's KV cache is read (the kernel reads them in
+place through their strides). Prints one line per case and form; exits 1 on
+any output outside the bound.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import octet_oracle as o
+
+MODULE = """
+func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xf32>,
+                %vc: tensor<{KV}x{C}x{Dh}xf32>, %pos: tensor<?xi32>,
+                %n: tensor<1xi32>) -> tensor<?x{KV}x{G}x{Dh}xf32> {{
+  %c0 = arith.constant 0 : index
+  %ni = tensor.extract %n[%c0] : tensor<1xi32>
+  %nn = arith.index_cast %ni : i32 to index
+  %k = tensor.extract_slice %kc[0, 0, 0] [{KV}, {Dh}, %nn] [1, 1, 1]
+      : tensor<{KV}x{Dh}x{C}xf32> to tensor<{KV}x{Dh}x?xf32>
+  %v = tensor.extract_slice %vc[0, 0, 0] [{KV}, %nn, {Dh}] [1, 1, 1]
+      : tensor<{KV}x{C}x{Dh}xf32> to tensor<{KV}x?x{Dh}xf32>
+  %o = octet.attention %q, %k, %v, %pos scale({scale:e})
+      : tensor<?x{KV}x{G}x{Dh}xf32>, tensor<{KV}x{Dh}x?xf32>,
+        tensor<{KV}x?x{Dh}xf32>, tensor<?xi32> -> tensor<?x{KV}x{G}x{Dh}xf32>
+  return %o : tensor<?x{KV}x{G}x{Dh}xf32>
+}}
+"""
+
+# name: (S, KV, G, Dh, cache length C, N, positions)
+rng = np.random.default_rng(20261207)
+CASES = {
+    "prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61)),
+    "decode_n1000": (1, 3, 3, 64, 1030, 1000, np.array([999])),
+    "mha_dh32_random_limits": (11, 2, 1, 32, 50, 45,
+                               rng.integers(-2, 50, 11)),
+}
+
+
+def main():
+    opt, run = o.find_tool("octet-opt"), o.find_tool("octet-run")
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (S, KV, G, Dh, C, N, pos) in CASES.items():
+            scale = np.float32(1.0 / np.sqrt(Dh))
+            q = rng.standard_normal((S, KV, G, Dh)).astype(np.float32)
+            kc = rng.standard_normal((KV, Dh, C)).astype(np.float32)
+            vc = rng.standard_normal((KV, C, Dh)).astype(np.float32)
+            pos = np.asarray(pos, np.int32)
+            files = []
+            for i, a in enumerate((q, kc, vc, pos, np.array([N], np.int32))):
+                files.append(os.path.join(tmp, "%s.%d.npy" % (name, i)))
+                np.save(files[-1], a)
+            src = os.path.join(tmp, name + ".mlir")
+            with open(src, "w") as f:
+                f.write(MODULE.format(KV=KV, G=G, Dh=Dh, C=C,
+                                      scale=float(scale)))
+            linalg = os.path.join(tmp, name + ".linalg.mlir")
+            subprocess.run([opt, src, "--convert-octet-to-linalg", "-o",
+                            linalg], check=True)
+            ref, tol = o.attention(q, kc[:, :, :N], vc[:, :N], pos, scale)
+            for form, path, env in (
+                    ("kernel", src, {}),
+                    ("kernel-avx2", src, {"OCTET_ATTENTION_ISA": "avx2"}),
+                    ("kernel-scalar", src,
+                     {"OCTET_ATTENTION_ISA": "scalar"}),
+                    ("linalg", linalg, {})):
+                out = os.path.join(tmp, "%s.%s.out.npy" % (name, form))
+                cmd = [run, path] + ["--input=" + f for f in files] + \
+                    ["--output=" + out]
+                res = subprocess.run(cmd, capture_output=True, text=True,
+                                     env=dict(os.environ, **env))
+                if res.returncode != 0:
+                    print("MISMATCH %s %s: octet-run failed: %s"
+                          % (name, form, res.stderr.strip()))
+                    failed = True
+                    continue
+                got = np.load(out).astype(np.float64)
+                nan = np.isnan(ref)
+                bad = (np.isnan(got) != nan) | \
+                    (~nan & ~(np.abs(got - ref) <= tol))
+                err = np.where(nan, 0, np.abs(got - ref) / (tol + 1e-300))
+                print("%s %s %s: max error / bound %.3f, %d NaN rows"
+                      % ("MISMATCH" if bad.any() else "ok", name, form,
+                         np.nanmax(err), nan.all(axis=3).sum()))
+                failed |= bool(bad.any())
+    if not failed:
+        print("octet.attention: every case within the bound")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""octet_cpu_attention_f32 (octet.attention's CPU kernel) against a float64
+numpy attention of the same f32 inputs, for every form the CPU has (AVX-512,
+AVX2 + FMA, scalar: OCTET_ATTENTION_ISA), over shapes that hit each tail
+(keys not a multiple of 32 or 16 or 8, rows not a multiple of the 6-row
+tile, one query head per group, strided operands, Dh of 8 and 24 and 80),
+causal limits below 0, inside and past N, and adversarial values
+(cancelling scores, large logits, a NaN key). The bound is the Bounds
+contract's for this op (docs/numerics.md, "octet.attention";
+octet_oracle.attention computes it). Cases with integer scores (small
+integers, a power-of-two scale: every score exact) drop the score term, so
+that the exp and the sums are checked at their own size. The script
+exits 1 on any miss, printing the worst case.
+
+    python attention_oracle.py LIBOCTET_RUNTIME
+"""
+
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import octet_oracle as o  # noqa: E402
+
+SLOTS = 21
+
+
+def call(lib, q, k, v, pos, scale):
+    S, KV, G, Dh = q.shape
+    N = k.shape[2]
+    out = np.full((S, KV, G, Dh), 12345.0, np.float32)
+    args = (ctypes.c_int64 * SLOTS)()
+    isz = 4
+    args[0] = q.ctypes.data
+    args[1] = k.ctypes.data
+    args[2] = v.ctypes.data
+    args[3] = pos.ctypes.data
+    args[4] = out.ctypes.data
+    args[5:10] = [S, KV, G, Dh, N]
+    args[10:14] = [st // isz for st in q.strides]
+    args[14:17] = [st // isz for st in k.strides]
+    args[17:20] = [st // isz for st in v.strides]
+    args[20] = int(np.array(scale, np.float32).view(np.uint32))
+    lib.octet_cpu_attention_f32(args)
+    return out
+
+
+def strided(a, rng, axis):
+    """`a` as a view with a padded `axis` (a non-unit stride elsewhere)."""
+    shape = list(a.shape)
+    shape[axis] += 3
+    big = rng.standard_normal(shape).astype(np.float32)
+    sl = [slice(None)] * a.ndim
+    sl[axis] = slice(1, 1 + a.shape[axis])
+    view = big[tuple(sl)]
+    view[...] = a
+    return view
+
+
+def cases(rng):
+    # (S, KV, G, Dh, N, positions, kind)
+    yield 512 // 8, 3, 3, 64, 64, np.arange(64), "prefill"
+    yield 37, 3, 3, 64, 37 + 100, np.arange(100, 137), "chunk after 100"
+    yield 1, 3, 3, 64, 1000, np.array([999]), "decode at 1000"
+    yield 1, 3, 3, 64, 1, np.array([0]), "decode at 0"
+    yield 13, 2, 1, 16, 45, rng.integers(-3, 60, 13), "random limits"
+    yield 7, 1, 4, 8, 9, rng.integers(-1, 12, 7), "Dh 8"
+    yield 5, 2, 2, 24, 70, rng.integers(0, 80, 5), "Dh 24"
+    yield 9, 1, 3, 80, 33, np.arange(24, 33), "Dh 80"
+    yield 3, 1, 2, 64, 0, np.arange(3), "no keys"
+    yield 6, 2, 3, 64, 48, np.full(6, -1), "no visible key"
+
+
+def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout):
+    pos = np.asarray(pos, np.int32)
+    q = rng.standard_normal((S, KV, G, Dh)).astype(np.float32)
+    k = rng.standard_normal((KV, Dh, N)).astype(np.float32)
+    v = rng.standard_normal((KV, N, Dh)).astype(np.float32)
+    scale = np.float32(1.0 / np.sqrt(Dh))
+    if adversarial == "exact":
+        # Integer q and k, scale 1/4: exact scores over a wide range.
+        q = rng.integers(-3, 4, q.shape).astype(np.float32)
+        k = rng.integers(-3, 4, k.shape).astype(np.float32)
+        scale = np.float32(0.25)
+    elif adversarial == "large" and N:
+        # Logits in the hundreds: exp's range, one key dominating.
+        q *= 8
+        k *= 8
+    elif adversarial == "cancel" and N:
+        # Values that cancel (+big, -big) and mixed magnitudes.
+        v[:, ::2] *= 1e4
+        v[:, 1::2] = -v[:, ::2][:, :v[:, 1::2].shape[1]] + \
+            rng.standard_normal(v[:, 1::2].shape).astype(np.float32)
+    if layout == "strided":
+        q = strided(q, rng, 2)
+        k = strided(k, rng, 1)
+        v = strided(v, rng, 0)
+    elif layout == "cache":
+        # k and v as the KV cache's slices: rows of max_len + pad.
+        kc = rng.standard_normal((KV, Dh, N + 40)).astype(np.float32)
+        kc[:, :, :N] = k
+        k = kc[:, :, :N]
+        vc = rng.standard_normal((KV, N + 40, Dh)).astype(np.float32)
+        vc[:, :N] = v
+        v = vc[:, :N]
+    got = call(lib, q, k, v, pos, scale).astype(np.float64)
+    ref, tol = o.attention(q, k, v, pos, scale, adversarial == "exact")
+    nan_ref = np.isnan(ref)
+    bad = (np.isnan(got) != nan_ref) | (~nan_ref & ~(np.abs(got - ref) <= tol))
+    return bad, got, ref, tol
+
+
+def main():
+    lib_path = sys.argv[1]
+    if os.environ.get("OCTET_ATTENTION_ISA") is None:
+        # One process per form: the ISA is read at each call, but run each
+        # in its own environment so that a crash names the form.
+        rc = 0
+        for isa in ("best", "avx2", "scalar"):
+            env = dict(os.environ, OCTET_ATTENTION_ISA=isa)
+            rc |= subprocess.call([sys.executable, __file__, lib_path],
+                                  env=env)
+        if rc == 0:
+            print("attention oracle: every form passed")
+        return rc
+    isa = os.environ["OCTET_ATTENTION_ISA"]
+    lib = ctypes.CDLL(lib_path)
+    lib.octet_cpu_attention_f32.argtypes = [ctypes.POINTER(ctypes.c_int64)]
+    lib.octet_cpu_attention_f32.restype = None
+    rng = np.random.default_rng(7)
+    checks = fails = 0
+    for S, KV, G, Dh, N, pos, kind in cases(rng):
+        for adversarial in ("normal", "large", "cancel", "exact"):
+            for layout in ("dense", "strided", "cache"):
+                bad, got, ref, tol = run_one(lib, rng, S, KV, G, Dh, N, pos,
+                                             kind, adversarial, layout)
+                checks += got.size
+                if bad.any():
+                    fails += 1
+                    i = tuple(np.argwhere(bad)[0])
+                    print("FAIL %s %s %s %s (S=%d KV=%d G=%d Dh=%d N=%d): "
+                          "%d of %d outputs out of bound; at %s got %r ref "
+                          "%r tol %.3g" % (isa, kind, adversarial, layout, S,
+                                           KV, G, Dh, N, bad.sum(), bad.size,
+                                           i, got[i], ref[i], tol[i]))
+    # A NaN key makes the rows that see it NaN, and only those.
+    q = rng.standard_normal((4, 1, 3, 64)).astype(np.float32)
+    k = rng.standard_normal((1, 64, 40)).astype(np.float32)
+    v = rng.standard_normal((1, 40, 64)).astype(np.float32)
+    k[0, 5, 20] = np.nan
+    pos = np.array([10, 19, 20, 39], np.int32)
+    got = call(lib, q, k, v, pos, np.float32(0.125))
+    nan_rows = np.isnan(got).all(axis=(1, 2, 3))
+    if list(nan_rows) != [False, False, True, True] or \
+            np.isnan(got[:2]).any():
+        fails += 1
+        print("FAIL %s NaN key: rows NaN %s (want F F T T)" % (isa,
+                                                               nan_rows))
+    if fails:
+        print("attention oracle (%s): %d cases failed" % (isa, fails))
+        return 1
+    print("attention oracle (%s): %d outputs within the bound" % (isa, checks))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
