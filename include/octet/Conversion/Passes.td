@@ -427,8 +427,9 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
     `octet.cuda.roles`, the schemes in `octet.cuda.schemes`, for matmuls the
     kernel in `octet.cuda.kernel` and `octet.cuda.relu`); its arguments are
     marked `bufferization.access = "read"`. `octet.observe` becomes its
-    input. After bufferization, `convert-octet-to-gpu` gives the stubs
-    their bodies.
+    input. `octet.attention` has no device kernel yet: it becomes its linalg
+    form (as in `convert-octet-to-linalg`), which runs on the host. After
+    bufferization, `convert-octet-to-gpu` gives the stubs their bodies.
 
     The matmul kernel follows the module's `#octet.target` (required, a
     CUDA target) and the capability table: `wgmma` on sm_90a, `tcgen05` on
@@ -487,7 +488,11 @@ def OctetOutlineForCuda : Pass<"octet-outline-for-cuda", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::func::FuncDialect"
+    "::mlir::func::FuncDialect",
+    // octet.attention's linalg form.
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

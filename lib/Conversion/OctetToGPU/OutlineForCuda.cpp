@@ -14,6 +14,7 @@
 #include "Kernels.h"
 
 #include "octet/Conversion/OctetCommon/ConstantBytes.h"
+#include "octet/Conversion/OctetToLinalg/AttentionLowering.h"
 #include "octet/Conversion/OctetToGPU/OctetToGPU.h"
 #include "octet/Conversion/Passes.h"
 #include "octet/Runtime/Numerics.h"
@@ -662,12 +663,15 @@ struct OctetOutlineForCudaPass
     StubFactory factory{module, *info, 0, {}};
     ConversionTarget target(*ctx);
     target.addIllegalOp<QuantizeOp, DequantizeOp, RequantizeOp,
-                        ComputeParamsOp, MatmulOp, ObserveOp>();
+                        ComputeParamsOp, MatmulOp, ObserveOp, AttentionOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     patterns.add<OutlineQuantize, OutlineDequantize, OutlineRequantize,
                  OutlineComputeParams, OutlineMatmul>(ctx, factory);
     patterns.add<OutlineObserve>(ctx);
+    // No device kernel for octet.attention yet: its linalg form, which
+    // runs on the host like the model's other float ops.
+    populateAttentionLoweringPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     EdgeCopies copies{factory};

@@ -199,3 +199,18 @@ func.func @odd_n(%x: tensor<?x2xf16>) -> tensor<?x3xf32> {
   return %y : tensor<?x3xf32>
 }
 }
+
+// -----
+
+// octet.attention has no device kernel yet: it becomes its linalg form
+// (convert-octet-to-linalg's), which runs on the host.
+// CHECK-LABEL: func.func @attention_on_host
+// CHECK-NOT: octet.attention
+// CHECK: linalg.generic
+// CHECK: math.exp
+module attributes {octet.target = #octet.target<"sm_90a">} {
+  func.func @attention_on_host(%q: tensor<?x3x3x64xf32>, %k: tensor<3x64x?xf32>, %v: tensor<3x?x64xf32>, %pos: tensor<?xi32>) -> tensor<?x3x3x64xf32> {
+    %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+    return %o : tensor<?x3x3x64xf32>
+  }
+}
