@@ -36,9 +36,12 @@ constexpr int64_t kAttentionBlock = 8;
 /// Rows (query vectors) of a register tile.
 constexpr int kAttentionRows = 6;
 
-/// Floats of scratch a task needs: kAttentionRows rows of N scores, padded.
+/// Floats between two rows of a task's scores: N padded to whole vectors.
+inline int64_t attentionRowStride(int64_t n) { return (n + 31) / 32 * 32 + 32; }
+
+/// Floats of scratch a task needs: kAttentionRows rows of scores.
 inline int64_t attentionScratch(int64_t n) {
-  return kAttentionRows * ((n + 31) / 32 * 32 + 32);
+  return kAttentionRows * attentionRowStride(n);
 }
 
 /// Runs the task (head `h`, positions [s0, s1)) with `scratch` of

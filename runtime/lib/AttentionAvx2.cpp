@@ -15,9 +15,18 @@ struct V {
   static constexpr int W = 8;
   /// Head-dimension vectors of the context tile: 6 x 2 sums (16 ymm).
   static constexpr int kContextVectors = 2;
+  /// Key vectors of the score tile.
+  static constexpr int kScoreVectors = 2;
   using T = __m256;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float *p) { return _mm256_loadu_ps(p); }
+  /// p[0 .. n) (0 < n < W), zeros in the other lanes; reads nothing past
+  /// p + n (vmaskmovps does not fault on masked lanes).
+  static T loadFirst(const float *p, int n) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lanes);
+    return _mm256_maskload_ps(p, mask);
+  }
   static void store(float *p, T v) { _mm256_storeu_ps(p, v); }
   static T set1(float x) { return _mm256_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }

@@ -15,9 +15,16 @@ struct V {
   static constexpr int W = 16;
   /// Head-dimension vectors of the context tile: 6 x 4 sums.
   static constexpr int kContextVectors = 4;
+  /// Key vectors of the score tile.
+  static constexpr int kScoreVectors = 2;
   using T = __m512;
   static T zero() { return _mm512_setzero_ps(); }
   static T load(const float *p) { return _mm512_loadu_ps(p); }
+  /// p[0 .. n) (0 < n < W), zeros in the other lanes; reads nothing past
+  /// p + n.
+  static T loadFirst(const float *p, int n) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
+  }
   static void store(float *p, T v) { _mm512_storeu_ps(p, v); }
   static T set1(float x) { return _mm512_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
