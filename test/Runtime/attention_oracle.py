@@ -1,9 +1,10 @@
 """octet_cpu_attention_f32 (octet.attention's CPU kernel) against a float64
 numpy attention of the same f32 inputs, for every form the CPU has (AVX-512,
-AVX2 + FMA, scalar: OCTET_ATTENTION_ISA), over shapes that hit each tail
-(keys not a multiple of 32 or 16 or 8, rows not a multiple of the 6-row
-tile, one query head per group, strided operands, Dh of 8 and 24 and 80),
-causal limits below 0, inside and past N, and adversarial values
+AVX2 + FMA, scalar: OCTET_ATTENTION_ISA; on 1 and 3 threads), over shapes
+that hit each tail (keys not a multiple of 32 or 16 or 8, rows not a
+multiple of the 6-row tile, decode's streamed keys, one query head per
+group, strided operands, Dh of 8 and 24 and 80), causal limits below 0,
+inside and past N, and adversarial values
 (cancelling scores, large logits, a NaN key). The bound is the Bounds
 contract's for this op (docs/numerics.md, "octet.attention";
 octet_oracle.attention computes it). Cases with integer scores (small
@@ -66,6 +67,8 @@ def cases(rng):
     yield 37, 3, 3, 64, 37 + 100, np.arange(100, 137), "chunk after 100"
     yield 1, 3, 3, 64, 1000, np.array([999]), "decode at 1000"
     yield 1, 3, 3, 64, 1, np.array([0]), "decode at 0"
+    yield 2, 3, 3, 64, 900, np.array([-1, 600]), "two positions, 900 keys"
+    yield 1, 2, 4, 32, 1500, np.array([1499]), "decode, 1500 keys"
     yield 13, 2, 1, 16, 45, rng.integers(-3, 60, 13), "random limits"
     yield 7, 1, 4, 8, 9, rng.integers(-1, 12, 7), "Dh 8"
     yield 5, 2, 2, 24, 70, rng.integers(0, 80, 5), "Dh 24"
@@ -119,14 +122,19 @@ def main():
         # One process per form: the ISA is read at each call, but run each
         # in its own environment so that a crash names the form.
         rc = 0
-        for isa in ("best", "avx2", "scalar"):
-            env = dict(os.environ, OCTET_ATTENTION_ISA=isa)
+        # And on 3 threads (the pool's tasks: heads and position blocks).
+        for isa, threads in (("best", "1"), ("avx2", "1"), ("scalar", "1"),
+                             ("best", "3"), ("avx2", "3")):
+            env = dict(os.environ, OCTET_ATTENTION_ISA=isa,
+                       OCTET_NUM_THREADS=threads)
             rc |= subprocess.call([sys.executable, __file__, lib_path],
                                   env=env)
         if rc == 0:
             print("attention oracle: every form passed")
         return rc
     isa = os.environ["OCTET_ATTENTION_ISA"]
+    if os.environ.get("OCTET_NUM_THREADS", "1") != "1":
+        isa += ", 3 threads"
     lib = ctypes.CDLL(lib_path)
     lib.octet_cpu_attention_f32.argtypes = [ctypes.POINTER(ctypes.c_int64)]
     lib.octet_cpu_attention_f32.restype = None
@@ -159,6 +167,18 @@ def main():
         fails += 1
         print("FAIL %s NaN key: rows NaN %s (want F F T T)" % (isa,
                                                                nan_rows))
+    # The same over 700 keys, the NaN among the last.
+    k = rng.standard_normal((1, 64, 700)).astype(np.float32)
+    v = rng.standard_normal((1, 700, 64)).astype(np.float32)
+    k[0, 7, 650] = np.nan
+    pos = np.array([300, 649, 650, 699], np.int32)
+    got = call(lib, q, k, v, pos, np.float32(0.125))
+    nan_rows = np.isnan(got).all(axis=(1, 2, 3))
+    if list(nan_rows) != [False, False, True, True] or \
+            np.isnan(got[:2]).any():
+        fails += 1
+        print("FAIL %s NaN key of 700: rows NaN %s (want F F T T)"
+              % (isa, nan_rows))
     if fails:
         print("attention oracle (%s): %d cases failed" % (isa, fails))
         return 1
