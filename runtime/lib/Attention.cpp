@@ -47,9 +47,22 @@ float octet::rt::attentionExpScalar(float x) {
   return p * pow2(k1) * pow2(k2);
 }
 
+namespace {
+
+/// Element i of a K or V operand as its value.
+inline float element(const void *base, int32_t kind, int64_t i, float scale) {
+  if (kind == OCTET_ATTN_I8)
+    return static_cast<float>(static_cast<const int8_t *>(base)[i]) * scale;
+  return static_cast<const float *>(base)[i];
+}
+
+} // namespace
+
 void octet::rt::attentionTaskScalar(const AttentionArgs &a, int64_t h,
                                     int64_t s0, int64_t s1, float *scratch) {
   const float inf = std::numeric_limits<float>::infinity();
+  float ksc = a.kKind == OCTET_ATTN_I8 ? a.kScale[h * a.kScaleStride] : 1.0f;
+  float vsc = a.vKind == OCTET_ATTN_I8 ? a.vScale[h * a.vScaleStride] : 1.0f;
   for (int64_t s = s0; s < s1; ++s) {
     int64_t lim = static_cast<int64_t>(a.pos[s]) + 1;
     lim = lim < 0 ? 0 : (lim > a.n ? a.n : lim);
@@ -66,7 +79,9 @@ void octet::rt::attentionTaskScalar(const AttentionArgs &a, int64_t h,
         float acc = 0.0f;
         for (int64_t d = 0; d < a.dh; ++d)
           acc = std::fma(q[d * a.qs[3]],
-                         a.k[h * a.ks[0] + d * a.ks[1] + j * a.ks[2]], acc);
+                         element(a.k, a.kKind,
+                                 h * a.ks[0] + d * a.ks[1] + j * a.ks[2], ksc),
+                         acc);
         scratch[j] = acc * a.scale;
         m = scratch[j] > m ? scratch[j] : m;
       }
@@ -79,7 +94,9 @@ void octet::rt::attentionTaskScalar(const AttentionArgs &a, int64_t h,
         float acc = 0.0f;
         for (int64_t j = 0; j < lim; ++j)
           acc = std::fma(scratch[j],
-                         a.v[h * a.vs[0] + j * a.vs[1] + d * a.vs[2]], acc);
+                         element(a.v, a.vKind,
+                                 h * a.vs[0] + j * a.vs[1] + d * a.vs[2], vsc),
+                         acc);
         out[d] = acc / sum;
       }
     }
@@ -94,7 +111,7 @@ Isa detectIsa() {
 #if defined(OCTET_ATTENTION_X86)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512dq"))
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
     return Isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return Isa::avx2;
@@ -145,8 +162,14 @@ extern "C" void octet_cpu_attention_f32(const int64_t *args) {
     return reinterpret_cast<const void *>(static_cast<intptr_t>(args[i]));
   };
   a.q = static_cast<const float *>(addr(OCTET_ATTN_Q));
-  a.k = static_cast<const float *>(addr(OCTET_ATTN_K));
-  a.v = static_cast<const float *>(addr(OCTET_ATTN_V));
+  a.k = addr(OCTET_ATTN_K);
+  a.v = addr(OCTET_ATTN_V);
+  a.kKind = static_cast<int32_t>(args[OCTET_ATTN_K_KIND]);
+  a.vKind = static_cast<int32_t>(args[OCTET_ATTN_V_KIND]);
+  a.kScale = static_cast<const float *>(addr(OCTET_ATTN_K_SCALES));
+  a.vScale = static_cast<const float *>(addr(OCTET_ATTN_V_SCALES));
+  a.kScaleStride = args[OCTET_ATTN_K_SCALE_STRIDE];
+  a.vScaleStride = args[OCTET_ATTN_V_SCALE_STRIDE];
   a.pos = static_cast<const int32_t *>(addr(OCTET_ATTN_POSITIONS));
   a.out = const_cast<float *>(static_cast<const float *>(addr(OCTET_ATTN_OUT)));
   a.s = args[OCTET_ATTN_S];

@@ -13,6 +13,8 @@
 #ifndef OCTET_RUNTIME_LIB_ATTENTION_H
 #define OCTET_RUNTIME_LIB_ATTENTION_H
 
+#include "octet/Runtime/OctetRuntime.h"
+
 #include <cstdint>
 
 namespace octet {
@@ -20,14 +22,20 @@ namespace rt {
 
 /// octet.attention's operands: q [S, KV, G, Dh], k [KV, Dh, N] (the keys
 /// transposed), v [KV, N, Dh], positions [S], out [S, KV, G, Dh]
-/// (contiguous); strides in elements.
+/// (contiguous); strides in elements. K and V are f32, or int8 codes
+/// (kInt8) whose values are code * scale[h * scaleStride] (a KV cache
+/// quantized per head: octet.dequantize fused into the call).
 struct AttentionArgs {
-  const float *q, *k, *v;
+  const float *q;
+  const void *k, *v;
   const int32_t *pos;
   float *out;
   int64_t s, kv, g, dh, n;
   int64_t qs[4], ks[3], vs[3];
   float scale;
+  int32_t kKind, vKind; // OCTET_ATTN_F32 or OCTET_ATTN_I8
+  const float *kScale, *vScale;
+  int64_t kScaleStride, vScaleStride;
 };
 
 /// Query positions per task (a task: one KV head, this many positions and

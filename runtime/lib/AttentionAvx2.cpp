@@ -8,6 +8,7 @@
 #include "Attention.h"
 
 #include <immintrin.h>
+#include <type_traits>
 
 namespace {
 
@@ -26,6 +27,17 @@ struct V {
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lanes);
     return _mm256_maskload_ps(p, mask);
+  }
+  /// 8 int8 codes as floats (exact).
+  static T load(const int8_t *p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p))));
+  }
+  static T loadFirst(const int8_t *p, int n) {
+    alignas(16) int8_t codes[16] = {};
+    for (int i = 0; i < n; ++i)
+      codes[i] = p[i];
+    return load(codes);
   }
   static void store(float *p, T v) { _mm256_storeu_ps(p, v); }
   static T set1(float x) { return _mm256_set1_ps(x); }

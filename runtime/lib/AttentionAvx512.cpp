@@ -1,13 +1,14 @@
 //===- AttentionAvx512.cpp - octet.attention's task on AVX-512 ------------===//
 //
-// Compiled with -mavx512f -mavx512vl -mavx512dq -mfma (runtime/CMakeLists):
-// called only where the CPU has them (Attention.cpp).
+// Compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma
+// (runtime/CMakeLists): called only where the CPU has them (Attention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Attention.h"
 
 #include <immintrin.h>
+#include <type_traits>
 
 namespace {
 
@@ -24,6 +25,15 @@ struct V {
   /// p + n.
   static T loadFirst(const float *p, int n) {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
+  }
+  /// 16 int8 codes as floats (exact).
+  static T load(const int8_t *p) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(p))));
+  }
+  static T loadFirst(const int8_t *p, int n) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+        _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1), p)));
   }
   static void store(float *p, T v) { _mm512_storeu_ps(p, v); }
   static T set1(float x) { return _mm512_set1_ps(x); }

@@ -26,27 +26,49 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import octet_oracle as o  # noqa: E402
 
-SLOTS = 21
+SLOTS = 27
+F32, I8 = 0, 1
 
 
-def call(lib, q, k, v, pos, scale):
+def call(lib, q, k, v, pos, scale, kscales=None, vscales=None):
+    """k / v: f32, or int8 codes with f32 `kscales` / `vscales` (one per KV
+    head, or one for all: stride 0)."""
     S, KV, G, Dh = q.shape
     N = k.shape[2]
     out = np.full((S, KV, G, Dh), 12345.0, np.float32)
     args = (ctypes.c_int64 * SLOTS)()
-    isz = 4
     args[0] = q.ctypes.data
     args[1] = k.ctypes.data
     args[2] = v.ctypes.data
     args[3] = pos.ctypes.data
     args[4] = out.ctypes.data
     args[5:10] = [S, KV, G, Dh, N]
-    args[10:14] = [st // isz for st in q.strides]
-    args[14:17] = [st // isz for st in k.strides]
-    args[17:20] = [st // isz for st in v.strides]
+    args[10:14] = [st // q.itemsize for st in q.strides]
+    args[14:17] = [st // k.itemsize for st in k.strides]
+    args[17:20] = [st // v.itemsize for st in v.strides]
     args[20] = int(np.array(scale, np.float32).view(np.uint32))
+    for i, (x, sc) in enumerate(((k, kscales), (v, vscales))):
+        args[21 + i] = I8 if x.dtype == np.int8 else F32
+        if sc is not None:
+            args[23 + i] = sc.ctypes.data
+            args[25 + i] = 1 if sc.size > 1 else 0
     lib.octet_cpu_attention_f32(args)
     return out
+
+
+def as_codes(x, rng, per_head, exact):
+    """int8 codes and f32 scales (per KV head, axis 0, or one) for x, and
+    the f32 values octet.dequantize gives them (code * scale in f32)."""
+    KV = x.shape[0]
+    if exact:
+        codes = np.clip(np.rint(x), -127, 127).astype(np.int8)
+        sc = np.full(KV if per_head else 1, 0.5, np.float32)
+    else:
+        codes = rng.integers(-127, 128, x.shape).astype(np.int8)
+        sc = rng.uniform(0.002, 0.05, KV if per_head else 1).astype(
+            np.float32)
+    b = sc.reshape((-1,) + (1,) * (x.ndim - 1))
+    return codes, sc, (codes.astype(np.float32) * b).astype(np.float32)
 
 
 def strided(a, rng, axis):
@@ -77,7 +99,8 @@ def cases(rng):
     yield 6, 2, 3, 64, 48, np.full(6, -1), "no visible key"
 
 
-def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout):
+def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout,
+            codes="f32"):
     pos = np.asarray(pos, np.int32)
     q = rng.standard_normal((S, KV, G, Dh)).astype(np.float32)
     k = rng.standard_normal((KV, Dh, N)).astype(np.float32)
@@ -109,7 +132,27 @@ def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout):
         vc = rng.standard_normal((KV, N + 40, Dh)).astype(np.float32)
         vc[:, :N] = v
         v = vc[:, :N]
-    got = call(lib, q, k, v, pos, scale).astype(np.float64)
+    kscales = vscales = None
+    if codes == "i8":
+        # An INT8 KV cache: codes and per-head scales (one scale for all
+        # heads in the dense layout); the reference sees their values.
+        exact = adversarial == "exact"
+        k8, kscales, kf = as_codes(np.ascontiguousarray(k), rng,
+                                   layout != "dense", exact)
+        v8, vscales, vf = as_codes(np.ascontiguousarray(v), rng,
+                                   layout != "dense", False)
+        if layout == "cache":
+            kc = np.zeros((KV, Dh, N + 40), np.int8)
+            kc[:, :, :N] = k8
+            k8 = kc[:, :, :N]
+            vc = np.zeros((KV, N + 40, Dh), np.int8)
+            vc[:, :N] = v8
+            v8 = vc[:, :N]
+        got = call(lib, q, k8, v8, pos, scale, kscales, vscales)
+        k, v = kf, vf
+    else:
+        got = call(lib, q, k, v, pos, scale)
+    got = got.astype(np.float64)
     ref, tol = o.attention(q, k, v, pos, scale, adversarial == "exact")
     nan_ref = np.isnan(ref)
     bad = (np.isnan(got) != nan_ref) | (~nan_ref & ~(np.abs(got - ref) <= tol))
@@ -142,18 +185,21 @@ def main():
     checks = fails = 0
     for S, KV, G, Dh, N, pos, kind in cases(rng):
         for adversarial in ("normal", "large", "cancel", "exact"):
-            for layout in ("dense", "strided", "cache"):
+            for layout, codes in (("dense", "f32"), ("strided", "f32"),
+                                  ("cache", "f32"), ("dense", "i8"),
+                                  ("cache", "i8")):
                 bad, got, ref, tol = run_one(lib, rng, S, KV, G, Dh, N, pos,
-                                             kind, adversarial, layout)
+                                             kind, adversarial, layout, codes)
                 checks += got.size
                 if bad.any():
                     fails += 1
                     i = tuple(np.argwhere(bad)[0])
-                    print("FAIL %s %s %s %s (S=%d KV=%d G=%d Dh=%d N=%d): "
-                          "%d of %d outputs out of bound; at %s got %r ref "
-                          "%r tol %.3g" % (isa, kind, adversarial, layout, S,
-                                           KV, G, Dh, N, bad.sum(), bad.size,
-                                           i, got[i], ref[i], tol[i]))
+                    print("FAIL %s %s %s %s %s (S=%d KV=%d G=%d Dh=%d "
+                          "N=%d): %d of %d outputs out of bound; at %s got "
+                          "%r ref %r tol %.3g"
+                          % (isa, kind, adversarial, layout, codes, S, KV, G,
+                             Dh, N, bad.sum(), bad.size, i, got[i], ref[i],
+                             tol[i]))
     # A NaN key makes the rows that see it NaN, and only those.
     q = rng.standard_normal((4, 1, 3, 64)).astype(np.float32)
     k = rng.standard_normal((1, 64, 40)).astype(np.float32)

@@ -19,6 +19,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstring>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::octet;
@@ -56,6 +57,35 @@ View viewOf(OpBuilder &b, Location loc, Value tensor) {
   return v;
 }
 
+/// A K or V operand as the kernel reads it: f32, or the int8 codes and
+/// f32 scales of the octet.dequantize that produced it (a per-head or
+/// per-tensor symmetric INT8 KV cache: fused, so that the whole prefix is
+/// not dequantized into a copy every step).
+struct KvOperand {
+  Value tensor;
+  int64_t kind = OCTET_ATTN_F32;
+  DequantizeOp dequantize;
+};
+
+KvOperand kvOperand(Value v) {
+  KvOperand o;
+  o.tensor = v;
+  auto dq = v.getDefiningOp<DequantizeOp>();
+  if (!dq || dq.getZeroPoint())
+    return o;
+  SchemeAttr scheme = dq.getScheme();
+  bool perHead =
+      scheme.getGranularity() == Granularity::per_axis && scheme.getAxis() == 0;
+  if (scheme.getFormat() != StorageFormat::i8 || !scheme.getSymmetric() ||
+      scheme.getScaleFormat() != ScaleFormat::f32 ||
+      !(perHead || scheme.getGranularity() == Granularity::per_tensor))
+    return o;
+  o.tensor = dq.getInput();
+  o.kind = OCTET_ATTN_I8;
+  o.dequantize = dq;
+  return o;
+}
+
 void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
@@ -69,10 +99,27 @@ void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   auto asI64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, i64, index).getResult();
   };
-  Value q = op.getQuery(), k = op.getKeys(), v = op.getValues();
-  SmallVector<Value> slots(OCTET_ATTN_NUM_SLOTS);
-  View qv = viewOf(b, loc, q), kv = viewOf(b, loc, k), vv = viewOf(b, loc, v),
-       pv = viewOf(b, loc, op.getPositions());
+  Value q = op.getQuery();
+  KvOperand ko = kvOperand(op.getKeys()), vo = kvOperand(op.getValues());
+  SmallVector<Value> slots(OCTET_ATTN_NUM_SLOTS, Value());
+  View qv = viewOf(b, loc, q), kv = viewOf(b, loc, ko.tensor),
+       vv = viewOf(b, loc, vo.tensor), pv = viewOf(b, loc, op.getPositions());
+  for (auto [o, kindSlot, scaleSlot, strideSlot] :
+       {std::make_tuple(&ko, OCTET_ATTN_K_KIND, OCTET_ATTN_K_SCALES,
+                        OCTET_ATTN_K_SCALE_STRIDE),
+        std::make_tuple(&vo, OCTET_ATTN_V_KIND, OCTET_ATTN_V_SCALES,
+                        OCTET_ATTN_V_SCALE_STRIDE)}) {
+    slots[kindSlot] = cst(o->kind);
+    slots[scaleSlot] = cst(0);
+    slots[strideSlot] = cst(0);
+    if (!o->dequantize)
+      continue;
+    View sv = viewOf(b, loc, o->dequantize.getScale());
+    slots[scaleSlot] = sv.address;
+    // One scale per KV head (per_axis(0)), or one for all (stride 0).
+    if (!sv.strides.empty())
+      slots[strideSlot] = sv.strides[0];
+  }
   slots[OCTET_ATTN_Q] = qv.address;
   slots[OCTET_ATTN_K] = kv.address;
   slots[OCTET_ATTN_V] = vv.address;
@@ -90,7 +137,7 @@ void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   slots[OCTET_ATTN_KV] = asI64(qDims[1]);
   slots[OCTET_ATTN_G] = asI64(qDims[2]);
   slots[OCTET_ATTN_DH] = asI64(qDims[3]);
-  slots[OCTET_ATTN_N] = asI64(dim(k, 2));
+  slots[OCTET_ATTN_N] = asI64(dim(ko.tensor, 2));
   float scale = op.getScale().convertToFloat();
   uint32_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
@@ -126,6 +173,12 @@ void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   if (result.getType() != op.getType())
     result = tensor::CastOp::create(b, loc, op.getType(), result);
   b.replaceOp(op, result);
+  // The fused dequantizes are dead unless something else reads them.
+  if (ko.dequantize && ko.dequantize->use_empty())
+    b.eraseOp(ko.dequantize);
+  if (vo.dequantize && vo.dequantize != ko.dequantize &&
+      vo.dequantize->use_empty())
+    b.eraseOp(vo.dequantize);
 }
 
 } // namespace

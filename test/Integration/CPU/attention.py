@@ -4,7 +4,8 @@ convert-octet-to-cpu calls octet_cpu_attention_f32; each form this CPU has,
 OCTET_ATTENTION_ISA) and the linalg decomposition (convert-octet-to-linalg
 first: the portable and GPU path). The keys and values are slices of
 caches longer than N, as an LLM's KV cache is read (the kernel reads them in
-place through their strides). Prints one line per case and form; exits 1 on
+place through their strides); two cases hold INT8 caches with per-head
+scales behind octet.dequantize (fused into the kernel's call). Prints one line per case and form; exits 1 on
 any output outside the bound.
 """
 
@@ -35,13 +36,40 @@ func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xf32>,
 }}
 """
 
-# name: (S, KV, G, Dh, cache length C, N, positions)
+MODULE_I8 = """
+func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xi8>,
+                %vc: tensor<{KV}x{C}x{Dh}xi8>, %ks: tensor<{KV}xf32>,
+                %vs: tensor<{KV}xf32>, %pos: tensor<?xi32>,
+                %n: tensor<1xi32>) -> tensor<?x{KV}x{G}x{Dh}xf32> {{
+  %c0 = arith.constant 0 : index
+  %ni = tensor.extract %n[%c0] : tensor<1xi32>
+  %nn = arith.index_cast %ni : i32 to index
+  %k8 = tensor.extract_slice %kc[0, 0, 0] [{KV}, {Dh}, %nn] [1, 1, 1]
+      : tensor<{KV}x{Dh}x{C}xi8> to tensor<{KV}x{Dh}x?xi8>
+  %v8 = tensor.extract_slice %vc[0, 0, 0] [{KV}, %nn, {Dh}] [1, 1, 1]
+      : tensor<{KV}x{C}x{Dh}xi8> to tensor<{KV}x?x{Dh}xi8>
+  %k = octet.dequantize %k8 scale(%ks : tensor<{KV}xf32>) as <i8, per_axis(0)>
+      : tensor<{KV}x{Dh}x?xi8> -> tensor<{KV}x{Dh}x?xf32>
+  %v = octet.dequantize %v8 scale(%vs : tensor<{KV}xf32>) as <i8, per_axis(0)>
+      : tensor<{KV}x?x{Dh}xi8> -> tensor<{KV}x?x{Dh}xf32>
+  %o = octet.attention %q, %k, %v, %pos scale({scale:e})
+      : tensor<?x{KV}x{G}x{Dh}xf32>, tensor<{KV}x{Dh}x?xf32>,
+        tensor<{KV}x?x{Dh}xf32>, tensor<?xi32> -> tensor<?x{KV}x{G}x{Dh}xf32>
+  return %o : tensor<?x{KV}x{G}x{Dh}xf32>
+}}
+"""
+
+# name: (S, KV, G, Dh, cache length C, N, positions[, "i8": an INT8 KV
+# cache with per-head scales, dequantized by octet.dequantize])
 rng = np.random.default_rng(20261207)
 CASES = {
     "prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61)),
     "decode_n1000": (1, 3, 3, 64, 1030, 1000, np.array([999])),
     "mha_dh32_random_limits": (11, 2, 1, 32, 50, 45,
                                rng.integers(-2, 50, 11)),
+    "i8_cache_prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61),
+                                 "i8"),
+    "i8_cache_decode_n700": (1, 3, 3, 64, 720, 700, np.array([699]), "i8"),
 }
 
 
@@ -49,24 +77,41 @@ def main():
     opt, run = o.find_tool("octet-opt"), o.find_tool("octet-run")
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (S, KV, G, Dh, C, N, pos) in CASES.items():
+        for name, spec in CASES.items():
+            S, KV, G, Dh, C, N, pos = spec[:7]
+            i8 = spec[7:] == ("i8",)
             scale = np.float32(1.0 / np.sqrt(Dh))
             q = rng.standard_normal((S, KV, G, Dh)).astype(np.float32)
-            kc = rng.standard_normal((KV, Dh, C)).astype(np.float32)
-            vc = rng.standard_normal((KV, C, Dh)).astype(np.float32)
             pos = np.asarray(pos, np.int32)
+            if i8:
+                kc = rng.integers(-127, 128, (KV, Dh, C)).astype(np.int8)
+                vc = rng.integers(-127, 128, (KV, C, Dh)).astype(np.int8)
+                ks = rng.uniform(0.005, 0.03, KV).astype(np.float32)
+                vs = rng.uniform(0.005, 0.03, KV).astype(np.float32)
+                inputs = (q, kc, vc, ks, vs, pos, np.array([N], np.int32))
+                # The reference sees what octet.dequantize gives: code *
+                # scale in f32.
+                kf = (kc.astype(np.float32) * ks[:, None, None]).astype(
+                    np.float32)
+                vf = (vc.astype(np.float32) * vs[:, None, None]).astype(
+                    np.float32)
+            else:
+                kc = rng.standard_normal((KV, Dh, C)).astype(np.float32)
+                vc = rng.standard_normal((KV, C, Dh)).astype(np.float32)
+                inputs = (q, kc, vc, pos, np.array([N], np.int32))
+                kf, vf = kc, vc
             files = []
-            for i, a in enumerate((q, kc, vc, pos, np.array([N], np.int32))):
+            for i, a in enumerate(inputs):
                 files.append(os.path.join(tmp, "%s.%d.npy" % (name, i)))
                 np.save(files[-1], a)
             src = os.path.join(tmp, name + ".mlir")
             with open(src, "w") as f:
-                f.write(MODULE.format(KV=KV, G=G, Dh=Dh, C=C,
-                                      scale=float(scale)))
+                f.write((MODULE_I8 if i8 else MODULE).format(
+                    KV=KV, G=G, Dh=Dh, C=C, scale=float(scale)))
             linalg = os.path.join(tmp, name + ".linalg.mlir")
             subprocess.run([opt, src, "--convert-octet-to-linalg", "-o",
                             linalg], check=True)
-            ref, tol = o.attention(q, kc[:, :, :N], vc[:, :N], pos, scale)
+            ref, tol = o.attention(q, kf[:, :, :N], vf[:, :N], pos, scale)
             for form, path, env in (
                     ("kernel", src, {}),
                     ("kernel-avx2", src, {"OCTET_ATTENTION_ISA": "avx2"}),

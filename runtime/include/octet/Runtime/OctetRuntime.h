@@ -314,8 +314,12 @@ octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
 /// positions [S] (int32: query s sees keys 0 .. positions[s]) and the
 /// output [S, KV, G, Dh] (contiguous); the five extents; q's, k's and v's
 /// strides in elements; the f32 bits of the score scale in the low 32 bits
-/// of the last slot. The result is under the Bounds contract (FMA, any
-/// order; docs/numerics.md). OCTET_ATTENTION_ISA=scalar|avx2 forces a
+/// of OCTET_ATTN_SCALE; the element kinds of k and v (OCTET_ATTN_F32, or
+/// OCTET_ATTN_I8: int8 codes whose values are code * scale, an
+/// octet.dequantize of a per-head INT8 KV cache fused into the call) with
+/// the addresses of their f32 scales and the scales' stride (1 per KV
+/// head, 0 for one scale). The result is under the Bounds contract (FMA,
+/// any order; docs/numerics.md). OCTET_ATTENTION_ISA=scalar|avx2 forces a
 /// narrower form (tests).
 enum {
   OCTET_ATTN_Q = 0,
@@ -332,8 +336,15 @@ enum {
   OCTET_ATTN_K_STRIDES = 14, /* 3 slots */
   OCTET_ATTN_V_STRIDES = 17, /* 3 slots */
   OCTET_ATTN_SCALE = 20,
-  OCTET_ATTN_NUM_SLOTS = 21
+  OCTET_ATTN_K_KIND = 21,
+  OCTET_ATTN_V_KIND = 22,
+  OCTET_ATTN_K_SCALES = 23,
+  OCTET_ATTN_V_SCALES = 24,
+  OCTET_ATTN_K_SCALE_STRIDE = 25,
+  OCTET_ATTN_V_SCALE_STRIDE = 26,
+  OCTET_ATTN_NUM_SLOTS = 27
 };
+enum { OCTET_ATTN_F32 = 0, OCTET_ATTN_I8 = 1 };
 OCTET_RUNTIME_EXPORT void octet_cpu_attention_f32(const int64_t *args);
 
 /// Called by generated kernels before their first use: exits with status 70
