@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention.h"
+#include "octet/Runtime/Numerics.h"
 #include "octet/Runtime/OctetRuntime.h"
 
 #include <cmath>
@@ -53,6 +54,11 @@ namespace {
 inline float element(const void *base, int32_t kind, int64_t i, float scale) {
   if (kind == OCTET_ATTN_I8)
     return static_cast<float>(static_cast<const int8_t *>(base)[i]) * scale;
+  if (kind == OCTET_ATTN_F8E4M3FN)
+    return octet::numerics::decodeFp8(
+               static_cast<const uint8_t *>(base)[i],
+               octet::numerics::StorageFormat::F8E4M3FN) *
+           scale;
   return static_cast<const float *>(base)[i];
 }
 
@@ -61,8 +67,8 @@ inline float element(const void *base, int32_t kind, int64_t i, float scale) {
 void octet::rt::attentionTaskScalar(const AttentionArgs &a, int64_t h,
                                     int64_t s0, int64_t s1, float *scratch) {
   const float inf = std::numeric_limits<float>::infinity();
-  float ksc = a.kKind == OCTET_ATTN_I8 ? a.kScale[h * a.kScaleStride] : 1.0f;
-  float vsc = a.vKind == OCTET_ATTN_I8 ? a.vScale[h * a.vScaleStride] : 1.0f;
+  float ksc = a.kKind != OCTET_ATTN_F32 ? a.kScale[h * a.kScaleStride] : 1.0f;
+  float vsc = a.vKind != OCTET_ATTN_F32 ? a.vScale[h * a.vScaleStride] : 1.0f;
   for (int64_t s = s0; s < s1; ++s) {
     int64_t lim = static_cast<int64_t>(a.pos[s]) + 1;
     lim = lim < 0 ? 0 : (lim > a.n ? a.n : lim);
@@ -201,6 +207,11 @@ extern "C" void octet_cpu_attention_f32(const int64_t *args) {
              attentionVectorOk(a, 8))
       job.isa = Isa::avx2;
   }
+  // The vector forms take one code format per call (or f32 on a side);
+  // the scalar form any mix.
+  if (a.kKind != OCTET_ATTN_F32 && a.vKind != OCTET_ATTN_F32 &&
+      a.kKind != a.vKind)
+    job.isa = Isa::scalar;
   job.blocks = (a.s + kAttentionBlock - 1) / kAttentionBlock;
   octet_parallel_for(job.blocks * a.kv, runTasks, &job);
 }

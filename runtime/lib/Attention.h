@@ -22,9 +22,9 @@ namespace rt {
 
 /// octet.attention's operands: q [S, KV, G, Dh], k [KV, Dh, N] (the keys
 /// transposed), v [KV, N, Dh], positions [S], out [S, KV, G, Dh]
-/// (contiguous); strides in elements. K and V are f32, or int8 codes
-/// (kInt8) whose values are code * scale[h * scaleStride] (a KV cache
-/// quantized per head: octet.dequantize fused into the call).
+/// (contiguous); strides in elements. K and V are f32, or int8 / FP8 E4M3
+/// codes whose values are decode(code) * scale[h * scaleStride] (a KV
+/// cache quantized per head: octet.dequantize fused into the call).
 struct AttentionArgs {
   const float *q;
   const void *k, *v;
@@ -33,9 +33,15 @@ struct AttentionArgs {
   int64_t s, kv, g, dh, n;
   int64_t qs[4], ks[3], vs[3];
   float scale;
-  int32_t kKind, vKind; // OCTET_ATTN_F32 or OCTET_ATTN_I8
+  int32_t kKind, vKind; // OCTET_ATTN_F32, _I8 or _F8E4M3FN
   const float *kScale, *vScale;
   int64_t kScaleStride, vScaleStride;
+};
+
+/// An FP8 E4M3 (OCP, "FN": no infinities) code, as the kernel's element
+/// type of an FP8 KV cache.
+struct E4M3 {
+  uint8_t bits;
 };
 
 /// Query positions per task (a task: one KV head, this many positions and

@@ -39,6 +39,32 @@ struct V {
       codes[i] = p[i];
     return load(codes);
   }
+  /// 8 FP8 E4M3 codes as floats (exact): as AttentionAvx512.cpp's.
+  static T fromE4M3(__m128i codes) {
+    __m256i b = _mm256_cvtepu8_epi32(codes);
+    __m256i mag = _mm256_and_si256(b, _mm256_set1_epi32(0x7F));
+    __m256i sign =
+        _mm256_slli_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x80)), 24);
+    T normal = _mm256_castsi256_ps(_mm256_add_epi32(
+        _mm256_slli_epi32(mag, 20), _mm256_set1_epi32(120 << 23)));
+    T sub = mul(_mm256_cvtepi32_ps(mag), set1(0x1p-9f));
+    T isSub =
+        _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(8), mag));
+    T v = _mm256_blendv_ps(normal, sub, isSub);
+    T isNan =
+        _mm256_castsi256_ps(_mm256_cmpeq_epi32(mag, _mm256_set1_epi32(0x7F)));
+    v = _mm256_blendv_ps(v, set1(__builtin_nanf("")), isNan);
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(v), sign));
+  }
+  static T load(const octet::rt::E4M3 *p) {
+    return fromE4M3(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
+  }
+  static T loadFirst(const octet::rt::E4M3 *p, int n) {
+    alignas(16) uint8_t codes[16] = {};
+    for (int i = 0; i < n; ++i)
+      codes[i] = p[i].bits;
+    return fromE4M3(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(codes)));
+  }
   static void store(float *p, T v) { _mm256_storeu_ps(p, v); }
   static T set1(float x) { return _mm256_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }

@@ -35,6 +35,31 @@ struct V {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
         _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1), p)));
   }
+  /// 16 FP8 E4M3 codes as floats (exact): the magnitude's bits moved into
+  /// an f32 with the exponent rebased (normal codes), m * 2^-9 for the
+  /// subnormal ones, NaN for S.1111.111, then the sign.
+  static T fromE4M3(__m128i codes) {
+    __m512i b = _mm512_cvtepu8_epi32(codes);
+    __m512i mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
+    __m512i sign =
+        _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24);
+    T normal = _mm512_castsi512_ps(_mm512_add_epi32(
+        _mm512_slli_epi32(mag, 20), _mm512_set1_epi32(120 << 23)));
+    T sub = mul(_mm512_cvtepi32_ps(mag), set1(0x1p-9f));
+    T v = _mm512_mask_blend_ps(
+        _mm512_cmplt_epi32_mask(mag, _mm512_set1_epi32(8)), normal, sub);
+    v = _mm512_mask_blend_ps(
+        _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F)), v,
+        set1(__builtin_nanf("")));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(v), sign));
+  }
+  static T load(const octet::rt::E4M3 *p) {
+    return fromE4M3(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+  }
+  static T loadFirst(const octet::rt::E4M3 *p, int n) {
+    return fromE4M3(
+        _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1), p));
+  }
   static void store(float *p, T v) { _mm512_storeu_ps(p, v); }
   static T set1(float x) { return _mm512_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }

@@ -3,14 +3,15 @@ numpy attention of the same f32 inputs, for every form the CPU has (AVX-512,
 AVX2 + FMA, scalar: OCTET_ATTENTION_ISA; on 1 and 3 threads), over shapes
 that hit each tail (keys not a multiple of 32 or 16 or 8, rows not a
 multiple of the 6-row tile, decode's streamed keys, one query head per
-group, strided operands, Dh of 8 and 24 and 80), causal limits below 0,
-inside and past N, and adversarial values
-(cancelling scores, large logits, a NaN key). The bound is the Bounds
-contract's for this op (docs/numerics.md, "octet.attention";
-octet_oracle.attention computes it). Cases with integer scores (small
-integers, a power-of-two scale: every score exact) drop the score term, so
-that the exp and the sums are checked at their own size. The script
-exits 1 on any miss, printing the worst case.
+group, strided operands, Dh of 8 and 24 and 80, int8 and FP8 E4M3 K/V
+codes with per-head or single scales), causal limits below 0, inside and
+past N, and adversarial values (cancelling scores, large logits, a NaN key
+or NaN code). The bound is the Bounds contract's for this op
+(docs/numerics.md, "octet.attention"; octet_oracle.attention computes
+it). Cases with integer scores (small integers, a power-of-two scale:
+every score exact) drop the score term, so that the exp and the sums are
+checked at their own size. The script exits 1 on any miss, printing the
+worst case.
 
     python attention_oracle.py LIBOCTET_RUNTIME
 """
@@ -20,6 +21,7 @@ import os
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -27,12 +29,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import octet_oracle as o  # noqa: E402
 
 SLOTS = 27
-F32, I8 = 0, 1
+F32, I8, F8E4M3FN = 0, 1, 2
 
 
 def call(lib, q, k, v, pos, scale, kscales=None, vscales=None):
-    """k / v: f32, or int8 codes with f32 `kscales` / `vscales` (one per KV
-    head, or one for all: stride 0)."""
+    """k / v: f32, or int8 / FP8 E4M3 (uint8) codes with f32 `kscales` /
+    `vscales` (one per KV head, or one for all: stride 0)."""
     S, KV, G, Dh = q.shape
     N = k.shape[2]
     out = np.full((S, KV, G, Dh), 12345.0, np.float32)
@@ -48,7 +50,8 @@ def call(lib, q, k, v, pos, scale, kscales=None, vscales=None):
     args[17:20] = [st // v.itemsize for st in v.strides]
     args[20] = int(np.array(scale, np.float32).view(np.uint32))
     for i, (x, sc) in enumerate(((k, kscales), (v, vscales))):
-        args[21 + i] = I8 if x.dtype == np.int8 else F32
+        args[21 + i] = {np.dtype(np.int8): I8,
+                        np.dtype(np.uint8): F8E4M3FN}.get(x.dtype, F32)
         if sc is not None:
             args[23 + i] = sc.ctypes.data
             args[25 + i] = 1 if sc.size > 1 else 0
@@ -56,19 +59,30 @@ def call(lib, q, k, v, pos, scale, kscales=None, vscales=None):
     return out
 
 
-def as_codes(x, rng, per_head, exact):
-    """int8 codes and f32 scales (per KV head, axis 0, or one) for x, and
-    the f32 values octet.dequantize gives them (code * scale in f32)."""
+def as_codes(x, rng, per_head, exact, fmt="i8"):
+    """int8 (fmt i8) or FP8 E4M3 (f8, as uint8) codes and f32 scales (per KV
+    head, axis 0, or one) for x, and the f32 values octet.dequantize gives
+    them (decode(code) * scale in f32; ml_dtypes decodes E4M3)."""
     KV = x.shape[0]
     if exact:
-        codes = np.clip(np.rint(x), -127, 127).astype(np.int8)
+        ints = np.clip(np.rint(x), -3, 3)
+        codes = ints.astype(np.int8) if fmt == "i8" else \
+            ints.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(
+                np.uint8)
         sc = np.full(KV if per_head else 1, 0.5, np.float32)
     else:
-        codes = rng.integers(-127, 128, x.shape).astype(np.int8)
+        if fmt == "i8":
+            codes = rng.integers(-127, 128, x.shape).astype(np.int8)
+        else:
+            # Every code but the two NaNs (S.1111.111).
+            codes = rng.integers(0, 256, x.shape).astype(np.uint8)
+            codes[(codes & 0x7F) == 0x7F] = 0
         sc = rng.uniform(0.002, 0.05, KV if per_head else 1).astype(
             np.float32)
     b = sc.reshape((-1,) + (1,) * (x.ndim - 1))
-    return codes, sc, (codes.astype(np.float32) * b).astype(np.float32)
+    decoded = codes.astype(np.float32) if fmt == "i8" else \
+        codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    return codes, sc, (decoded * b).astype(np.float32)
 
 
 def strided(a, rng, axis):
@@ -133,19 +147,19 @@ def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout,
         vc[:, :N] = v
         v = vc[:, :N]
     kscales = vscales = None
-    if codes == "i8":
-        # An INT8 KV cache: codes and per-head scales (one scale for all
-        # heads in the dense layout); the reference sees their values.
+    if codes != "f32":
+        # An INT8 or FP8 KV cache: codes and per-head scales (one scale for
+        # all heads in the dense layout); the reference sees their values.
         exact = adversarial == "exact"
         k8, kscales, kf = as_codes(np.ascontiguousarray(k), rng,
-                                   layout != "dense", exact)
+                                   layout != "dense", exact, codes)
         v8, vscales, vf = as_codes(np.ascontiguousarray(v), rng,
-                                   layout != "dense", False)
+                                   layout != "dense", False, codes)
         if layout == "cache":
-            kc = np.zeros((KV, Dh, N + 40), np.int8)
+            kc = np.zeros((KV, Dh, N + 40), k8.dtype)
             kc[:, :, :N] = k8
             k8 = kc[:, :, :N]
-            vc = np.zeros((KV, N + 40, Dh), np.int8)
+            vc = np.zeros((KV, N + 40, Dh), v8.dtype)
             vc[:, :N] = v8
             v8 = vc[:, :N]
         got = call(lib, q, k8, v8, pos, scale, kscales, vscales)
@@ -187,7 +201,7 @@ def main():
         for adversarial in ("normal", "large", "cancel", "exact"):
             for layout, codes in (("dense", "f32"), ("strided", "f32"),
                                   ("cache", "f32"), ("dense", "i8"),
-                                  ("cache", "i8")):
+                                  ("cache", "i8"), ("cache", "f8")):
                 bad, got, ref, tol = run_one(lib, rng, S, KV, G, Dh, N, pos,
                                              kind, adversarial, layout, codes)
                 checks += got.size
@@ -225,6 +239,19 @@ def main():
         fails += 1
         print("FAIL %s NaN key of 700: rows NaN %s (want F F T T)"
               % (isa, nan_rows))
+    # An FP8 cache's NaN code (0x7F) the same way.
+    k8 = np.zeros((1, 64, 40), np.uint8)
+    v8 = np.full((1, 40, 64), 0x38, np.uint8)  # 1.0
+    k8[0, 3, 20] = 0x7F
+    pos = np.array([10, 19, 20, 39], np.int32)
+    one = np.ones(1, np.float32)
+    got = call(lib, q, k8, v8, pos, np.float32(0.125), one, one)
+    nan_rows = np.isnan(got).all(axis=(1, 2, 3))
+    if list(nan_rows) != [False, False, True, True] or \
+            not np.all(np.abs(got[:2] - 1.0) <= 1e-5):
+        fails += 1
+        print("FAIL %s FP8 NaN code: rows NaN %s (want F F T T), others 1: "
+              "%s" % (isa, nan_rows, np.unique(got[:2])))
     if fails:
         print("attention oracle (%s): %d cases failed" % (isa, fails))
         return 1

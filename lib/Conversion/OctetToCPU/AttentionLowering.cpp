@@ -57,10 +57,10 @@ View viewOf(OpBuilder &b, Location loc, Value tensor) {
   return v;
 }
 
-/// A K or V operand as the kernel reads it: f32, or the int8 codes and
-/// f32 scales of the octet.dequantize that produced it (a per-head or
-/// per-tensor symmetric INT8 KV cache: fused, so that the whole prefix is
-/// not dequantized into a copy every step).
+/// A K or V operand as the kernel reads it: f32, or the int8 / FP8 E4M3
+/// codes and f32 scales of the octet.dequantize that produced it (a
+/// per-head or per-tensor symmetric INT8 or FP8 KV cache: fused, so that
+/// the whole prefix is not dequantized into a copy every step).
 struct KvOperand {
   Value tensor;
   int64_t kind = OCTET_ATTN_F32;
@@ -76,12 +76,14 @@ KvOperand kvOperand(Value v) {
   SchemeAttr scheme = dq.getScheme();
   bool perHead =
       scheme.getGranularity() == Granularity::per_axis && scheme.getAxis() == 0;
-  if (scheme.getFormat() != StorageFormat::i8 || !scheme.getSymmetric() ||
+  bool i8 = scheme.getFormat() == StorageFormat::i8;
+  bool e4m3 = scheme.getFormat() == StorageFormat::f8E4M3FN;
+  if (!(i8 || e4m3) || !scheme.getSymmetric() ||
       scheme.getScaleFormat() != ScaleFormat::f32 ||
       !(perHead || scheme.getGranularity() == Granularity::per_tensor))
     return o;
   o.tensor = dq.getInput();
-  o.kind = OCTET_ATTN_I8;
+  o.kind = i8 ? OCTET_ATTN_I8 : OCTET_ATTN_F8E4M3FN;
   o.dequantize = dq;
   return o;
 }
@@ -101,6 +103,11 @@ void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   };
   Value q = op.getQuery();
   KvOperand ko = kvOperand(op.getKeys()), vo = kvOperand(op.getValues());
+  // One code format per call: an INT8 / FP8 mix keeps the values'
+  // dequantize.
+  if (ko.kind != OCTET_ATTN_F32 && vo.kind != OCTET_ATTN_F32 &&
+      ko.kind != vo.kind)
+    vo = KvOperand{op.getValues(), OCTET_ATTN_F32, DequantizeOp()};
   SmallVector<Value> slots(OCTET_ATTN_NUM_SLOTS, Value());
   View qv = viewOf(b, loc, q), kv = viewOf(b, loc, ko.tensor),
        vv = viewOf(b, loc, vo.tensor), pv = viewOf(b, loc, op.getPositions());

@@ -60,3 +60,31 @@ func.func @attention_i8_other_axis(%q: tensor<?x3x3x64xf32>, %k8: tensor<3x64x?x
   %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
   return %o : tensor<?x3x3x64xf32>
 }
+
+// An FP8 E4M3 KV cache with one scale: fused the same way (kind
+// OCTET_ATTN_F8E4M3FN = 2, the scale's stride 0).
+// CHECK-LABEL: func.func @attention_fp8_cache
+// CHECK-NOT: octet.dequantize
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<3x64x?xf8E4M3FN> to memref<3x64x?xf8E4M3FN, strided<[?, ?, ?], offset: ?>>
+// CHECK: arith.constant 2 : i64
+// CHECK: call @octet_cpu_attention_f32
+// CHECK-NOT: octet.dequantize
+func.func @attention_fp8_cache(%q: tensor<?x3x3x64xf32>, %k8: tensor<3x64x?xf8E4M3FN>, %v8: tensor<3x?x64xf8E4M3FN>, %s: tensor<f32>, %pos: tensor<?xi32>) -> tensor<?x3x3x64xf32> {
+  %k = octet.dequantize %k8 scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<3x64x?xf8E4M3FN> -> tensor<3x64x?xf32>
+  %v = octet.dequantize %v8 scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<3x?x64xf8E4M3FN> -> tensor<3x?x64xf32>
+  %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+  return %o : tensor<?x3x3x64xf32>
+}
+
+// INT8 keys and FP8 values: one code format per call, the values'
+// dequantize stays.
+// CHECK-LABEL: func.func @attention_mixed_codes
+// CHECK: octet.dequantize %{{.*}} as <f8E4M3FN>
+// CHECK-NOT: octet.dequantize
+// CHECK: call @octet_cpu_attention_f32
+func.func @attention_mixed_codes(%q: tensor<?x3x3x64xf32>, %k8: tensor<3x64x?xi8>, %v8: tensor<3x?x64xf8E4M3FN>, %s: tensor<f32>, %pos: tensor<?xi32>) -> tensor<?x3x3x64xf32> {
+  %k = octet.dequantize %k8 scale(%s : tensor<f32>) as <i8> : tensor<3x64x?xi8> -> tensor<3x64x?xf32>
+  %v = octet.dequantize %v8 scale(%s : tensor<f32>) as <f8E4M3FN> : tensor<3x?x64xf8E4M3FN> -> tensor<3x?x64xf32>
+  %o = octet.attention %q, %k, %v, %pos scale(0.125) : tensor<?x3x3x64xf32>, tensor<3x64x?xf32>, tensor<3x?x64xf32>, tensor<?xi32> -> tensor<?x3x3x64xf32>
+  return %o : tensor<?x3x3x64xf32>
+}

@@ -4,8 +4,8 @@ convert-octet-to-cpu calls octet_cpu_attention_f32; each form this CPU has,
 OCTET_ATTENTION_ISA) and the linalg decomposition (convert-octet-to-linalg
 first: the portable and GPU path). The keys and values are slices of
 caches longer than N, as an LLM's KV cache is read (the kernel reads them in
-place through their strides); two cases hold INT8 caches with per-head
-scales behind octet.dequantize (fused into the kernel's call). Prints one line per case and form; exits 1 on
+place through their strides); four cases hold INT8 or FP8 E4M3 caches with
+per-head scales behind octet.dequantize (fused into the kernel's call). Prints one line per case and form; exits 1 on
 any output outside the bound.
 """
 
@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+import ml_dtypes
 import numpy as np
 
 import octet_oracle as o
@@ -36,22 +37,22 @@ func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xf32>,
 }}
 """
 
-MODULE_I8 = """
-func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xi8>,
-                %vc: tensor<{KV}x{C}x{Dh}xi8>, %ks: tensor<{KV}xf32>,
+MODULE_CODES = """
+func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}x{T}>,
+                %vc: tensor<{KV}x{C}x{Dh}x{T}>, %ks: tensor<{KV}xf32>,
                 %vs: tensor<{KV}xf32>, %pos: tensor<?xi32>,
                 %n: tensor<1xi32>) -> tensor<?x{KV}x{G}x{Dh}xf32> {{
   %c0 = arith.constant 0 : index
   %ni = tensor.extract %n[%c0] : tensor<1xi32>
   %nn = arith.index_cast %ni : i32 to index
   %k8 = tensor.extract_slice %kc[0, 0, 0] [{KV}, {Dh}, %nn] [1, 1, 1]
-      : tensor<{KV}x{Dh}x{C}xi8> to tensor<{KV}x{Dh}x?xi8>
+      : tensor<{KV}x{Dh}x{C}x{T}> to tensor<{KV}x{Dh}x?x{T}>
   %v8 = tensor.extract_slice %vc[0, 0, 0] [{KV}, %nn, {Dh}] [1, 1, 1]
-      : tensor<{KV}x{C}x{Dh}xi8> to tensor<{KV}x?x{Dh}xi8>
-  %k = octet.dequantize %k8 scale(%ks : tensor<{KV}xf32>) as <i8, per_axis(0)>
-      : tensor<{KV}x{Dh}x?xi8> -> tensor<{KV}x{Dh}x?xf32>
-  %v = octet.dequantize %v8 scale(%vs : tensor<{KV}xf32>) as <i8, per_axis(0)>
-      : tensor<{KV}x?x{Dh}xi8> -> tensor<{KV}x?x{Dh}xf32>
+      : tensor<{KV}x{C}x{Dh}x{T}> to tensor<{KV}x?x{Dh}x{T}>
+  %k = octet.dequantize %k8 scale(%ks : tensor<{KV}xf32>) as <{T}, per_axis(0)>
+      : tensor<{KV}x{Dh}x?x{T}> -> tensor<{KV}x{Dh}x?xf32>
+  %v = octet.dequantize %v8 scale(%vs : tensor<{KV}xf32>) as <{T}, per_axis(0)>
+      : tensor<{KV}x?x{Dh}x{T}> -> tensor<{KV}x?x{Dh}xf32>
   %o = octet.attention %q, %k, %v, %pos scale({scale:e})
       : tensor<?x{KV}x{G}x{Dh}xf32>, tensor<{KV}x{Dh}x?xf32>,
         tensor<{KV}x?x{Dh}xf32>, tensor<?xi32> -> tensor<?x{KV}x{G}x{Dh}xf32>
@@ -59,8 +60,9 @@ func.func @main(%q: tensor<?x{KV}x{G}x{Dh}xf32>, %kc: tensor<{KV}x{Dh}x{C}xi8>,
 }}
 """
 
-# name: (S, KV, G, Dh, cache length C, N, positions[, "i8": an INT8 KV
-# cache with per-head scales, dequantized by octet.dequantize])
+# name: (S, KV, G, Dh, cache length C, N, positions[, "i8" / "f8E4M3FN": an
+# INT8 / FP8 KV cache with per-head scales, dequantized by
+# octet.dequantize])
 rng = np.random.default_rng(20261207)
 CASES = {
     "prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61)),
@@ -70,6 +72,10 @@ CASES = {
     "i8_cache_prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61),
                                  "i8"),
     "i8_cache_decode_n700": (1, 3, 3, 64, 720, 700, np.array([699]), "i8"),
+    "fp8_cache_prefill_s21_n61": (21, 3, 3, 64, 72, 61, np.arange(40, 61),
+                                  "f8E4M3FN"),
+    "fp8_cache_decode_n700": (1, 3, 3, 64, 720, 700, np.array([699]),
+                              "f8E4M3FN"),
 }
 
 
@@ -79,18 +85,32 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, spec in CASES.items():
             S, KV, G, Dh, C, N, pos = spec[:7]
-            i8 = spec[7:] == ("i8",)
+            codes = spec[7] if len(spec) > 7 else None
             scale = np.float32(1.0 / np.sqrt(Dh))
             q = rng.standard_normal((S, KV, G, Dh)).astype(np.float32)
             pos = np.asarray(pos, np.int32)
-            if i8:
-                kc = rng.integers(-127, 128, (KV, Dh, C)).astype(np.int8)
-                vc = rng.integers(-127, 128, (KV, C, Dh)).astype(np.int8)
+            if codes:
+                if codes == "i8":
+                    kc = rng.integers(-127, 128, (KV, Dh, C)).astype(np.int8)
+                    vc = rng.integers(-127, 128, (KV, C, Dh)).astype(np.int8)
+                else:
+                    # FP8 E4M3 codes (every one but the NaNs), stored as
+                    # the float8 type's bytes.
+                    kc = rng.integers(0, 256, (KV, Dh, C)).astype(np.uint8)
+                    vc = rng.integers(0, 256, (KV, C, Dh)).astype(np.uint8)
+                    kc[(kc & 0x7F) == 0x7F] = 0
+                    vc[(vc & 0x7F) == 0x7F] = 0
+                    kc = kc.view(ml_dtypes.float8_e4m3fn)
+                    vc = vc.view(ml_dtypes.float8_e4m3fn)
                 ks = rng.uniform(0.005, 0.03, KV).astype(np.float32)
                 vs = rng.uniform(0.005, 0.03, KV).astype(np.float32)
-                inputs = (q, kc, vc, ks, vs, pos, np.array([N], np.int32))
-                # The reference sees what octet.dequantize gives: code *
-                # scale in f32.
+                # .npy files hold the FP8 codes as uint8 (octet-run reads
+                # them into f8E4M3FN arguments).
+                inputs = (q, kc.view(np.int8 if codes == "i8" else np.uint8),
+                          vc.view(np.int8 if codes == "i8" else np.uint8), ks,
+                          vs, pos, np.array([N], np.int32))
+                # The reference sees what octet.dequantize gives:
+                # decode(code) * scale in f32.
                 kf = (kc.astype(np.float32) * ks[:, None, None]).astype(
                     np.float32)
                 vf = (vc.astype(np.float32) * vs[:, None, None]).astype(
@@ -106,8 +126,8 @@ def main():
                 np.save(files[-1], a)
             src = os.path.join(tmp, name + ".mlir")
             with open(src, "w") as f:
-                f.write((MODULE_I8 if i8 else MODULE).format(
-                    KV=KV, G=G, Dh=Dh, C=C, scale=float(scale)))
+                f.write((MODULE_CODES if codes else MODULE).format(
+                    KV=KV, G=G, Dh=Dh, C=C, T=codes, scale=float(scale)))
             linalg = os.path.join(tmp, name + ".linalg.mlir")
             subprocess.run([opt, src, "--convert-octet-to-linalg", "-o",
                             linalg], check=True)

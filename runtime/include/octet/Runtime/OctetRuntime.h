@@ -315,8 +315,9 @@ octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
 /// output [S, KV, G, Dh] (contiguous); the five extents; q's, k's and v's
 /// strides in elements; the f32 bits of the score scale in the low 32 bits
 /// of OCTET_ATTN_SCALE; the element kinds of k and v (OCTET_ATTN_F32, or
-/// OCTET_ATTN_I8: int8 codes whose values are code * scale, an
-/// octet.dequantize of a per-head INT8 KV cache fused into the call) with
+/// OCTET_ATTN_I8 / OCTET_ATTN_F8E4M3FN: int8 / FP8 E4M3 codes whose values
+/// are decode(code) * scale, an octet.dequantize of a per-head INT8 or FP8
+/// KV cache fused into the call) with
 /// the addresses of their f32 scales and the scales' stride (1 per KV
 /// head, 0 for one scale). The result is under the Bounds contract (FMA,
 /// any order; docs/numerics.md). OCTET_ATTENTION_ISA=scalar|avx2 forces a
@@ -344,7 +345,7 @@ enum {
   OCTET_ATTN_V_SCALE_STRIDE = 26,
   OCTET_ATTN_NUM_SLOTS = 27
 };
-enum { OCTET_ATTN_F32 = 0, OCTET_ATTN_I8 = 1 };
+enum { OCTET_ATTN_F32 = 0, OCTET_ATTN_I8 = 1, OCTET_ATTN_F8E4M3FN = 2 };
 OCTET_RUNTIME_EXPORT void octet_cpu_attention_f32(const int64_t *args);
 
 /// Called by generated kernels before their first use: exits with status 70

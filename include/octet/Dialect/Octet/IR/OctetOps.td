@@ -323,10 +323,11 @@ def Octet_AttentionOp : Octet_Op<"attention", [Pure]> {
     sees (masked keys are not computed), softmax and the weighted sum in
     one pass, no `S x N` score tensor, on the thread pool by KV head and
     blocks of 8 positions, AVX-512 / AVX2 + FMA / scalar by the CPU. Keys
-    or values produced by an `octet.dequantize` of symmetric `i8` codes
-    with one scale per KV head (`per_axis(0)`) or one scale (an INT8 KV
-    cache) are read as codes by the kernel (the dequantize is fused: no f32
-    copy of the cache's prefix; the scales are applied to the sums). Else
+    or values produced by an `octet.dequantize` of symmetric `i8` or
+    `f8E4M3FN` codes with one scale per KV head (`per_axis(0)`) or one
+    scale (an INT8 or FP8 KV cache; one code format per op) are read as
+    codes by the kernel (the dequantize is fused: no f32 copy of the
+    cache's prefix; the scales are applied to the sums). Else
     (`convert-octet-to-linalg`: GPUs, the portable path) linalg generics:
     scores, mask and scale, row max, exp, row sum, division, context.
 
