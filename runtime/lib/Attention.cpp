@@ -15,6 +15,7 @@
 #include "octet/Runtime/OctetRuntime.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -162,6 +163,13 @@ void runTasks(void *ctx, int64_t begin, int64_t end) {
 } // namespace
 
 extern "C" void octet_cpu_attention_f32(const int64_t *args) {
+  if (args[OCTET_ATTN_LAYOUT] != OCTET_ATTN_LAYOUT_TAG) {
+    std::fprintf(stderr,
+                 "octet runtime: octet_cpu_attention_f32 was called with "
+                 "another argument layout (a library compiled by another "
+                 "octet-compile); recompile it with this one\n");
+    std::exit(70);
+  }
   Job job;
   AttentionArgs &a = job.a;
   auto addr = [&](int i) {

@@ -87,21 +87,12 @@ struct V {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
-  /// octet-expand-exp's exp (ExpandExp.cpp), lane by lane.
-  static T exp(T x) {
-    const T lo = set1(-104.0f), hi = set1(88.75f);
-    T xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi); // NaN -> -104
-    T k = _mm256_round_ps(_mm256_mul_ps(xc, set1(0x1.715476p+0f)),
-                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    T r = fma(k, set1(-0x1.62e43p-1f), xc);
-    r = fma(k, set1(0x1.05c61p-29f), r);
-    T poly = set1(0x1.9f0844p-13f);
-    poly = fma(poly, r, set1(0x1.6d8d7p-10f));
-    poly = fma(poly, r, set1(0x1.111272p-7f));
-    poly = fma(poly, r, set1(0x1.55548ep-5f));
-    poly = fma(poly, r, set1(0x1.555554p-3f));
-    poly = fma(poly, r, set1(0.5f));
-    T p = add(fma(mul(r, r), poly, r), set1(1.0f));
+  static T min(T a, T b) { return _mm256_min_ps(a, b); }
+  static T roundEven(T x) {
+    return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  /// exp's last step: as AttentionAvx512.cpp's.
+  static T scaleExp(T p, T k, T xc, T x) {
     __m256i ki = _mm256_cvtps_epi32(k);
     __m256i k1 = _mm256_srai_epi32(ki, 1);
     __m256i k2 = _mm256_sub_epi32(ki, k1);
@@ -110,7 +101,7 @@ struct V {
         _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
     T f2 =
         _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
-    T under = _mm256_cmp_ps(xc, lo, _CMP_LE_OQ);
+    T under = _mm256_cmp_ps(xc, set1(-104.0f), _CMP_LE_OQ);
     f2 = _mm256_blendv_ps(f2, set1(1.0f), under);
     T y = mul(mul(p, f1), f2);
     y = _mm256_blendv_ps(y, zero(), under);

@@ -72,21 +72,15 @@ struct V {
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
   static float hmax(T v) { return _mm512_reduce_max_ps(v); }
   static float hsum(T v) { return _mm512_reduce_add_ps(v); }
-  /// octet-expand-exp's exp (ExpandExp.cpp), lane by lane.
-  static T exp(T x) {
-    const T lo = set1(-104.0f), hi = set1(88.75f);
-    T xc = _mm512_min_ps(_mm512_max_ps(x, lo), hi); // NaN -> -104
-    T k = _mm512_roundscale_ps(_mm512_mul_ps(xc, set1(0x1.715476p+0f)),
-                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    T r = fma(k, set1(-0x1.62e43p-1f), xc);
-    r = fma(k, set1(0x1.05c61p-29f), r);
-    T poly = set1(0x1.9f0844p-13f);
-    poly = fma(poly, r, set1(0x1.6d8d7p-10f));
-    poly = fma(poly, r, set1(0x1.111272p-7f));
-    poly = fma(poly, r, set1(0x1.55548ep-5f));
-    poly = fma(poly, r, set1(0x1.555554p-3f));
-    poly = fma(poly, r, set1(0.5f));
-    T p = add(fma(mul(r, r), poly, r), set1(1.0f));
+  static T min(T a, T b) { return _mm512_min_ps(a, b); }
+  static T roundEven(T x) {
+    return _mm512_roundscale_ps(x,
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  /// exp's last step (AttentionKernel.inc, expF32): p * 2^k as two normal
+  /// power-of-two factors; +0 where x was clamped at -104 (no product that
+  /// underflows); x + x for a NaN x.
+  static T scaleExp(T p, T k, T xc, T x) {
     __m512i ki = _mm512_cvtps_epi32(k);
     __m512i k1 = _mm512_srai_epi32(ki, 1);
     __m512i k2 = _mm512_sub_epi32(ki, k1);
@@ -95,7 +89,7 @@ struct V {
         _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k1, bias), 23));
     T f2 =
         _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k2, bias), 23));
-    __mmask16 under = _mm512_cmp_ps_mask(xc, lo, _CMP_LE_OQ);
+    __mmask16 under = _mm512_cmp_ps_mask(xc, set1(-104.0f), _CMP_LE_OQ);
     f2 = _mm512_mask_blend_ps(under, f2, set1(1.0f));
     T y = mul(mul(p, f1), f2);
     y = _mm512_mask_blend_ps(under, y, zero());

@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import octet_oracle as o  # noqa: E402
 
-SLOTS = 27
+SLOTS = 28
+LAYOUT_TAG = 0x0C7E7A7702  # OCTET_ATTN_LAYOUT_TAG
 F32, I8, F8E4M3FN = 0, 1, 2
 
 
@@ -55,6 +56,7 @@ def call(lib, q, k, v, pos, scale, kscales=None, vscales=None):
         if sc is not None:
             args[23 + i] = sc.ctypes.data
             args[25 + i] = 1 if sc.size > 1 else 0
+    args[27] = LAYOUT_TAG
     lib.octet_cpu_attention_f32(args)
     return out
 
@@ -175,6 +177,11 @@ def run_one(lib, rng, S, KV, G, Dh, N, pos, kind, adversarial, layout,
 
 def main():
     lib_path = sys.argv[1]
+    if sys.argv[2:] == ["--bad-layout"]:
+        lib = ctypes.CDLL(lib_path)
+        args = (ctypes.c_int64 * SLOTS)()
+        lib.octet_cpu_attention_f32(args)
+        return 0
     if os.environ.get("OCTET_ATTENTION_ISA") is None:
         # One process per form: the ISA is read at each call, but run each
         # in its own environment so that a crash names the form.
@@ -186,6 +193,15 @@ def main():
                        OCTET_NUM_THREADS=threads)
             rc |= subprocess.call([sys.executable, __file__, lib_path],
                                   env=env)
+        # A call with another argument layout (a library from another
+        # octet-compile) exits with status 70 and says so.
+        res = subprocess.run([sys.executable, __file__, lib_path,
+                              "--bad-layout"], capture_output=True, text=True)
+        if res.returncode != 70 or "another argument layout" not in \
+                res.stderr:
+            print("FAIL bad layout: rc %d, stderr %r" % (res.returncode,
+                                                         res.stderr))
+            rc = 1
         if rc == 0:
             print("attention oracle: every form passed")
         return rc
@@ -214,31 +230,21 @@ def main():
                           % (isa, kind, adversarial, layout, codes, S, KV, G,
                              Dh, N, bad.sum(), bad.size, i, got[i], ref[i],
                              tol[i]))
-    # A NaN key makes the rows that see it NaN, and only those.
+    # A NaN key makes the rows that see it NaN, and only those: over 40
+    # keys, and over 700 with the NaN among the last.
     q = rng.standard_normal((4, 1, 3, 64)).astype(np.float32)
-    k = rng.standard_normal((1, 64, 40)).astype(np.float32)
-    v = rng.standard_normal((1, 40, 64)).astype(np.float32)
-    k[0, 5, 20] = np.nan
-    pos = np.array([10, 19, 20, 39], np.int32)
-    got = call(lib, q, k, v, pos, np.float32(0.125))
-    nan_rows = np.isnan(got).all(axis=(1, 2, 3))
-    if list(nan_rows) != [False, False, True, True] or \
-            np.isnan(got[:2]).any():
-        fails += 1
-        print("FAIL %s NaN key: rows NaN %s (want F F T T)" % (isa,
-                                                               nan_rows))
-    # The same over 700 keys, the NaN among the last.
-    k = rng.standard_normal((1, 64, 700)).astype(np.float32)
-    v = rng.standard_normal((1, 700, 64)).astype(np.float32)
-    k[0, 7, 650] = np.nan
-    pos = np.array([300, 649, 650, 699], np.int32)
-    got = call(lib, q, k, v, pos, np.float32(0.125))
-    nan_rows = np.isnan(got).all(axis=(1, 2, 3))
-    if list(nan_rows) != [False, False, True, True] or \
-            np.isnan(got[:2]).any():
-        fails += 1
-        print("FAIL %s NaN key of 700: rows NaN %s (want F F T T)"
-              % (isa, nan_rows))
+    for n, d, j, pos in ((40, 5, 20, [10, 19, 20, 39]),
+                         (700, 7, 650, [300, 649, 650, 699])):
+        k = rng.standard_normal((1, 64, n)).astype(np.float32)
+        v = rng.standard_normal((1, n, 64)).astype(np.float32)
+        k[0, d, j] = np.nan
+        got = call(lib, q, k, v, np.array(pos, np.int32), np.float32(0.125))
+        nan_rows = np.isnan(got).all(axis=(1, 2, 3))
+        if list(nan_rows) != [False, False, True, True] or \
+                np.isnan(got[:2]).any():
+            fails += 1
+            print("FAIL %s NaN key of %d: rows NaN %s (want F F T T)"
+                  % (isa, n, nan_rows))
     # An FP8 cache's NaN code (0x7F) the same way.
     k8 = np.zeros((1, 64, 40), np.uint8)
     v8 = np.full((1, 40, 64), 0x38, np.uint8)  # 1.0

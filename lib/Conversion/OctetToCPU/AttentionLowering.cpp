@@ -149,6 +149,7 @@ void lowerOne(RewriterBase &b, ModuleOp module, AttentionOp op) {
   uint32_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
   slots[OCTET_ATTN_SCALE] = cst(bits);
+  slots[OCTET_ATTN_LAYOUT] = cst(OCTET_ATTN_LAYOUT_TAG);
 
   // The result: a fresh contiguous buffer of the query's shape.
   auto qType = cast<RankedTensorType>(q.getType());

@@ -3,7 +3,7 @@
 
 // octet.attention becomes one call of the runtime's kernel: every operand
 // read in place through a strided view (the KV cache slices are not
-// copied), a fresh contiguous result, the 27 argument slots
+// copied), a fresh contiguous result, the 28 argument slots
 // (OCTET_ATTN_NUM_SLOTS) in an alloca.
 
 // CHECK: func.func private @octet_cpu_attention_f32(!llvm.ptr)
@@ -16,7 +16,7 @@
 // The scale's f32 bits (0.125 = 0x3E000000).
 // CHECK: arith.constant 1040187392 : i64
 // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3x3x64xf32>
-// CHECK: memref.alloca() {alignment = 8 : i64} : memref<27xi64>
+// CHECK: memref.alloca() {alignment = 8 : i64} : memref<28xi64>
 // CHECK: call @octet_cpu_attention_f32(%{{.*}}) : (!llvm.ptr) -> ()
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 

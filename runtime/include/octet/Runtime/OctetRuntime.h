@@ -320,7 +320,10 @@ octet_cpu_quantize_pack_lhs(const float *x, int64_t m, int64_t k, int64_t ldx,
 /// KV cache fused into the call) with
 /// the addresses of their f32 scales and the scales' stride (1 per KV
 /// head, 0 for one scale). The result is under the Bounds contract (FMA,
-/// any order; docs/numerics.md). OCTET_ATTENTION_ISA=scalar|avx2 forces a
+/// any order; docs/numerics.md). OCTET_ATTN_LAYOUT holds
+/// OCTET_ATTN_LAYOUT_TAG (else the call exits with status 70 and a message:
+/// the library was compiled for another layout).
+/// OCTET_ATTENTION_ISA=scalar|avx2 forces a
 /// narrower form (tests).
 enum {
   OCTET_ATTN_Q = 0,
@@ -343,8 +346,12 @@ enum {
   OCTET_ATTN_V_SCALES = 24,
   OCTET_ATTN_K_SCALE_STRIDE = 25,
   OCTET_ATTN_V_SCALE_STRIDE = 26,
-  OCTET_ATTN_NUM_SLOTS = 27
+  OCTET_ATTN_LAYOUT = 27, /* OCTET_ATTN_LAYOUT_TAG: this slot layout */
+  OCTET_ATTN_NUM_SLOTS = 28
 };
+/* Changes with the slot layout: a library compiled for another layout
+   gets a clear error instead of reading its arguments wrongly. */
+#define OCTET_ATTN_LAYOUT_TAG 0x0C7E7A7702LL
 enum { OCTET_ATTN_F32 = 0, OCTET_ATTN_I8 = 1, OCTET_ATTN_F8E4M3FN = 2 };
 OCTET_RUNTIME_EXPORT void octet_cpu_attention_f32(const int64_t *args);
 
