@@ -43,15 +43,10 @@ View viewOf(OpBuilder &b, Location loc, Value tensor) {
       MemRefType::get(type.getShape(), type.getElementType(), layout);
   Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
                                                    /*read_only=*/true);
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value bytes =
-      arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8);
-  Value addr = arith::AddIOp::create(
-      b, loc, base, arith::MulIOp::create(b, loc, meta.getOffset(), bytes));
+  memref::ExtractStridedMetadataOp meta;
   View v;
+  v.address = cpu::bufferAddress(b, loc, buffer, &meta);
   Type i64 = b.getI64Type();
-  v.address = arith::IndexCastOp::create(b, loc, i64, addr);
   for (Value s : meta.getStrides())
     v.strides.push_back(arith::IndexCastOp::create(b, loc, i64, s));
   return v;

@@ -80,15 +80,7 @@ static RhsCodes readRhsCodes(const Plan &plan) {
 //===----------------------------------------------------------------------===//
 
 Value CallSiteEmitter::addressOfBuffer(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value offset = arith::MulIOp::create(
-      b, loc, meta.getOffset(),
-      arith::ConstantIndexOp::create(
-          b, loc, type.getElementTypeBitWidth() / 8));
-  Value addr = arith::AddIOp::create(b, loc, base, offset);
-  return arith::IndexCastOp::create(b, loc, i64, addr);
+  return bufferAddress(b, loc, memref);
 }
 
 Value CallSiteEmitter::addressOf(Value tensor) {

@@ -345,6 +345,21 @@ func::FuncOp mlir::octet::cpu::getOrDeclareFunction(ModuleOp module,
   return f;
 }
 
+Value mlir::octet::cpu::bufferAddress(OpBuilder &b, Location loc, Value memref,
+                                      memref::ExtractStridedMetadataOp *meta) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  if (meta)
+    *meta = md;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value offset =
+      arith::MulIOp::create(b, loc, md.getOffset(),
+                            arith::ConstantIndexOp::create(
+                                b, loc, type.getElementTypeBitWidth() / 8));
+  Value addr = arith::AddIOp::create(b, loc, base, offset);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
+}
+
 Value mlir::octet::cpu::callRuntime(OpBuilder &b, Location loc,
                                    ModuleOp module, StringRef name,
                                    TypeRange results, ValueRange args) {

@@ -13,6 +13,7 @@
 #define OCTET_CONVERSION_OCTETTOCPU_CPUKERNELS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "octet/Dialect/Octet/IR/Octet.h"
@@ -185,6 +186,12 @@ func::FuncOp getOrDeclareFunction(ModuleOp module, StringRef name,
 /// casts). The alias checks of octet-parallelize-loops and
 /// octet-vectorize-rows.
 Value viewRoot(Value v);
+
+/// The address (i64) of the first element of the buffer `memref` (any
+/// strided layout): its aligned pointer plus its offset in bytes. The
+/// strided metadata it reads is returned through `meta` when given.
+Value bufferAddress(OpBuilder &b, Location loc, Value memref,
+                    memref::ExtractStridedMetadataOp *meta = nullptr);
 
 /// Calls the runtime (or other external) function `name` with `args`,
 /// declaring it in `module` with the types of `args` and `results` first;
