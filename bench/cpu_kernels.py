@@ -28,10 +28,15 @@ when OpenBLAS does not know the CPU):
     called in turn, octet GB/s (codes and f32 scales read) vs the faster of
     a plain and a prefetching read loop over as many bytes, in interleaved
     rounds (at least 15), every timed pass starting from caches that hold
-    none of its bytes.
+    none of its bytes;
+  - decode attention (octet.attention's runtime kernel) over a SmolLM2-135M
+    KV cache (30 layers, 3 KV heads x 3 query heads, head dim 64) in f32,
+    int8 and FP8 E4M3, the query at position 250, 1000 and 2000: GB/s of
+    keys and values read vs the same read loops over as many bytes, in
+    interleaved rounds from evicted caches.
 
 The machine (CPU model, flags) and the load average are printed first.
-`--only gemv4` (or any of gemm, fgemm, gemv, gemv4, comma-separated) runs
+`--only gemv4` (or any of gemm, fgemm, gemv, gemv4, attention, comma-separated) runs
 only those parts, `--formats i8,e4m3` only the constant-weight GEMV
 formats whose names contain one of the strings; `--target avx2` compiles the octet libraries for that
 level instead of the host's (the ymm kernels on an AVX-512 machine; kept
@@ -53,6 +58,9 @@ GEMM_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
                (128, 4096, 4096), (512, 4096, 4096), (128, 14336, 4096),
                (512, 14336, 4096)]  # (M, K, N)
 GEMV_SHAPE = (4096, 14336)  # (K, N)
+# Decode attention: KV-cache element types and query positions.
+ATTENTION_KINDS = ["f32", "i8", "e4m3"]
+ATTENTION_POSITIONS = [250, 1000, 2000]
 # Float activations (the f32 kernel of a float linalg.matmul and the W8A32
 # weight-only kernel) against sgemm: (M, K, N).
 FGEMM_SHAPES = [(1024, 1024, 1024), (128, 4096, 4096), (512, 4096, 4096)]
@@ -325,13 +333,14 @@ def main():
     ap.add_argument("--formats", default="",
                     help="comma-separated substrings: only the constant-weight "
                     "GEMV formats (gemv4) whose name contains one")
-    ap.add_argument("--only", default="gemm,fgemm,gemv,gemv4",
+    ap.add_argument("--only", default="gemm,fgemm,gemv,gemv4,attention",
                     help="comma-separated parts to run: gemm (INT8), fgemm "
                     "(float activations), gemv (weights an argument), gemv4 "
-                    "(constant weights: 4-bit and E4M3)")
+                    "(constant weights: 4-bit and E4M3), attention (decode "
+                    "over a KV cache)")
     args = ap.parse_args()
     parts = set(args.only.split(","))
-    unknown = parts - {"gemm", "fgemm", "gemv", "gemv4"}
+    unknown = parts - {"gemm", "fgemm", "gemv", "gemv4", "attention"}
     if unknown:
         ap.error("unknown part(s) in --only: %s" % ", ".join(sorted(unknown)))
     bindir = os.path.join(args.build, "bin")
@@ -371,6 +380,7 @@ def main():
     driver = os.path.join(work, "cpu_kernels_bench")
     run(["clang++", "-O2", "-std=c++17", "-march=native", "-ffp-contract=off",
          os.path.join(ROOT, "bench", "cpu_kernels_bench.cpp"),
+         "-I" + os.path.join(ROOT, "runtime", "include"),
          "-I/usr/include/x86_64-linux-gnu/openblas-pthread",
          "-o", driver, "-ldnnl", "-lopenblas", "-ldl", "-lpthread"])
 
@@ -535,6 +545,21 @@ def main():
                   "weights in L2 (compute ceiling of one core): %.2f GB/s = "
                   "%.0f%% of the read loop; with no overlap of loads and "
                   "work: %.0f%%" % (c, 100 * c / r, 100 * c / (c + r)))
+        if "attention" in parts:
+            runtime = os.path.join(args.build, "lib", "liboctet_runtime.so")
+            for kind in ATTENTION_KINDS:
+                for p in ATTENTION_POSITIONS[1:2] if args.quick else \
+                        ATTENTION_POSITIONS:
+                    out = parse(run([driver, "attention", runtime, str(p),
+                                     kind, str(args.reps)], env=env))
+                    o, r = float(out["octet_gbs"]), float(out["read_gbs"])
+                    print("decode attention, SmolLM2 KV cache (30 layers) "
+                          "in %s, position %d: octet %.2f GB/s (%.3f ms) = "
+                          "%.0f%% of read %.2f GB/s" % (
+                              kind, p, o, float(out["octet_ms"]),
+                              100 * float(out["ratio"]), r))
+                    rows.append(("attention " + kind, threads, 1, p, 0, o, r,
+                                 0, 0))
     print("\nload average after: %.2f %.2f %.2f" % os.getloadavg())
 
 

@@ -44,6 +44,19 @@
 //                          read of twice the L3's bytes (evictCaches;
 //                          not with OCTET_GEMVC_WARM=1, for the compute
 //                          ceiling of a library that fits in L2).
+//   attention RUNTIME P KIND REPS
+//                          Decode attention (octet.attention's runtime
+//                          kernel, octet_cpu_attention_f32 from the
+//                          RUNTIME library) over a SmolLM2-135M KV cache:
+//                          30 layers of 3 KV heads x 3 query heads, head
+//                          dim 64, 2048 positions, the query at position
+//                          P, the cache in f32, int8 or FP8 E4M3 codes
+//                          (KIND f32|i8|e4m3); one timed pass = the 30
+//                          layers' calls, from caches that hold none of
+//                          the keys and values (evictCaches), in rounds
+//                          with the faster of a plain and a prefetching
+//                          read loop over as many bytes as the pass reads
+//                          (the keys and values of positions 0 .. P).
 //
 // Threads come from OCTET_NUM_THREADS, OMP_NUM_THREADS (oneDNN) and
 // OPENBLAS_NUM_THREADS, set by the driver script. DNNL_MAX_CPU_ISA selects
@@ -52,6 +65,8 @@
 //===----------------------------------------------------------------------===//
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "octet/Runtime/OctetRuntime.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
@@ -782,9 +797,127 @@ int ceiling(int argc, char **argv) {
   return 0;
 }
 
+/// Decode attention over a SmolLM2-shaped KV cache (the header's
+/// `attention` mode).
+int attention(int argc, char **argv) {
+  if (argc < 6)
+    return 2;
+  constexpr int64_t kLayers = 30, kKv = 3, kG = 3, kDh = 64, kN = 2048;
+  const char *lib = argv[2];
+  int64_t p = std::atoll(argv[3]);
+  std::string kindName = argv[4];
+  int reps = std::atoi(argv[5]);
+  int threads = envThreads();
+  if (p < 0 || p >= kN) {
+    std::fprintf(stderr, "attention: P must be in [0, %lld)\n", (long long)kN);
+    return 2;
+  }
+  int32_t kind = kindName == "f32"    ? OCTET_ATTN_F32
+                 : kindName == "i8"   ? OCTET_ATTN_I8
+                 : kindName == "e4m3" ? OCTET_ATTN_F8E4M3FN
+                                      : -1;
+  if (kind < 0) {
+    std::fprintf(stderr, "attention: KIND is f32, i8 or e4m3\n");
+    return 2;
+  }
+  using Fn = void (*)(const int64_t *);
+  auto fn =
+      reinterpret_cast<Fn>(dlsym(openLibrary(lib), "octet_cpu_attention_f32"));
+  if (!fn) {
+    std::fprintf(stderr, "%s: no octet_cpu_attention_f32\n", lib);
+    return 1;
+  }
+  const int64_t elem = kind == OCTET_ATTN_F32 ? 4 : 1;
+  const int64_t cacheBytes = kKv * kDh * kN * elem; // K or V of one layer
+  // Every layer's K [KV, Dh, N] and V [KV, N, Dh]: codes and floats from a
+  // fixed hash (finite E4M3 codes: no 0x7F / 0xFF).
+  AlignedVector<int8_t> k(kLayers * cacheBytes), v(kLayers * cacheBytes);
+  for (int64_t i = 0; i < kLayers * cacheBytes / elem; ++i) {
+    uint32_t hk = static_cast<uint32_t>(i * 2654435761u) >> 20;
+    uint32_t hv = static_cast<uint32_t>((i + 7) * 2246822519u) >> 20;
+    if (elem == 4) {
+      reinterpret_cast<float *>(k.data())[i] = float(int(hk % 201) - 100) / 64;
+      reinterpret_cast<float *>(v.data())[i] = float(int(hv % 201) - 100) / 64;
+    } else if (kind == OCTET_ATTN_I8) {
+      k[i] = static_cast<int8_t>(hk);
+      v[i] = static_cast<int8_t>(hv);
+    } else {
+      k[i] = static_cast<int8_t>(hk % 0x7F | (hk & 0x80));
+      v[i] = static_cast<int8_t>(hv % 0x7F | (hv & 0x80));
+    }
+  }
+  std::vector<float> q(kKv * kG * kDh), out(kKv * kG * kDh);
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = 0.01f * static_cast<float>(int(i % 37) - 18);
+  std::vector<float> scales(kKv, 0.02f);
+  int32_t pos = static_cast<int32_t>(p);
+  float scale = 0.125f;
+  uint32_t scaleBits;
+  std::memcpy(&scaleBits, &scale, sizeof scale);
+  auto pass = [&] {
+    for (int64_t l = 0; l < kLayers; ++l) {
+      int64_t a[OCTET_ATTN_NUM_SLOTS] = {};
+      a[OCTET_ATTN_Q] = reinterpret_cast<int64_t>(q.data());
+      a[OCTET_ATTN_K] = reinterpret_cast<int64_t>(k.data() + l * cacheBytes);
+      a[OCTET_ATTN_V] = reinterpret_cast<int64_t>(v.data() + l * cacheBytes);
+      a[OCTET_ATTN_POSITIONS] = reinterpret_cast<int64_t>(&pos);
+      a[OCTET_ATTN_OUT] = reinterpret_cast<int64_t>(out.data());
+      a[OCTET_ATTN_S] = 1;
+      a[OCTET_ATTN_KV] = kKv;
+      a[OCTET_ATTN_G] = kG;
+      a[OCTET_ATTN_DH] = kDh;
+      a[OCTET_ATTN_N] = p + 1; // the cache's first P + 1 positions
+      const int64_t qs[4] = {kKv * kG * kDh, kG * kDh, kDh, 1};
+      const int64_t ks[3] = {kDh * kN, kN, 1}, vs[3] = {kN * kDh, kDh, 1};
+      for (int i = 0; i < 4; ++i)
+        a[OCTET_ATTN_Q_STRIDES + i] = qs[i];
+      for (int i = 0; i < 3; ++i) {
+        a[OCTET_ATTN_K_STRIDES + i] = ks[i];
+        a[OCTET_ATTN_V_STRIDES + i] = vs[i];
+      }
+      a[OCTET_ATTN_SCALE] = scaleBits;
+      a[OCTET_ATTN_K_KIND] = a[OCTET_ATTN_V_KIND] = kind;
+      a[OCTET_ATTN_K_SCALES] = a[OCTET_ATTN_V_SCALES] =
+          reinterpret_cast<int64_t>(scales.data());
+      a[OCTET_ATTN_K_SCALE_STRIDE] = a[OCTET_ATTN_V_SCALE_STRIDE] = 1;
+      a[OCTET_ATTN_LAYOUT] = OCTET_ATTN_LAYOUT_TAG;
+      fn(a);
+    }
+  };
+  const int64_t bytes = 2 * kLayers * kKv * kDh * (p + 1) * elem;
+  AlignedVector<int8_t> buf(bytes, 1);
+  pass();
+  std::vector<double> tOctet, readGBs, ratio;
+  for (int r = 0; r < std::max(3 * reps, 15); ++r) {
+    evictCaches();
+    double t0 = now();
+    pass();
+    double t = now() - t0;
+    double read = std::max(coldReadBandwidth(buf.data(), bytes, threads, false),
+                           coldReadBandwidth(buf.data(), bytes, threads, true));
+    tOctet.push_back(t);
+    readGBs.push_back(read);
+    ratio.push_back(double(bytes) / t * 1e-9 / read);
+  }
+  auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+  };
+  double t = median(tOctet);
+  volatile float sink = out[0];
+  (void)sink;
+  std::printf("attention p %lld kind %s octet_ms %.3f octet_gbs %.2f "
+              "read_gbs %.2f ratio %.3f\n",
+              (long long)p, kindName.c_str(), t * 1e3, double(bytes) / t * 1e-9,
+              median(readGBs), median(ratio));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "attention")
+    return attention(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "ceiling")
     return ceiling(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "fgemm")
@@ -797,6 +930,7 @@ int main(int argc, char **argv) {
     return gemvConst(argc, argv);
   std::fprintf(stderr,
                "usage: %s gemm LIB M K N REPS | gemv LIB K N GIB "
+               "REPS | attention RUNTIME P f32|i8|e4m3 "
                "REPS | gemvc LIB K N LAYERS BYTES REPS | fgemm LIB M "
                "K N REPS f32|i8|i4|e4m3 | ceiling REPS\n",
                argv[0]);

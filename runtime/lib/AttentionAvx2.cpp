@@ -18,6 +18,9 @@ struct V {
   static constexpr int kContextVectors = 2;
   /// Key vectors of the score tile.
   static constexpr int kScoreVectors = 2;
+  /// Decode's streamed scores: 4 rows of K at a time (12 broadcast queries in
+  /// 16 registers).
+  static constexpr int kStreamRows = 4;
   using T = __m256;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float *p) { return _mm256_loadu_ps(p); }

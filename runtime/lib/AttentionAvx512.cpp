@@ -18,6 +18,9 @@ struct V {
   static constexpr int kContextVectors = 4;
   /// Key vectors of the score tile.
   static constexpr int kScoreVectors = 2;
+  /// Decode's streamed scores: 8 rows of K at a time (8 sequential
+  /// streams; 24 broadcast queries).
+  static constexpr int kStreamRows = 8;
   using T = __m512;
   static T zero() { return _mm512_setzero_ps(); }
   static T load(const float *p) { return _mm512_loadu_ps(p); }

@@ -107,6 +107,7 @@ def cases(rng):
     yield 1, 3, 3, 64, 1, np.array([0]), "decode at 0"
     yield 2, 3, 3, 64, 900, np.array([-1, 600]), "two positions, 900 keys"
     yield 1, 2, 4, 32, 1500, np.array([1499]), "decode, 1500 keys"
+    yield 1, 2, 2, 16, 300, np.array([299]), "decode, Dh 16"
     yield 13, 2, 1, 16, 45, rng.integers(-3, 60, 13), "random limits"
     yield 7, 1, 4, 8, 9, rng.integers(-1, 12, 7), "Dh 8"
     yield 5, 2, 2, 24, 70, rng.integers(0, 80, 5), "Dh 24"
