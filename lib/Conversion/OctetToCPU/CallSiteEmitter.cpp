@@ -255,8 +255,8 @@ Value CallSiteEmitter::weightOnlyRhs(MatmulOp op) {
 }
 
 Value CallSiteEmitter::packedRhsScales() {
-  // GemmConfig::scalePanels: [K / group][N] f32 as [panel][group][8 w],
-  // zeros past N.
+  // GemmConfig::scalePanels: [K / group][N] f32 (or its transpose) as
+  // [panel][group][8 w], zeros past N.
   int64_t groups = plan.k / c.group, n = plan.n, panel = c.panelColumns();
   int64_t panels = (n + panel - 1) / panel;
   std::vector<float> packed(static_cast<size_t>(panels * groups * panel), 0.0f);
@@ -265,7 +265,10 @@ Value CallSiteEmitter::packedRhsScales() {
   bool splat = dense && dense.isSplat(); // else groups x n (planWeightOnly)
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t j = 0; j < n; ++j) {
-      size_t src = splat ? 0 : static_cast<size_t>((g * n + j) * 4);
+      size_t src = splat ? 0
+                   : plan.rhsScaleTransposed
+                       ? static_cast<size_t>((j * groups + g) * 4)
+                       : static_cast<size_t>((g * n + j) * 4);
       std::memcpy(&packed[static_cast<size_t>((j / panel * groups + g) * panel +
                                               j % panel)],
                   raw.data() + src, 4);

@@ -222,16 +222,28 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     return reject(why, "4-bit rhs is not a constant (packed at compile time)");
   c.rhsNibbles = nibbles;
   c.rhsPanels = constant;
-  // Constant per-group scales go with the codes' panels.
+  // Constant per-group scales go with the codes' panels (a transpose of
+  // a constant too: the transposed codes' scales, which otherwise were
+  // transposed at run time on every call and read unpacked).
   ElementsAttr scales;
-  if (constant && c.group &&
-      matchPattern(op.getRhsScale(), m_Constant(&scales)) &&
+  Value scaleSource = op.getRhsScale();
+  bool scaleTransposed = false;
+  if (auto t = scaleSource ? scaleSource.getDefiningOp<linalg::TransposeOp>()
+                           : linalg::TransposeOp()) {
+    if (t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+      scaleSource = t.getInput();
+      scaleTransposed = true;
+    }
+  }
+  if (constant && c.group && scaleSource &&
+      matchPattern(scaleSource, m_Constant(&scales)) &&
       scales.getElementType().isF32()) {
     std::optional<ArrayRef<char>> raw = rawBytes(scales);
     if (raw &&
         (scales.isSplat() ||
          raw->size() == static_cast<size_t>(plan.k / c.group * plan.n * 4))) {
       plan.rhsScaleConstant = scales;
+      plan.rhsScaleTransposed = scaleTransposed;
       c.scalePanels = true;
     }
   }

@@ -33,9 +33,11 @@ struct Plan {
   /// is not a constant.
   ElementsAttr rhsConstant;
   bool rhsTransposed = false;
-  /// The constant per-group rhs scales ([K / group][N] f32) when
-  /// config.scalePanels.
+  /// The constant per-group rhs scales ([K / group][N] f32, or [N][K /
+  /// group] when rhsScaleTransposed: `linalg.transpose` [1, 0] of the
+  /// constant, as the LLM importer writes them) when config.scalePanels.
   ElementsAttr rhsScaleConstant;
+  bool rhsScaleTransposed = false;
   int64_t k = 0, n = 0;
 };
 

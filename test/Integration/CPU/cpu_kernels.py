@@ -316,6 +316,30 @@ CASES = {
     "wo_fp4_every_code_m9": dict(
         lhs=None, rhs=S("f4E2M1FN", "per_axis", 1), lshape=(9, 8),
         rshape=(8, 48), fill="every_code"),
+    # Per-group scales stored [N, K / group] behind linalg.transpose too (the
+    # LLM importer's form): repacked into the codes' panels at compile time.
+    # N past the last whole panel, 9 groups (the scale prefetch runs past a
+    # panel's groups into the next panel's), decode and tiled loop nests.
+    "wo_i4_group64_m1_transposed_scales": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 64), lshape=(1, 576),
+        rshape=(576, 300), transposed_rhs=True, const_scale=True,
+        transposed_scale=True),
+    "wo_i4_group64_m77_transposed_scales": dict(
+        lhs=None, rhs=S("i4", "per_group", 0, 64), lshape=(77, 576),
+        rshape=(576, 300), transposed_rhs=True, const_scale=True,
+        transposed_scale=True, relu=True),
+    "wo_nf4_group32_m3_transposed_scales": dict(
+        lhs=None, rhs=S("nf4", "per_group", 0, 32), lshape=(3, 256),
+        rshape=(256, 200), transposed_rhs=True, const_scale=True,
+        transposed_scale=True),
+    "wo_fp4_group16_m1_transposed_scales": dict(
+        lhs=None, rhs=S("f4E2M1FN", "per_group", 0, 16), lshape=(1, 160),
+        rshape=(160, 260), transposed_rhs=True, const_scale=True,
+        transposed_scale=True),
+    "wo_i8_group32_m1_transposed_scales": dict(
+        lhs=None, rhs=S("i8", "per_group", 0, 32), lshape=(1, 320),
+        rshape=(320, 140), transposed_rhs=True, const_scale=True,
+        transposed_scale=True),
     # OCP MX on both operands (E8M0 scales per block of 32; the w8a8-mxfp8,
     # w4a8-mxfp4 and w4a4-mxfp4 recipes): FP8 or FP4 lhs codes (one per
     # byte) decoded times their block's scale, FP8 or packed FP4 weights.

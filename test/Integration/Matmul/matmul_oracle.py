@@ -300,7 +300,18 @@ def run_case(name, case):
         pieces.append("lhs_scheme " + ls.attr())
     sb, zb = params(rs, rshape, not rs.symmetric)
     sb_type = ptype(rs.param_shape(rshape), "f32")
-    if case.get("const_scale"):
+    if case.get("const_scale") and case.get("transposed_scale"):
+        # Per-group scales stored [N, K / group] and transposed by
+        # linalg.transpose, as the LLM importer writes them with [out, in]
+        # weights: the CPU kernels repack them into the codes' panels.
+        sbt = np.asarray(sb, np.float32).T.copy()
+        sbt_type = "tensor<%dx%dxf32>" % sbt.shape
+        body.append("  %%sbt = arith.constant %s : %s" % (
+            o.dense_const(sbt, "f32"), sbt_type))
+        body.append("  %%sbe = tensor.empty() : %s" % sb_type)
+        body.append("  %%sb = linalg.transpose ins(%%sbt : %s) outs(%%sbe : "
+                    "%s) permutation = [1, 0]" % (sbt_type, sb_type))
+    elif case.get("const_scale"):
         # Constant scales (what octet-quantize-weights writes): the CPU
         # kernels repack per-group ones with 4-bit codes.
         body.append("  %%sb = arith.constant %s : %s" % (
