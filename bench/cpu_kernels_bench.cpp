@@ -49,7 +49,8 @@
 //                          kernel, octet_cpu_attention_f32 from the
 //                          RUNTIME library) over a SmolLM2-135M KV cache:
 //                          30 layers of 3 KV heads x 3 query heads, head
-//                          dim 64, 2048 positions, the query at position
+//                          dim 64, 2048 positions (K's rows padded as the
+//                          importer pads them), the query at position
 //                          P, the cache in f32, int8 or FP8 E4M3 codes
 //                          (KIND f32|i8|e4m3); one timed pass = the 30
 //                          layers' calls, from caches that hold none of
@@ -828,7 +829,11 @@ int attention(int argc, char **argv) {
     return 1;
   }
   const int64_t elem = kind == OCTET_ATTN_F32 ? 4 : 1;
-  const int64_t cacheBytes = kKv * kDh * kN * elem; // K or V of one layer
+  // K's rows padded to an odd number of 64-byte lines, as the importer
+  // lays the cache out (llama_mlir.k_cache_pad: 2064 f32 or 2112 codes).
+  int64_t lines = (kN * elem + 63) / 64;
+  const int64_t kRow = (lines + (lines % 2 == 0)) * 64 / elem;
+  const int64_t cacheBytes = kKv * kDh * kRow * elem; // K (V: less) per layer
   // Every layer's K [KV, Dh, N] and V [KV, N, Dh]: codes and floats from a
   // fixed hash (finite E4M3 codes: no 0x7F / 0xFF).
   AlignedVector<int8_t> k(kLayers * cacheBytes), v(kLayers * cacheBytes);
@@ -868,7 +873,7 @@ int attention(int argc, char **argv) {
       a[OCTET_ATTN_DH] = kDh;
       a[OCTET_ATTN_N] = p + 1; // the cache's first P + 1 positions
       const int64_t qs[4] = {kKv * kG * kDh, kG * kDh, kDh, 1};
-      const int64_t ks[3] = {kDh * kN, kN, 1}, vs[3] = {kN * kDh, kDh, 1};
+      const int64_t ks[3] = {kDh * kRow, kRow, 1}, vs[3] = {kN * kDh, kDh, 1};
       for (int i = 0; i < 4; ++i)
         a[OCTET_ATTN_Q_STRIDES + i] = qs[i];
       for (int i = 0; i < 3; ++i) {
