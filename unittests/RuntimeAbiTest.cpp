@@ -237,6 +237,35 @@ TEST(RuntimeAbi, QuantizePackLhsEqualsTheSteps) {
       }
 }
 
+// The u8-shifted layout written out from its definition (VNNI quads: byte
+// kk of row r of panel p at p * mr * kpad + (kk / 4) * mr * 4 + r * 4 +
+// kk % 4; codes + 128 for signed ones, the shifted zero code 128 past K
+// and in the rows past M), for the decode shape M = 1 (mr - 1 padding
+// rows, the fast quad fill) and M = 11 (a partial second panel), K with a
+// tail.
+TEST(RuntimeAbi, PackLhsU8ShiftedPaddingRows) {
+  using octet::cpu::LhsMode;
+  const int64_t mr = 8, k = 37, kpad = 40;
+  for (int64_t m : {1, 11}) {
+    std::vector<int8_t> a(m * k);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = static_cast<int8_t>(i * 37 % 251 - 125);
+    int64_t panels = (m + mr - 1) / mr;
+    std::vector<uint8_t> out(panels * mr * kpad, 0xEE);
+    octet_cpu_pack_lhs(a.data(), m, k, k,
+                       static_cast<int32_t>(LhsMode::u8Shifted), nullptr, 0, mr,
+                       kpad, out.data());
+    for (int64_t i = 0; i < panels * mr; ++i)
+      for (int64_t kk = 0; kk < kpad; ++kk) {
+        int64_t p = i / mr, r = i % mr;
+        uint8_t want =
+            i < m && kk < k ? static_cast<uint8_t>(a[i * k + kk] + 128) : 128;
+        ASSERT_EQ(out[p * mr * kpad + (kk / 4) * mr * 4 + r * 4 + kk % 4], want)
+            << "m " << m << " row " << i << " k " << kk;
+      }
+  }
+}
+
 TEST(RuntimeAbi, NonPositiveCountDoesNothing) {
   float x[2] = {1.0f, 2.0f};
   int32_t q[2] = {-7, -7};

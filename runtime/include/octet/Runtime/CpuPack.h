@@ -244,6 +244,15 @@ inline void packLhsPanels(const int8_t *a, int64_t m, int64_t k, int64_t lda,
             std::memcpy(panel + (kk / 4) * mr * 4 + r * 4, &quad, 4);
           }
         }
+        if (!valid) {
+          // A padding row (decode's M = 1 fills mr - 1 of them per call):
+          // whole quads of the shifted zero code, one 32-bit store each
+          // (the byte loop below, with its divisions, took 10% of a
+          // w8a8-dynamic decode step).
+          uint32_t fill = static_cast<uint32_t>(shift) * 0x01010101u;
+          for (; kk + 4 <= kpad; kk += 4)
+            std::memcpy(panel + (kk / 4) * mr * 4 + r * 4, &fill, 4);
+        }
         for (; kk < kpad; ++kk)
           panel[(kk / 4) * mr * 4 + r * 4 + kk % 4] =
               valid && kk < k ? static_cast<uint8_t>(code(i, kk) + shift)
