@@ -449,6 +449,42 @@ int envThreads() {
   return threads;
 }
 
+/// Medians of rounds that each time one `pass` and then the faster of the
+/// plain and the prefetching read loop over `readBytes` of `buf`, both
+/// from evicted caches (evictCaches; with `warm`, `pass` after an untimed
+/// pass of its own): the VM's bandwidth drifts by up to 2x over seconds,
+/// so the ratio is the median of each round's own ratio. At least 15
+/// rounds: single rounds' ratios spread over +-15% on the VM. `t`: one
+/// pass's seconds divided by `per`; `ratio`: (`bytes` / t) / read.
+struct ColdRounds {
+  double t, readGBs, ratio;
+};
+ColdRounds coldRounds(int reps, int threads, const int8_t *buf,
+                      int64_t readBytes, double bytes, double per, bool warm,
+                      const std::function<void()> &pass) {
+  pass();
+  std::vector<double> tPass, readGBs, ratio;
+  for (int r = 0; r < std::max(3 * reps, 15); ++r) {
+    if (warm)
+      pass();
+    else
+      evictCaches();
+    double t0 = now();
+    pass();
+    double t = (now() - t0) / per;
+    double read = std::max(coldReadBandwidth(buf, readBytes, threads, false),
+                           coldReadBandwidth(buf, readBytes, threads, true));
+    tPass.push_back(t);
+    readGBs.push_back(read);
+    ratio.push_back(bytes / t * 1e-9 / read);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(tPass), median(readGBs), median(ratio)};
+}
+
 /// Decode GEMV with constant weights (4-bit formats: the kernels take them
 /// packed at compile time only): LIB holds main0 .. main{L-1}, each one
 /// x (1 x K) times its own K x N constant; one timed call = one GEMV, the
@@ -481,9 +517,10 @@ int gemvConst(int argc, char **argv) {
   std::vector<int8_t> buf(bytes * layers);
   for (int64_t i = 0; i < bytes * layers; ++i)
     buf[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
-  // Rounds of one pass over the L functions then one read loop over as
-  // many bytes, interleaved: the VM's bandwidth drifts by up to 2x over
-  // seconds, so the ratio is the median of each round's own ratio.
+  // One pass: the L functions in turn (each GEMV's weights from memory,
+  // as a model's are). OCTET_GEMVC_WARM=1: an untimed pass first instead
+  // of evicting the caches, so that a library small enough for L2 shows
+  // the kernel's compute ceiling.
   auto pass = [&] {
     for (int64_t l = 0; l < layers; ++l) {
       Memref2d<float> out{};
@@ -491,39 +528,13 @@ int gemvConst(int argc, char **argv) {
       std::free(out.allocated);
     }
   };
-  pass();
-  std::vector<double> tOctet, readGBs, ratio;
-  // Every timed pass starts with caches that hold none of its bytes
-  // (evictCaches): the weights come from memory, as a model's do. At
-  // least 15 rounds: single rounds' ratios spread over +-15% on the VM.
-  // OCTET_GEMVC_WARM=1: an untimed pass first instead, so that a library
-  // small enough for L2 shows the kernel's compute ceiling.
-  bool warm = std::getenv("OCTET_GEMVC_WARM") != nullptr;
-  for (int r = 0; r < std::max(3 * reps, 15); ++r) {
-    if (warm)
-      pass();
-    else
-      evictCaches();
-    double t0 = now();
-    pass();
-    double t = (now() - t0) / double(layers);
-    // The faster of the plain and the prefetching read loop.
-    double read =
-        std::max(coldReadBandwidth(buf.data(), bytes * layers, threads, false),
-                 coldReadBandwidth(buf.data(), bytes * layers, threads, true));
-    tOctet.push_back(t);
-    readGBs.push_back(read);
-    ratio.push_back(double(bytes) / t * 1e-9 / read);
-  }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  double t = median(tOctet);
+  ColdRounds res = coldRounds(reps, threads, buf.data(), bytes * layers,
+                              double(bytes), double(layers),
+                              std::getenv("OCTET_GEMVC_WARM") != nullptr, pass);
   std::printf("gemvc K %lld N %lld layers %lld octet_ms %.3f octet_gbs %.2f "
               "read_gbs %.2f ratio %.3f\n",
-              (long long)K, (long long)N, (long long)layers, t * 1e3,
-              double(bytes) / t * 1e-9, median(readGBs), median(ratio));
+              (long long)K, (long long)N, (long long)layers, res.t * 1e3,
+              double(bytes) / res.t * 1e-9, res.readGBs, res.ratio);
   return 0;
 }
 
@@ -891,30 +902,14 @@ int attention(int argc, char **argv) {
   };
   const int64_t bytes = 2 * kLayers * kKv * kDh * (p + 1) * elem;
   AlignedVector<int8_t> buf(bytes, 1);
-  pass();
-  std::vector<double> tOctet, readGBs, ratio;
-  for (int r = 0; r < std::max(3 * reps, 15); ++r) {
-    evictCaches();
-    double t0 = now();
-    pass();
-    double t = now() - t0;
-    double read = std::max(coldReadBandwidth(buf.data(), bytes, threads, false),
-                           coldReadBandwidth(buf.data(), bytes, threads, true));
-    tOctet.push_back(t);
-    readGBs.push_back(read);
-    ratio.push_back(double(bytes) / t * 1e-9 / read);
-  }
-  auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x[x.size() / 2];
-  };
-  double t = median(tOctet);
+  ColdRounds res = coldRounds(reps, threads, buf.data(), bytes, double(bytes),
+                              1.0, false, pass);
   volatile float sink = out[0];
   (void)sink;
   std::printf("attention p %lld kind %s octet_ms %.3f octet_gbs %.2f "
               "read_gbs %.2f ratio %.3f\n",
-              (long long)p, kindName.c_str(), t * 1e3, double(bytes) / t * 1e-9,
-              median(readGBs), median(ratio));
+              (long long)p, kindName.c_str(), res.t * 1e3,
+              double(bytes) / res.t * 1e-9, res.readGBs, res.ratio);
   return 0;
 }
 
