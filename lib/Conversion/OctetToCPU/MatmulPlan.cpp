@@ -223,8 +223,8 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   c.rhsNibbles = nibbles;
   c.rhsPanels = constant;
   // Constant per-group scales go with the codes' panels (a transpose of
-  // a constant too: the transposed codes' scales, which otherwise were
-  // transposed at run time on every call and read unpacked).
+  // a constant too, the importer's form beside transposed codes: those
+  // were read unpacked, [K / group][N] rows beside the panels).
   ElementsAttr scales;
   Value scaleSource = op.getRhsScale();
   bool scaleTransposed = false;
