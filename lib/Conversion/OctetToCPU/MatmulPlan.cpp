@@ -101,17 +101,24 @@ static bool isByteInteger(SchemeAttr scheme) {
          scheme.getFormat() == StorageFormat::u8;
 }
 
+/// The input of `v` = `linalg.transpose` [1, 0] (how PyTorch-style [out,
+/// in] weights and their scales reach octet.matmul), with `transposed`
+/// set; else `v` itself.
+static Value peelTranspose10(Value v, bool &transposed) {
+  transposed = false;
+  if (auto t =
+          v ? v.getDefiningOp<linalg::TransposeOp>() : linalg::TransposeOp())
+    if (t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+      transposed = true;
+      return t.getInput();
+    }
+  return v;
+}
+
 /// Matches `rhs` = constant or `linalg.transpose` [1, 0] of a constant with
 /// readable bytes (dense or a dense_resource blob).
 static bool matchRhsConstant(Value rhs, Plan &plan) {
-  Value source = rhs;
-  plan.rhsTransposed = false;
-  if (auto t = rhs.getDefiningOp<linalg::TransposeOp>()) {
-    if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
-      return false;
-    source = t.getInput();
-    plan.rhsTransposed = true;
-  }
+  Value source = peelTranspose10(rhs, plan.rhsTransposed);
   ElementsAttr attr;
   if (!matchPattern(source, m_Constant(&attr)) || !rawBytes(attr))
     return false;
@@ -226,15 +233,8 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   // a constant too, the importer's form beside transposed codes: those
   // were read unpacked, [K / group][N] rows beside the panels).
   ElementsAttr scales;
-  Value scaleSource = op.getRhsScale();
-  bool scaleTransposed = false;
-  if (auto t = scaleSource ? scaleSource.getDefiningOp<linalg::TransposeOp>()
-                           : linalg::TransposeOp()) {
-    if (t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
-      scaleSource = t.getInput();
-      scaleTransposed = true;
-    }
-  }
+  bool scaleTransposed;
+  Value scaleSource = peelTranspose10(op.getRhsScale(), scaleTransposed);
   if (constant && c.group && scaleSource &&
       matchPattern(scaleSource, m_Constant(&scales)) &&
       scales.getElementType().isF32()) {
