@@ -129,8 +129,12 @@ private:
   void emitIntegerTile(Value t);
   /// Row and column tile of task tile `t` (GemmConfig::tileGroupBytes).
   std::pair<Value, Value> tileCoords(Value t, Value mPad, int64_t esA);
+  /// MR x NR sums over k-quads [kq0, kq1); each iteration also requests
+  /// the line at `prefetch` + kq * `prefetchStride` (no prefetch when
+  /// `prefetch` is null).
   void emitIntegerMicro(Value aBase, Value bBase, Value kq0, Value kq1,
-                        SmallVector<Value> &accs);
+                        SmallVector<Value> &accs, Value prefetch = Value(),
+                        int64_t prefetchStride = 0);
   // AMX tiles (AmxKernel.cpp).
   void emitAmxTile(Value t);
   /// The bf16 bits of 32 FP8 rhs codes (vector<32xi8> -> vector<32xi16>),

@@ -6,13 +6,17 @@
 // RUN: env OCTET_HOST_TARGET=amx-int8 octet-compile %s --emit=asm --target=sapphirerapids -o - | grep -c tilestored | FileCheck %s --check-prefix=STORES
 // RUN: env OCTET_HOST_TARGET=avx512-bf16 octet-compile %s --emit=asm --target=znver4 -o - | FileCheck %s --check-prefix=WO
 
+// Both integer loops request the next B micro-panel's lines into L1
+// (prefetcht0, in the k loop before the multiply-adds).
 // AVX2-LABEL: __octet_cpu_avx2_s8s8
 // AVX2: vpmovsxbw
+// AVX2: prefetcht0
 // AVX2: vpmaddwd
 // AVX2: vpaddd
 // AVX2-NOT: vpmaddubsw
 
 // VNNI-LABEL: __octet_cpu_vnni512_s8s8
+// VNNI: prefetcht0
 // VNNI: vpdpbusd {{.*}}zmm
 
 // AMX-LABEL: __octet_cpu_amx_s8s8
