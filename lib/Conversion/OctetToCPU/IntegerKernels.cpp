@@ -26,14 +26,14 @@ using namespace mlir::octet::cpu;
 
 void KernelEmitter::emitIntegerMicro(Value aBase, Value bBase, Value kq0,
                                      Value kq1, SmallVector<Value> &accs,
-                                     Value prefetch, int64_t prefetchStride) {
+                                     Value prefetch, Value prefetchStride) {
   int64_t esA = c.isa == Isa::avx2 ? 2 : 1;
   auto loop = forLoop(kq0, kq1, 1, accs);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kq = loop.getInductionVar();
   if (prefetch)
-    LLVM::Prefetch::create(b, loc, at(prefetch, mul(kq, cst(prefetchStride))),
+    LLVM::Prefetch::create(b, loc, at(prefetch, mul(kq, prefetchStride)),
                            /*rw=*/0u, /*hint=*/3u, /*cache=*/1u);
   Value aP = add(aBase, mul(kq, cst(c.mr * c.kp * esA)));
   Value bP = add(bBase, mul(kq, cst(c.nr() * c.kp)));
@@ -109,15 +109,24 @@ void KernelEmitter::emitIntegerTile(Value t) {
   // stream the hardware prefetcher did not keep ahead of (`prefetcht0`).
   // On Zen 4, one thread, caches evicted before each GEMM (a C++ replica
   // of this loop nest): 128 x 4096 x 4096 436-441 -> 452-456 GOPS, 512 x
-  // 4096 x 4096 446-451 -> 456-458 (cpu-performance.md). Past the last
-  // panel the addresses lie outside B: prefetches do not fault.
+  // 4096 x 4096 446-451 -> 456-458 (cpu-performance.md). Tiles of fewer
+  // than kPrefetchRows rows read each panel too few times to gain, and
+  // the second stream costs the first bandwidth (M = 1: 48-50 -> 35-36
+  // GOPS; M = 8: 260-267 -> 230-234 in the replica): their prefetch
+  // requests the line the loop is loading anyway. Past the last panel the
+  // addresses lie outside B: prefetches do not fault.
+  constexpr int64_t kPrefetchRows = 64;
   int64_t microTiles = c.mc / c.mr;
   int64_t stride = (nr * c.kp + microTiles - 1) / microTiles;
   Value slice =
       mul(div(sub(mr0, m0), cst(c.mr)), mul(cst(stride), div(K, cst(c.kp))));
-  Value prefetch = add(add(bBase, mul(cst(nr), K)), slice);
+  Value ahead = cmp(arith::CmpIPredicate::sge, sub(m1, m0), cst(kPrefetchRows));
+  Value prefetch = arith::SelectOp::create(
+      b, loc, ahead, add(add(bBase, mul(cst(nr), K)), slice), bBase);
+  Value prefetchStride =
+      arith::SelectOp::create(b, loc, ahead, cst(stride), cst(nr * c.kp));
   emitIntegerMicro(aBase, bBase, cst(0), div(K, cst(c.kp)), accs, prefetch,
-                   stride);
+                   prefetchStride);
   for (int64_t r = 0; r < c.mr; ++r) {
     Value m = add(mr0, cst(r));
     auto valid = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, m, M),

@@ -134,7 +134,7 @@ private:
   /// `prefetch` is null).
   void emitIntegerMicro(Value aBase, Value bBase, Value kq0, Value kq1,
                         SmallVector<Value> &accs, Value prefetch = Value(),
-                        int64_t prefetchStride = 0);
+                        Value prefetchStride = Value());
   // AMX tiles (AmxKernel.cpp).
   void emitAmxTile(Value t);
   /// The bf16 bits of 32 FP8 rhs codes (vector<32xi8> -> vector<32xi16>),
