@@ -81,6 +81,8 @@ std::string GemmConfig::getName() const {
     name += "p";
   if (panelPrefetchL1)
     name += "_l1pf";
+  if (rhsPanels && panelPrefetchBytes != 8192)
+    name += "_pf" + std::to_string(panelPrefetchBytes);
   if (group)
     name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");
   if (lhsGroupScale)
@@ -236,6 +238,7 @@ DictionaryAttr mlir::octet::cpu::getConfigAttr(MLIRContext *ctx,
   add("lhs_group_scale", c.lhsGroupScale);
   add("rhs_no_nan", c.rhsNoNan);
   add("panel_prefetch_l1", c.panelPrefetchL1);
+  add("panel_prefetch_bytes", c.panelPrefetchBytes);
   if (c.lhsFp8)
     fields.push_back(b.getNamedAttr(
         "lhs_fp8", b.getStringAttr(stringifyStorageFormat(*c.lhsFp8))));
@@ -287,6 +290,10 @@ FailureOr<GemmConfig> mlir::octet::cpu::parseConfigAttr(DictionaryAttr attr) {
   c.lhsGroupScale = get("lhs_group_scale");
   c.rhsNoNan = get("rhs_no_nan");
   c.panelPrefetchL1 = get("panel_prefetch_l1");
+  c.panelPrefetchBytes = get("panel_prefetch_bytes");
+  if (c.panelPrefetchBytes < 64 || c.panelPrefetchBytes > 65536 ||
+      c.panelPrefetchBytes % 64 != 0)
+    ok = false;
   if ((c.rhsFp4 || c.rhsNf4) && (!c.rhsNibbles || (c.rhsFp4 && c.rhsNf4)))
     ok = false;
   // 4-bit codes come in panels only; panels are weight-only codes.

@@ -507,7 +507,8 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     Value k0 = kLoop.getInductionVar();
     SmallVector<Value> accs(kLoop.getRegionIterArgs().begin(),
                             kLoop.getRegionIterArgs().end());
-    // A whole panel is one stream: its lines requested 8 KB ahead into L2
+    // A whole panel is one stream: its lines requested 8 KB ahead (4 KB on
+    // Zen 4: GemmConfig::panelPrefetchBytes) into L2
     // (prefetcht1; 16 iterations with 4-bit codes on zmm, 8 with 8-bit
     // ones). On Emerald Rapids, one thread, with caches evicted before each
     // pass (bench/cpu_kernels.py): 4-bit NF4 at 87-91% of the read loop,
@@ -517,7 +518,7 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     // On AMD Zen into L1 instead (prefetcht0, GemmConfig::panelPrefetchL1):
     // on Zen 5, one thread, 91-104% of the read loop against 80-92% for
     // the 7 formats of `--only gemv4` (two threads: within the noise).
-    constexpr int64_t ahead = 8192;
+    int64_t ahead = c.panelPrefetchBytes;
     unsigned hint = c.panelPrefetchL1 ? 3u : 2u;
     if (nv == 8 && step == kRows)
       for (int64_t line = 0; line < rowsBytes; line += 64)
@@ -550,15 +551,15 @@ void KernelEmitter::emitPanelPass(Value nv0, int64_t nv, bool masked) {
     Value g0 = gLoop.getInductionVar();
     Value gi = div(g0, cst(c.group));
     if (c.scalePanels && nv == 8) {
-      // The scales of the group as far ahead as the codes' prefetch (8 KB
-      // of rows; at least the next group): they are a second stream, one
-      // panel row of f32 per group, which the hardware prefetcher did not
-      // keep ahead of. SmolLM2's GEMVs (0.3-1 MB of i4 codes, g64) ran at
-      // 0.64-0.85 of the read loop without it and 0.70-0.92 with it (Zen
-      // 5, one thread, bench/cpu_kernels.py's gemvc driver).
+      // The scales of the group as far ahead as the codes' prefetch
+      // (panelPrefetchBytes of rows; at least the next group): they are a
+      // second stream, one panel row of f32 per group, which the hardware
+      // prefetcher did not keep ahead of. SmolLM2's GEMVs (0.3-1 MB of i4
+      // codes, g64) ran at 0.64-0.85 of the read loop without it and 0.70-0.92
+      // with it (Zen 5, one thread, bench/cpu_kernels.py's gemvc driver).
       int64_t panel = c.panelColumns();
-      int64_t ahead =
-          std::max<int64_t>(1, 8192 / (c.group * c.panelRowBytes()));
+      int64_t ahead = std::max<int64_t>(1, c.panelPrefetchBytes /
+                                               (c.group * c.panelRowBytes()));
       Value row = add(mul(div(nv0, cst(panel)), div(K, cst(c.group))),
                       add(gi, cst(ahead)));
       for (int64_t line = 0; line < panel * 4; line += 64)

@@ -189,7 +189,7 @@ static LogicalResult planEpilogue(MatmulOp op, Plan &plan, std::string &why) {
 /// codes), with zmm vectors when `isa` is fma512; the reason otherwise.
 static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
                                     std::optional<SchemeAttr> lhsFp8, bool fp8,
-                                    bool nibbles, bool prefetchL1, Plan &plan,
+                                    bool nibbles, StringRef cpu, Plan &plan,
                                     std::string &why) {
   GemmConfig &c = plan.config;
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -275,7 +275,8 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
   if (isa == Isa::amx && bf16Exact && c.rhsPanels)
     c.isa = Isa::amxBf16;
   setTileSizes(c);
-  c.panelPrefetchL1 = prefetchL1 && c.rhsPanels;
+  c.panelPrefetchL1 = prefersL1Prefetch(cpu) && c.rhsPanels;
+  c.panelPrefetchBytes = panelPrefetchBytes(cpu);
   return success();
 }
 
@@ -316,6 +317,10 @@ bool mlir::octet::cpu::prefersL1Prefetch(StringRef cpu) {
   return cpu.starts_with("znver");
 }
 
+int64_t mlir::octet::cpu::panelPrefetchBytes(StringRef cpu) {
+  return cpu == "znver4" ? 4096 : 8192;
+}
+
 FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
                                              std::optional<Isa> isaChoice,
                                              StringRef cpu, std::string &why) {
@@ -353,8 +358,8 @@ FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,
       failed(planEpilogue(op, plan, why)))
     return failure();
   if (op.hasFloatLhs() || lhsFp8) {
-    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles,
-                              prefersL1Prefetch(cpu), plan, why)))
+    if (failed(planWeightOnly(op, *isaChoice, lhsFp8, fp8, nibbles, cpu, plan,
+                              why)))
       return failure();
     return plan;
   }

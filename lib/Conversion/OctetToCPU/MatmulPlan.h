@@ -69,6 +69,14 @@ FailureOr<Plan> planMatmul(MatmulOp op, std::optional<Isa> isaChoice,
 /// 4 KB ahead.
 bool prefersL1Prefetch(StringRef cpu);
 
+/// How far ahead the decode kernel requests its panels
+/// (GemmConfig::panelPrefetchBytes) on CPU `cpu`: 4 KB on Zen 4, 8 KB
+/// elsewhere. On Zen 4, one thread, from memory (i8 and i4 g64, K = 4096,
+/// N = 14336; SmolLM2's 576 x 576 and 1536 x 576), 4 KB read 5-35% more
+/// per second than 8 KB in alternating rounds; 8 KB was chosen on Zen 5
+/// and Emerald Rapids (docs/cpu-performance.md, "Zen 4 again").
+int64_t panelPrefetchBytes(StringRef cpu);
+
 /// Matches `op` as a FloatContraction; the reason otherwise.
 FailureOr<FloatContraction> matchFloatContraction(linalg::LinalgOp op,
                                                   std::string &why);

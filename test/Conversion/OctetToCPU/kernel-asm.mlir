@@ -68,8 +68,15 @@ func.func @w8a32(%x: tensor<?x4096xf32>, %w: tensor<4096x512xi8>) -> tensor<?x51
 // OPT-NONE-NOT: _l1pf
 // PANEL-ZEN-LABEL: {{^}}__octet_cpu_wo512_f32s8p_l1pf_{{.*}}:
 // PANEL-ZEN-NOT: prefetcht1
-// PANEL-ZEN: prefetcht0
+// PANEL-ZEN: prefetcht0 8192(
 // PANEL-ZEN: vfmadd231ps
+// The distance: 8 KB ahead, 4 KB on Zen 4 (MatmulPlan's panelPrefetchBytes;
+// kernel suffix _pf4096).
+// RUN: env OCTET_HOST_TARGET=avx512-bf16 octet-compile %s --emit=asm --target=znver4 -o - | FileCheck %s --check-prefix=PANEL-ZEN4
+// PANEL-ZEN4-LABEL: {{^}}__octet_cpu_wo512_f32s8p_l1pf_pf4096_{{.*}}:
+// PANEL-ZEN4: prefetcht0 4096(
+// PANEL-ZEN4-NOT: prefetcht0 8192(
+// PANEL-ZEN4: vfmadd231ps
 // PANEL-INTEL-LABEL: {{^}}__octet_cpu_wo512_f32s8p_san{{.*}}:
 // PANEL-INTEL-NOT: prefetcht0
 // PANEL-INTEL: prefetcht1

@@ -70,6 +70,10 @@ struct GemmConfig {
   /// (prefetcht0) instead of L2 (prefetcht1): for AMD Zen CPUs
   /// (planMatmul's `cpu`).
   bool panelPrefetchL1 = false;
+  /// How far ahead (bytes of panel rows) the decode kernel requests its
+  /// panels' lines and their group scales (planMatmul's `cpu`:
+  /// panelPrefetchBytes()).
+  int64_t panelPrefetchBytes = 8192;
   /// Panel codes with constant per-group scales: the scales repacked at
   /// compile time in the codes' panels, [panel][group][8 w] f32 (N padded
   /// with zeros), so that a panel's scales are one stream too.
