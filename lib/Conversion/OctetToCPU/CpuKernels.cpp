@@ -81,7 +81,7 @@ std::string GemmConfig::getName() const {
     name += "p";
   if (panelPrefetchL1)
     name += "_l1pf";
-  if (rhsPanels && panelPrefetchBytes != 8192)
+  if (panelPrefetchBytes != kDefaultPanelPrefetchBytes)
     name += "_pf" + std::to_string(panelPrefetchBytes);
   if (group)
     name += "_g" + std::to_string(group) + (scalePanels ? "p" : "");

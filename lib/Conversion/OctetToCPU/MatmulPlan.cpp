@@ -276,7 +276,8 @@ static LogicalResult planWeightOnly(MatmulOp op, Isa isa,
     c.isa = Isa::amxBf16;
   setTileSizes(c);
   c.panelPrefetchL1 = prefersL1Prefetch(cpu) && c.rhsPanels;
-  c.panelPrefetchBytes = panelPrefetchBytes(cpu);
+  if (c.rhsPanels)
+    c.panelPrefetchBytes = panelPrefetchBytes(cpu);
   return success();
 }
 
@@ -318,7 +319,7 @@ bool mlir::octet::cpu::prefersL1Prefetch(StringRef cpu) {
 }
 
 int64_t mlir::octet::cpu::panelPrefetchBytes(StringRef cpu) {
-  return cpu == "znver4" ? 4096 : 8192;
+  return cpu == "znver4" ? 4096 : kDefaultPanelPrefetchBytes;
 }
 
 FailureOr<Plan> mlir::octet::cpu::planMatmul(MatmulOp op,

@@ -45,6 +45,10 @@ enum class Isa {
 enum class Param { none, scalar, vector };
 
 /// Everything that distinguishes two generated kernels.
+/// The decode kernel's panel prefetch distance unless the CPU has its own
+/// (MatmulPlan's panelPrefetchBytes).
+constexpr int64_t kDefaultPanelPrefetchBytes = 8192;
+
 struct GemmConfig {
   Isa isa = Isa::avx2;
   bool weightOnly = false;
@@ -71,9 +75,9 @@ struct GemmConfig {
   /// (planMatmul's `cpu`).
   bool panelPrefetchL1 = false;
   /// How far ahead (bytes of panel rows) the decode kernel requests its
-  /// panels' lines and their group scales (planMatmul's `cpu`:
-  /// panelPrefetchBytes()).
-  int64_t panelPrefetchBytes = 8192;
+  /// panels' lines and their group scales (`rhsPanels` only; planMatmul's
+  /// `cpu`: panelPrefetchBytes()).
+  int64_t panelPrefetchBytes = kDefaultPanelPrefetchBytes;
   /// Panel codes with constant per-group scales: the scales repacked at
   /// compile time in the codes' panels, [panel][group][8 w] f32 (N padded
   /// with zeros), so that a panel's scales are one stream too.
